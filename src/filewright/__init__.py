@@ -1,0 +1,2 @@
+def hello() -> str:
+    return "Hello from filewright!"
