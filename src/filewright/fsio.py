@@ -1,0 +1,246 @@
+"""Disk access that a swapped symlink cannot redirect, and writes that cannot tear.
+
+Every open walks from the root's directory descriptor one component at a time with
+`O_NOFOLLOW`, along the already-resolved real path. A real path has no symlinks in it,
+so meeting one here means the tree changed between check and use: the operation is
+refused instead of following it.
+
+Writes are atomic: a temporary file in the same directory, fsync, rename over the
+target, fsync of the directory. A crash leaves the old file or the new one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from filewright.paths import Location, PathRefused
+
+TEMP_SUFFIX = ".fwtmp"
+_O_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_DEFAULT_FILE_MODE = 0o666 & ~_umask()
+
+
+def _parts(rel: str) -> list[str]:
+    if rel in ("", "."):
+        return []
+    return list(PurePosixPath(rel).parts)
+
+
+def _swapped(path: str) -> PathRefused:
+    return PathRefused(
+        "changed", path, f"path changed while in use (a symlink appeared): {path}"
+    )
+
+
+@contextlib.contextmanager
+def open_dir(root: Path, rel_parts: list[str], *, create: bool = False) -> Iterator[int]:
+    """Yield a descriptor of the directory root/rel_parts, opened without following links.
+
+    With `create`, missing directories are made (mode 0o777 & ~umask).
+    """
+    fd = os.open(root, _O_DIR)
+    try:
+        walked: list[str] = []
+        for part in rel_parts:
+            walked.append(part)
+            try:
+                nfd = os.open(part, _O_DIR | _O_NOFOLLOW, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, 0o777, dir_fd=fd)
+                nfd = os.open(part, _O_DIR | _O_NOFOLLOW, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    st = os.stat(part, dir_fd=fd, follow_symlinks=False)
+                    if stat.S_ISLNK(st.st_mode):
+                        raise _swapped("/".join(walked)) from None
+                raise
+            os.close(fd)
+            fd = nfd
+        yield fd
+    finally:
+        os.close(fd)
+
+
+@dataclass(frozen=True)
+class FileState:
+    """What was found at a location: its bytes and the metadata needed to write it back."""
+
+    data: bytes
+    mode: int
+    uid: int
+    gid: int
+    mtime_ns: int
+    size: int
+
+
+def read_bytes(loc: Location, *, max_bytes: int | None = None) -> FileState:
+    """Read the whole file at `loc` (regular files only)."""
+    parts = _parts(loc.rel)
+    if not parts:
+        raise PathRefused("is_directory", loc.given, f"path is a directory: {loc.given}")
+    with open_dir(loc.root, parts[:-1]) as dfd:
+        try:
+            fd = os.open(
+                parts[-1], os.O_RDONLY | _O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd
+            )
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise _swapped(loc.given) from None
+            if exc.errno == errno.EISDIR:
+                raise PathRefused("is_directory", loc.given, f"path is a directory: {loc.given}") from None
+            raise
+        try:
+            st = os.fstat(fd)
+            if stat.S_ISDIR(st.st_mode):
+                raise PathRefused("is_directory", loc.given, f"path is a directory: {loc.given}")
+            if not stat.S_ISREG(st.st_mode):
+                raise PathRefused("not_regular", loc.given, f"not a regular file: {loc.given}")
+            if max_bytes is not None and st.st_size > max_bytes:
+                raise PathRefused(
+                    "too_large",
+                    loc.given,
+                    f"file is too large: {st.st_size} bytes (limit {max_bytes} bytes)",
+                )
+            chunks = []
+            while True:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            data = b"".join(chunks)
+            return FileState(
+                data=data,
+                mode=stat.S_IMODE(st.st_mode),
+                uid=st.st_uid,
+                gid=st.st_gid,
+                mtime_ns=st.st_mtime_ns,
+                size=len(data),
+            )
+        finally:
+            os.close(fd)
+
+
+def open_for_reading(loc: Location) -> int:
+    """Open the regular file at `loc` for streaming reads; the caller closes the fd."""
+    parts = _parts(loc.rel)
+    if not parts:
+        raise PathRefused("is_directory", loc.given, f"path is a directory: {loc.given}")
+    with open_dir(loc.root, parts[:-1]) as dfd:
+        try:
+            fd = os.open(
+                parts[-1], os.O_RDONLY | _O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd
+            )
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise _swapped(loc.given) from None
+            raise
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        code = "is_directory" if stat.S_ISDIR(st.st_mode) else "not_regular"
+        raise PathRefused(code, loc.given, f"not a regular file: {loc.given}")
+    os.set_blocking(fd, True)
+    return fd
+
+
+def write_atomic(
+    loc: Location,
+    data: bytes,
+    *,
+    create_parents: bool = False,
+    mode: int | None = None,
+) -> None:
+    """Replace (or create) the file at `loc` with `data`, atomically.
+
+    The file's mode (and owner, where permitted) is kept; a new file gets 0o666 & ~umask,
+    or `mode`. Raises FileNotFoundError when the parent is missing and `create_parents`
+    is false.
+    """
+    parts = _parts(loc.rel)
+    if not parts:
+        raise PathRefused("is_directory", loc.given, f"path is a directory: {loc.given}")
+    name = parts[-1]
+    with open_dir(loc.root, parts[:-1], create=create_parents) as dfd:
+        uid = gid = -1
+        try:
+            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        except FileNotFoundError:
+            st = None
+        if st is not None:
+            if stat.S_ISLNK(st.st_mode):
+                raise _swapped(loc.given)
+            if stat.S_ISDIR(st.st_mode):
+                raise PathRefused("is_directory", loc.given, f"path is a directory: {loc.given}")
+            if not stat.S_ISREG(st.st_mode):
+                raise PathRefused("not_regular", loc.given, f"not a regular file: {loc.given}")
+            mode = stat.S_IMODE(st.st_mode)
+            uid, gid = st.st_uid, st.st_gid
+        final_mode = _DEFAULT_FILE_MODE if mode is None else mode
+        tmp = f".{name[:100]}.{secrets.token_hex(6)}{TEMP_SUFFIX}"
+        fd = os.open(
+            tmp,
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | os.O_CLOEXEC,
+            0o600,
+            dir_fd=dfd,
+        )
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
+                if uid != -1 and (uid != os.geteuid() or gid != os.getegid()):
+                    with contextlib.suppress(OSError):
+                        os.fchown(fd, uid, gid)
+                os.fchmod(fd, final_mode)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.rename(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dfd)
+            raise
+        with contextlib.suppress(OSError):
+            os.fsync(dfd)
+
+
+def remove_file(loc: Location) -> None:
+    """Delete the regular file at `loc` (used by undo of a creation)."""
+    parts = _parts(loc.rel)
+    with open_dir(loc.root, parts[:-1]) as dfd:
+        st = os.stat(parts[-1], dir_fd=dfd, follow_symlinks=False)
+        if not stat.S_ISREG(st.st_mode):
+            raise PathRefused("not_regular", loc.given, f"not a regular file: {loc.given}")
+        os.unlink(parts[-1], dir_fd=dfd)
+        with contextlib.suppress(OSError):
+            os.fsync(dfd)
+
+
+def parent_exists(loc: Location) -> bool:
+    """True when the directory that would hold `loc` exists (and is a directory)."""
+    parts = _parts(loc.rel)
+    try:
+        with open_dir(loc.root, parts[:-1]):
+            return True
+    except (FileNotFoundError, NotADirectoryError):
+        return False

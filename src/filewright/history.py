@@ -1,0 +1,220 @@
+"""Backups, undo and the read ledger, kept in a state directory the agent cannot see.
+
+Layout under a root's state directory (`.filewright/` by default):
+
+    history/<key>/index.json    one file's change log: newest last
+    history/<key>/<n>.bak       the file's bytes before change n
+    sessions/<name>.json        a session's read ledger: real path -> hash last read
+    locks/<key>.lock            the cross-process lock of one file
+
+`<key>` is derived from the file's path relative to its root.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock, Timeout
+
+DEFAULT_KEEP = 10
+LOCK_TIMEOUT = 30.0
+
+
+def _key(rel: str) -> str:
+    return hashlib.sha256(rel.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def ensure_state_dir(state_dir: Path) -> Path:
+    """Create the state directory with a .gitignore so it never lands in a repository."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    ignore = state_dir / ".gitignore"
+    if not ignore.exists():
+        with contextlib.suppress(OSError):
+            ignore.write_text("*\n", encoding="utf-8")
+    return state_dir
+
+
+def _write_json(path: Path, data: Any) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, ensure_ascii=False, indent=1)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def file_lock(state_dir: Path, rel: str, timeout: float = LOCK_TIMEOUT) -> FileLock:
+    """The inter-process lock guarding read-modify-write of one file."""
+    locks = ensure_state_dir(state_dir) / "locks"
+    locks.mkdir(exist_ok=True)
+    return FileLock(str(locks / f"{_key(rel)}.lock"), timeout=timeout)
+
+
+LockTimeout = Timeout
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One recorded change: the bytes before it (None: the file did not exist)."""
+
+    id: int
+    time: str
+    operation: str
+    existed: bool
+    hash_after: str
+    size_before: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "time": self.time,
+            "operation": self.operation,
+            "existed": self.existed,
+            "hash_after": self.hash_after,
+            "size_before": self.size_before,
+        }
+
+
+class History:
+    """Per-file change log with the previous bytes of each change, capped at `keep`."""
+
+    def __init__(self, state_dir: Path, keep: int = DEFAULT_KEEP) -> None:
+        self.state_dir = state_dir
+        self.keep = keep
+
+    def _dir(self, rel: str) -> Path:
+        return self.state_dir / "history" / _key(rel)
+
+    def entries(self, rel: str) -> list[Entry]:
+        index = self._dir(rel) / "index.json"
+        try:
+            raw = json.loads(index.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+        return [Entry(**e) for e in raw.get("entries", [])]
+
+    def _save(self, rel: str, entries: list[Entry]) -> None:
+        d = self._dir(rel)
+        d.mkdir(parents=True, exist_ok=True)
+        _write_json(d / "index.json", {"path": rel, "entries": [e.to_dict() for e in entries]})
+
+    def record(self, rel: str, before: bytes | None, operation: str, hash_after: str) -> Entry:
+        """Keep `before` (the bytes the change replaced) and log the change.
+
+        Call with the file's lock held. The backup is written before the index, so an
+        interrupted record leaves at most an unreferenced .bak file.
+        """
+        ensure_state_dir(self.state_dir)
+        entries = self.entries(rel)
+        next_id = (entries[-1].id + 1) if entries else 1
+        d = self._dir(rel)
+        d.mkdir(parents=True, exist_ok=True)
+        if before is not None:
+            _write_bytes(d / f"{next_id}.bak", before)
+        entry = Entry(
+            id=next_id,
+            time=datetime.now(UTC).isoformat(timespec="milliseconds"),
+            operation=operation,
+            existed=before is not None,
+            hash_after=hash_after,
+            size_before=len(before) if before is not None else 0,
+        )
+        entries.append(entry)
+        dropped, entries = entries[: -self.keep], entries[-self.keep :]
+        self._save(rel, entries)
+        for old in dropped:
+            with contextlib.suppress(OSError):
+                (d / f"{old.id}.bak").unlink()
+        return entry
+
+    def before_bytes(self, rel: str, entry: Entry) -> bytes | None:
+        if not entry.existed:
+            return None
+        return (self._dir(rel) / f"{entry.id}.bak").read_bytes()
+
+    def pop(self, rel: str) -> None:
+        """Forget the newest entry (after it was undone)."""
+        entries = self.entries(rel)
+        if not entries:
+            return
+        last = entries.pop()
+        self._save(rel, entries)
+        with contextlib.suppress(OSError):
+            (self._dir(rel) / f"{last.id}.bak").unlink()
+
+    def files(self) -> list[str]:
+        """Paths (relative to the root) that have history."""
+        out = []
+        base = self.state_dir / "history"
+        if not base.is_dir():
+            return out
+        for d in sorted(base.iterdir()):
+            try:
+                out.append(json.loads((d / "index.json").read_text(encoding="utf-8"))["path"])
+            except (OSError, ValueError, KeyError):
+                continue
+        return sorted(out)
+
+
+class ReadLedger:
+    """What the agent last read: real path -> content hash.
+
+    In memory, or persisted to a JSON file (so separate CLI invocations share one
+    session). Persisted ledgers are re-read on every lookup, so concurrent processes see
+    each other's records.
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        self._memory: dict[str, str] = {}
+
+    def _load(self) -> dict[str, str]:
+        if self.path is None:
+            return self._memory
+        try:
+            return dict(json.loads(self.path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            return {}
+
+    def get(self, real: Path) -> str | None:
+        return self._load().get(str(real))
+
+    def record(self, real: Path, digest: str | None) -> None:
+        if self.path is None:
+            if digest is None:
+                self._memory.pop(str(real), None)
+            else:
+                self._memory[str(real)] = digest
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(self.path) + ".lock", timeout=LOCK_TIMEOUT):
+            data = self._load()
+            if digest is None:
+                data.pop(str(real), None)
+            else:
+                data[str(real)] = digest
+            _write_json(self.path, data)
+
+
+def timestamp_for_filename() -> str:
+    """2025-01-12T10-30-00-000Z, as in the claude seed's backup names."""
+    now = time.time()
+    base = datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%dT%H-%M-%S")
+    return f"{base}-{int(now * 1000) % 1000:03d}Z"

@@ -1,0 +1,62 @@
+"""What every tool call returns, and how engine failures travel to toolsets."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Result:
+    """The outcome of one tool call.
+
+    `text` is exactly what the model sees; `data` is structured and JSON-serialisable
+    (path, replacements, strategy, changed lines, diff, risk, backup, images …).
+    """
+
+    ok: bool
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "text": self.text, "data": self.data}
+
+    def to_json(self, **kwargs: Any) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, default=str, **kwargs)
+
+    @property
+    def images(self) -> list[dict[str, str]]:
+        """Images carried by the result: dicts with `mime_type` and base64 `data`."""
+        return list(self.data.get("images", []))
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A failure as a value: a stable `code`, the path involved and details for messages.
+
+    Codes: invalid, outside, symlink_loop, changed, not_found, is_directory,
+    not_directory, not_regular, hidden, denied, protected, parent_missing, exists,
+    binary, undecodable, unencodable, too_large, no_match, ambiguous, no_change,
+    invalid_regex, marker_not_found, count_mismatch, line_out_of_range, empty_old,
+    not_read, stale, rejected, no_confirmation, busy, io_error.
+    """
+
+    code: str
+    path: str = ""
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.path} {self.detail.get('message', '')}".strip()
+
+
+class OperationFailed(Exception):
+    """Raised inside the engine to abort an operation with a Failure."""
+
+    def __init__(self, failure: Failure) -> None:
+        self.failure = failure
+        super().__init__(str(failure))
+
+
+def fail(code: str, path: str = "", **detail: Any) -> OperationFailed:
+    return OperationFailed(Failure(code, path, detail))

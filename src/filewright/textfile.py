@@ -1,0 +1,227 @@
+"""Text files as bytes plus everything needed to write them back unchanged.
+
+`decode` turns a file's bytes into a `TextFile`: text with newlines normalised to "\\n",
+plus the encoding, BOM, each line's original ending and a content hash. `encode` turns
+new text back into bytes in the same encoding, BOM and newline style, so every line an
+edit did not touch is written back byte for byte. Both are pure.
+"""
+
+from __future__ import annotations
+
+import codecs
+import difflib
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_EOL = re.compile(r"\r\n|\r|\n")
+_SNIFF_BYTES = 8192
+# Control characters that never occur in real text files (tab, LF, VT, FF, CR, ESC do).
+_BINARY_CONTROLS = frozenset(range(0, 32)) - {9, 10, 11, 12, 13, 27}
+
+
+class TextFileError(Exception):
+    """The bytes cannot be handled as text. `code`: binary | undecodable | unencodable."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        self.code = code
+        self.detail = detail
+        super().__init__(detail)
+
+
+def content_hash(data: bytes) -> str:
+    """The content hash used everywhere (read ledger, stale checks): sha256 hex."""
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class TextFile:
+    """A decoded text file. `text` always uses "\\n"; `eols` holds each line's real ending."""
+
+    raw: bytes
+    text: str
+    encoding: str
+    bom: bytes
+    newline: str
+    eols: tuple[str, ...] = field(repr=False)
+    hash: str
+
+    @property
+    def mixed_newlines(self) -> bool:
+        return len({e for e in self.eols if e}) > 1
+
+    @property
+    def trailing_newline(self) -> bool:
+        return bool(self.eols) and self.eols[-1] != ""
+
+    @property
+    def encoding_label(self) -> str:
+        """Encoding as reported to people: e.g. 'utf-8-sig' for UTF-8 with a BOM."""
+        if self.bom and self.encoding == "utf-8":
+            return "utf-8-sig"
+        if self.bom:
+            return f"{self.encoding} (BOM)"
+        return self.encoding
+
+
+def detect_bom(data: bytes) -> tuple[bytes, str] | None:
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return bom, name
+    return None
+
+
+def looks_binary(data: bytes) -> bool:
+    """Content sniffing on the first 8 KB: NUL bytes or many non-text control bytes."""
+    head = data[:_SNIFF_BYTES]
+    if detect_bom(head) is not None:
+        return False
+    if b"\x00" in head:
+        return True
+    if not head:
+        return False
+    controls = sum(1 for b in head if b in _BINARY_CONTROLS)
+    return controls / len(head) > 0.1
+
+
+def detect_encoding(data: bytes) -> tuple[str, bytes]:
+    """Return (codec name, BOM) for `data`, or raise TextFileError.
+
+    BOM first, then strict UTF-8, then charset-normalizer for legacy encodings. A
+    detected legacy encoding is accepted only if decoding and re-encoding gives the
+    same bytes back.
+    """
+    found = detect_bom(data)
+    if found is not None:
+        bom, name = found
+        try:
+            data[len(bom) :].decode(name)
+        except UnicodeDecodeError as exc:
+            raise TextFileError("undecodable", f"invalid {name} after its BOM: {exc.reason}") from None
+        return name, bom
+    if looks_binary(data):
+        raise TextFileError("binary", "file appears to be binary")
+    try:
+        data.decode("utf-8")
+        return "utf-8", b""
+    except UnicodeDecodeError:
+        pass
+    from charset_normalizer import from_bytes  # heavy; only for non-UTF-8 files
+
+    for candidate in from_bytes(data):
+        name = codecs.lookup(candidate.encoding).name
+        try:
+            if data.decode(name).encode(name) == data:
+                return name, b""
+        except (UnicodeDecodeError, UnicodeEncodeError, LookupError):
+            continue
+    raise TextFileError(
+        "undecodable",
+        "file is not valid UTF-8 and no encoding decodes it without loss",
+    )
+
+
+def split_eols(text: str) -> tuple[str, tuple[str, ...]]:
+    """Normalise newlines to "\\n" and return each line's original ending.
+
+    The result has one entry per line; the last is "" when the text does not end with
+    a newline (so "a\\r\\nb" gives ("\\r\\n", "")).
+    """
+    eols = _EOL.findall(text)
+    normalised = _EOL.sub("\n", text) if eols else text
+    if not normalised.endswith("\n") or not normalised:
+        eols.append("")
+    return normalised, tuple(eols)
+
+
+def _dominant(eols: tuple[str, ...]) -> str:
+    counts: dict[str, int] = {}
+    for e in eols:
+        if e:
+            counts[e] = counts.get(e, 0) + 1
+    if not counts:
+        return "\n"
+    return max(counts, key=lambda e: (counts[e], e == "\n"))
+
+
+def decode(data: bytes) -> TextFile:
+    """Decode file bytes into a TextFile, or raise TextFileError."""
+    encoding, bom = detect_encoding(data)
+    text = data[len(bom) :].decode(encoding)
+    normalised, eols = split_eols(text)
+    return TextFile(
+        raw=data,
+        text=normalised,
+        encoding=encoding,
+        bom=bom,
+        newline=_dominant(eols),
+        eols=eols,
+        hash=content_hash(data),
+    )
+
+
+def normalise_newlines(text: str) -> str:
+    """"\\r\\n" and lone "\\r" become "\\n"."""
+    return _EOL.sub("\n", text) if "\r" in text else text
+
+
+def _restore_endings(old: TextFile, new_text: str) -> str:
+    """Give `new_text` ("\\n" newlines) the endings of `old`.
+
+    Lines unchanged from the old file keep their own ending; new or changed lines get
+    the file's dominant ending.
+    """
+    new_lines = new_text.split("\n")
+    if not old.mixed_newlines:
+        return old.newline.join(new_lines) if old.newline != "\n" else new_text
+    old_lines = old.text.split("\n")
+    # old_lines has len(eols) entries (+1 when the file ends with a newline: a last "").
+    old_eols = [*old.eols, ""][: len(old_lines)]
+    new_eols = [old.newline] * (len(new_lines) - 1) + [""]
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, _j2 in matcher.get_opcodes():
+        if tag == "equal":
+            for k in range(i2 - i1):
+                if j1 + k < len(new_lines) - 1:
+                    new_eols[j1 + k] = old_eols[i1 + k] or old.newline
+    out: list[str] = []
+    for line, eol in zip(new_lines, new_eols, strict=True):
+        out.append(line)
+        out.append(eol)
+    return "".join(out)
+
+
+def encode(old: TextFile | None, new_text: str, *, encoding: str | None = None) -> bytes:
+    """Bytes for `new_text` written over `old` (or as a new file when `old` is None).
+
+    An existing file keeps its encoding, BOM and newline style; a new file is written in
+    `encoding` (default UTF-8) exactly as given. Raises TextFileError("unencodable")
+    when the text has characters the encoding cannot represent.
+    """
+    if old is None:
+        name = codecs.lookup(encoding or "utf-8").name
+        bom = b""
+        body = new_text
+        if name in ("utf-8-sig",):
+            name, bom = "utf-8", codecs.BOM_UTF8
+        elif name in ("utf-16", "utf-32"):
+            name = f"{name}-le"
+            bom = codecs.BOM_UTF16_LE if name == "utf-16-le" else codecs.BOM_UTF32_LE
+    else:
+        name, bom = old.encoding, old.bom
+        body = _restore_endings(old, normalise_newlines(new_text))
+    try:
+        return bom + body.encode(name)
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end]
+        raise TextFileError(
+            "unencodable",
+            f"the new text contains {bad!r}, which the file's encoding ({name}) cannot represent",
+        ) from None

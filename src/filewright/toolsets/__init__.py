@@ -1,0 +1,27 @@
+"""The toolsets: each maps one seed document (or the best-of-all `default`) onto the engine."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from filewright.toolsets.base import Toolset
+    from filewright.workspace import Workspace
+
+# name -> "module:Class"; modules load only when their toolset is used.
+REGISTRY: dict[str, str] = {
+    "default": "filewright.toolsets.default:DefaultToolset",
+}
+
+NAMES = tuple(REGISTRY)
+
+
+def create(name: str, workspace: Workspace, **options: Any) -> Toolset:
+    """Instantiate the toolset called `name` on `workspace`."""
+    target = REGISTRY.get(name)
+    if target is None:
+        raise ValueError(f"unknown toolset {name!r}; available: {', '.join(sorted(REGISTRY))}")
+    module_name, _, cls_name = target.partition(":")
+    cls = getattr(importlib.import_module(module_name), cls_name)
+    return cls(workspace, **options)

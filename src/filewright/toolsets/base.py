@@ -1,0 +1,152 @@
+"""What a toolset is: named tools with parameter models, mapped onto the engine.
+
+A toolset holds no matching, path, I/O or policy logic. It declares its tools (one
+pydantic model per tool), turns arguments into engine calls and words the results in its
+seed's language.
+"""
+
+from __future__ import annotations
+
+import json
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from filewright.messages import failure_text
+from filewright.pipeline import Change, Outcome, apply_change
+from filewright.policy import Rule
+from filewright.result import Failure, OperationFailed, Result
+
+if TYPE_CHECKING:
+    from filewright.workspace import Engine, Workspace
+
+
+class Params(BaseModel):
+    """Base for tool parameter models: unknown fields are refused with a clear message."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+
+
+@dataclass
+class Tool:
+    """One tool: its name, description, parameter model, handler and MCP annotations."""
+
+    name: str
+    description: str
+    params: type[BaseModel]
+    handler: Callable[[Any], Result]
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+    title: str | None = None
+
+
+def describe_validation_error(tool: str, exc: ValidationError) -> str:
+    """One line per problem: `field: what is wrong`."""
+    problems = []
+    for err in exc.errors(include_url=False):
+        loc = ".".join(str(p) for p in err["loc"]) or "(arguments)"
+        kind = err["type"]
+        if kind == "missing":
+            problems.append(f"missing required parameter '{loc}'")
+        elif kind == "extra_forbidden":
+            problems.append(f"unexpected parameter '{loc}'")
+        else:
+            problems.append(f"'{loc}': {err['msg']}")
+    return f"Invalid arguments for {tool}: " + "; ".join(problems)
+
+
+class Toolset:
+    """Base class: subclasses set `name`, `profile`, `messages` and implement `tools()`."""
+
+    name: ClassVar[str] = ""
+    profile: ClassVar[tuple[Rule, ...]] = ()
+    # Per-locale message overrides of engine failure codes, in the seed's words.
+    messages: ClassVar[dict[str, dict[str, str]]] = {}
+
+    def __init__(self, workspace: Workspace, **options: Any) -> None:
+        self.workspace = workspace
+        self.options = options
+        self.engine: Engine = workspace.engine(self.profile_rules(), toolset=self.name)
+
+    # -- what subclasses provide -------------------------------------------------------
+
+    def profile_rules(self) -> list[Rule]:
+        return list(self.profile)
+
+    def tools(self) -> list[Tool]:
+        raise NotImplementedError
+
+    # -- the public surface ------------------------------------------------------------
+
+    @property
+    def locale(self) -> str:
+        return self.workspace.locale
+
+    def tool(self, name: str) -> Tool | None:
+        for tool in self.tools():
+            if tool.name == name:
+                return tool
+        return None
+
+    def tool_names(self) -> list[str]:
+        return [t.name for t in self.tools()]
+
+    def call(self, tool: str, args: dict[str, Any] | str | None = None) -> Result:
+        """Call `tool` with `args` (a dict, or a JSON object as a string)."""
+        found = self.tool(tool) if isinstance(tool, str) else None
+        if found is None:
+            names = ", ".join(self.tool_names())
+            return Result(False, f"Unknown tool: {tool!r}. Available tools: {names}",
+                          {"error": "unknown_tool"})
+        if args is None:
+            args = {}
+        if isinstance(args, str | bytes):
+            try:
+                args = json.loads(args) if args.strip() else {}
+            except (ValueError, UnicodeDecodeError) as exc:
+                return Result(False, f"Invalid arguments for {tool}: not valid JSON ({exc})",
+                              {"error": "bad_arguments"})
+        if not isinstance(args, dict):
+            return Result(False, f"Invalid arguments for {tool}: expected a JSON object",
+                          {"error": "bad_arguments"})
+        try:
+            params = found.params.model_validate(args)
+        except ValidationError as exc:
+            return Result(False, describe_validation_error(tool, exc), {"error": "bad_arguments"})
+        try:
+            return found.handler(params)
+        except OperationFailed as exc:
+            return self.failed(exc.failure)
+        except RecursionError:
+            return Result(False, f"{tool} failed: input is too deeply nested", {"error": "internal"})
+        except Exception as exc:  # the model must never see a traceback
+            return Result(
+                False,
+                f"{tool} failed unexpectedly: {type(exc).__name__}: {exc}",
+                {"error": "internal", "trace": traceback.format_exc(limit=5)},
+            )
+
+    def definitions(self, format: str = "openai") -> list[dict[str, Any]]:
+        """Function-calling definitions in `format`; see `filewright.schemas.FORMATS`."""
+        from filewright.schemas import definitions
+
+        return definitions(self, format)
+
+    # -- helpers for subclasses -------------------------------------------------------
+
+    def text_for(self, failure: Failure, path: str | None = None) -> str:
+        overrides = self.messages.get(self.locale) or self.messages.get("*")
+        return failure_text(failure, self.locale, overrides, path)
+
+    def failed(self, failure: Failure, path: str | None = None, **data: Any) -> Result:
+        payload: dict[str, Any] = {"error": failure.code}
+        payload.update({k: v for k, v in failure.detail.items() if k != "message"})
+        payload.update(data)
+        return Result(False, self.text_for(failure, path), payload)
+
+    def change(self, change: Change) -> Outcome:
+        return apply_change(self.engine, change)

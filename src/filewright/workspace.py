@@ -1,0 +1,210 @@
+"""The workspace: roots, policy, state, confirmation, and the engine toolsets call.
+
+`Workspace` is the public entry point. Each toolset gets an `Engine`: the workspace seen
+through that toolset's policy profile. Every engine operation resolves its path in the
+sandbox and checks the policy before touching anything.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from filewright import fsio
+from filewright.history import History, ReadLedger, ensure_state_dir
+from filewright.paths import Location, PathRefused, Sandbox
+from filewright.policy import CONFIG_FILE, STATE_DIR, Access, Policy, Rule, load_rules
+from filewright.result import OperationFailed, fail
+from filewright.textfile import TextFile, TextFileError, decode
+
+if TYPE_CHECKING:
+    from filewright.toolsets.base import Toolset
+
+DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ConfirmRequest:
+    """What a confirmation callback is asked to approve."""
+
+    path: str
+    operation: str
+    risk: str
+    diff: str
+    toolset: str
+    created: bool
+
+
+Confirm = Callable[[ConfirmRequest], bool]
+
+
+def approve_all(_request: ConfirmRequest) -> bool:
+    """A confirm callback that approves everything (the CLI's --yes)."""
+    return True
+
+
+class Workspace:
+    """One or more root directories that the tools may work in.
+
+    `confirm` is called for changes that need approval (a callable returning True to
+    approve); None means nobody can be asked, so such changes are refused; True approves
+    everything. `session` names a persisted read ledger (so separate processes, like CLI
+    calls, share what was read); None keeps it in memory. `state_dir` holds history,
+    locks and ledgers (default: `.filewright/` in the first root; hidden from agents).
+    """
+
+    def __init__(
+        self,
+        roots: str | os.PathLike[str] | list[str | os.PathLike[str]],
+        *,
+        locale: str = "en",
+        memory: bool = True,
+        confirm: Confirm | bool | None = None,
+        state_dir: str | os.PathLike[str] | None = None,
+        session: str | None = None,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        rules: list[Rule] | None = None,
+        keep_backups: int = 10,
+        dry_run: bool = False,
+    ) -> None:
+        root_list = [roots] if isinstance(roots, str | os.PathLike) else list(roots)
+        self.sandbox = Sandbox(root_list)
+        if locale not in ("en", "zh"):
+            raise ValueError(f"locale must be 'en' or 'zh', not {locale!r}")
+        self.locale = locale
+        self.memory = memory
+        if confirm is True:
+            confirm = approve_all
+        self.confirm: Confirm | None = confirm or None
+        self.state_dir = Path(state_dir) if state_dir else self.sandbox.primary / STATE_DIR
+        self.state_dir = Path(os.path.realpath(self.state_dir))
+        self.max_file_bytes = max_file_bytes
+        self.dry_run = dry_run
+        self.history = History(self.state_dir, keep=keep_backups)
+        ledger_path = None
+        if session is not None:
+            ledger_path = self.state_dir / "sessions" / f"{_safe_name(session)}.json"
+        self.ledger = ReadLedger(ledger_path)
+        user_rules: list[Rule] = []
+        for root in self.sandbox.roots:
+            config = root / CONFIG_FILE
+            if config.is_file():
+                user_rules.extend(load_rules(config))
+        self.user_rules = [*user_rules, *(rules or [])]
+        self._toolsets: dict[str, Toolset] = {}
+
+    @property
+    def roots(self) -> list[Path]:
+        return list(self.sandbox.roots)
+
+    def engine(self, profile: list[Rule] | tuple[Rule, ...] = (), *, toolset: str = "") -> Engine:
+        """The engine for a toolset: profile rules first, then the workspace's own rules."""
+        policy = Policy([*profile, *self.user_rules], memory=self.memory)
+        return Engine(self, policy, toolset)
+
+    def toolset(self, name: str, **options: Any) -> Toolset:
+        """The toolset called `name` (see `filewright.toolsets.NAMES`) on this workspace."""
+        from filewright.toolsets import create
+
+        key = name if not options else f"{name}:{sorted(options.items())!r}"
+        if key not in self._toolsets:
+            self._toolsets[key] = create(name, self, **options)
+        return self._toolsets[key]
+
+    def ensure_state(self) -> Path:
+        return ensure_state_dir(self.state_dir)
+
+
+def _safe_name(name: str) -> str:
+    cleaned = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:80]
+    return cleaned.lstrip(".") or "default"
+
+
+class Engine:
+    """The workspace as one toolset sees it. All file access of a toolset goes through here."""
+
+    def __init__(self, workspace: Workspace, policy: Policy, toolset: str = "") -> None:
+        self.workspace = workspace
+        self.policy = policy
+        self.toolset = toolset
+
+    # -- step 1 and 2: resolve and policy ------------------------------------------------
+
+    def access(self, loc: Location) -> Access:
+        """The policy's answer for a location (its name and its real target)."""
+        if _inside(loc.real, self.workspace.state_dir):
+            return Access.HIDDEN
+        return self.policy.access(loc.lexical_rel, loc.rel, is_dir=loc.is_dir)
+
+    def is_visible_real(self, real: Path, is_dir: bool = False) -> bool:
+        """For listings and searches: may this real path appear in results?"""
+        if _inside(real, self.workspace.state_dir):
+            return False
+        root = self.workspace.sandbox.root_of(real)
+        if root is None:
+            return False
+        rel = real.relative_to(root).as_posix() if real != root else "."
+        return self.policy.access(rel, is_dir=is_dir) != Access.HIDDEN
+
+    def locate(self, path: str, *, purpose: str = "read", expect: str = "file") -> tuple[Location, Access]:
+        """Resolve `path` and check that `purpose` ("read", "write", "list") is allowed.
+
+        Raises OperationFailed with codes: invalid, outside, symlink_loop, not_found,
+        is_directory, not_directory, not_regular, hidden, denied, protected.
+        """
+        try:
+            loc = self.workspace.sandbox.resolve(path, expect=expect)
+        except PathRefused as exc:
+            raise fail(exc.code, path, message=exc.detail) from None
+        access = self.access(loc)
+        if access == Access.HIDDEN:
+            raise fail("hidden", path, message=f"not found: {path}")
+        if access == Access.DENY:
+            raise fail("denied", path, message=f"access denied by policy: {path}")
+        if purpose == "write" and access == Access.READ:
+            raise fail("protected", path, message=f"protected file: {path}")
+        return loc, access
+
+    # -- step 3: load ---------------------------------------------------------------------
+
+    def read_bytes(self, loc: Location, *, max_bytes: int | None = None) -> fsio.FileState:
+        limit = self.workspace.max_file_bytes if max_bytes is None else max_bytes
+        try:
+            return fsio.read_bytes(loc, max_bytes=limit)
+        except PathRefused as exc:
+            raise fail(exc.code, loc.given, message=exc.detail, **_size(exc)) from None
+        except FileNotFoundError:
+            raise fail("not_found", loc.given, message=f"file not found: {loc.given}") from None
+        except PermissionError:
+            raise fail("permission", loc.given, message=f"permission denied: {loc.given}") from None
+        except OSError as exc:
+            raise fail("io_error", loc.given, message=f"{exc.strerror or exc}: {loc.given}") from None
+
+    def load_text(self, loc: Location, *, max_bytes: int | None = None) -> tuple[TextFile, fsio.FileState]:
+        """Load and decode a text file; binary or undecodable files are refused."""
+        state = self.read_bytes(loc, max_bytes=max_bytes)
+        try:
+            return decode(state.data), state
+        except TextFileError as exc:
+            raise fail(exc.code, loc.given, message=exc.detail) from None
+
+    def record_read(self, loc: Location, digest: str | None) -> None:
+        """Remember that the agent has seen this content (for stale-read protection)."""
+        self.workspace.ledger.record(loc.real, digest)
+
+    def last_read(self, loc: Location) -> str | None:
+        return self.workspace.ledger.get(loc.real)
+
+
+def _inside(child: Path, parent: Path) -> bool:
+    return child == parent or str(child).startswith(str(parent).rstrip(os.sep) + os.sep)
+
+
+def _size(exc: PathRefused) -> dict[str, Any]:
+    return {}
+
+
+__all__ = ["ConfirmRequest", "Engine", "OperationFailed", "Workspace", "approve_all"]
