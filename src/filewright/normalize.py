@@ -1,0 +1,301 @@
+"""Meaning-preserving normalisations used by the matching ladder (pure functions).
+
+Two kinds of normalisation live here:
+
+* **line normalisations** (:class:`LineSpec`): how one line is compared at a given ladder
+  level: trailing whitespace dropped, leading whitespace set aside (indentation is then
+  checked separately for a uniform offset), runs of spaces collapsed, typographic
+  lookalikes folded to ASCII.  Blank lines may additionally be skipped by the block matcher.
+* **string transforms** applied to the whole ``old`` (and, inverted, to ``new``): unescaping
+  over-escaped text, stripping line-number prefixes copied from a read, trimming stray
+  blank lines around the string.
+
+Nothing here does I/O; everything is linear in the size of its input.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+
+# --------------------------------------------------------------------------- typography
+
+#: Single characters folded to one ASCII character.
+_TYPO_SINGLE: dict[str, str] = {
+    "\u2018": "'",  # left single quote
+    "\u2019": "'",  # right single quote / apostrophe
+    "\u201a": "'",  # single low-9 quote
+    "\u201b": "'",  # single high-reversed-9 quote
+    "\u2032": "'",  # prime
+    "\u201c": '"',  # left double quote
+    "\u201d": '"',  # right double quote
+    "\u201e": '"',  # double low-9 quote
+    "\u201f": '"',  # double high-reversed-9 quote
+    "\u2033": '"',  # double prime
+    "\u2010": "-",  # hyphen
+    "\u2011": "-",  # non-breaking hyphen
+    "\u2012": "-",  # figure dash
+    "\u2013": "-",  # en dash
+    "\u2014": "-",  # em dash
+    "\u2015": "-",  # horizontal bar
+    "\u2212": "-",  # minus sign
+    "\u00a0": " ",  # no-break space
+    "\u202f": " ",  # narrow no-break space
+    "\u2007": " ",  # figure space
+    "\u2009": " ",  # thin space
+    "\u200a": " ",  # hair space
+    "\u3000": " ",  # ideographic (full-width) space
+}
+_TYPO_TABLE = str.maketrans(_TYPO_SINGLE)
+_ELLIPSIS = "\u2026"
+TYPOGRAPHIC_CHARS = frozenset(_TYPO_SINGLE) | {_ELLIPSIS}
+
+
+def fold_typography(s: str) -> str:
+    """Fold curly quotes, dashes, special spaces and the ellipsis to their ASCII forms."""
+    s = s.translate(_TYPO_TABLE)
+    if _ELLIPSIS in s:
+        s = s.replace(_ELLIPSIS, "...")
+    return s
+
+
+def fold_typography_with_map(s: str) -> tuple[str, list[int]]:
+    """Like :func:`fold_typography`, also returning, per folded char, its index in ``s``."""
+    out: list[str] = []
+    idx: list[int] = []
+    for i, ch in enumerate(s):
+        if ch == _ELLIPSIS:
+            out.append("...")
+            idx.extend((i, i, i))
+        else:
+            out.append(_TYPO_SINGLE.get(ch, ch))
+            idx.append(i)
+    return "".join(out), idx
+
+
+# --------------------------------------------------------------------------- spaces
+
+_SPACE_RUN = re.compile(r"[ \t]+")
+
+
+def collapse_spaces(s: str) -> str:
+    """Collapse every run of spaces/tabs to one space."""
+    return _SPACE_RUN.sub(" ", s)
+
+
+def collapse_spaces_with_map(s: str) -> tuple[str, list[int]]:
+    """Like :func:`collapse_spaces`, also returning, per output char, its index in ``s``."""
+    out: list[str] = []
+    idx: list[int] = []
+    prev_space = False
+    for i, ch in enumerate(s):
+        if ch in " \t":
+            if prev_space:
+                continue
+            prev_space = True
+            out.append(" ")
+        else:
+            prev_space = False
+            out.append(ch)
+        idx.append(i)
+    return "".join(out), idx
+
+
+def char_fold(s: str, *, typo: bool) -> str:
+    """The within-line fold of the mid-line (substring) levels: collapse spaces, maybe typography."""
+    if typo:
+        s = fold_typography(s)
+    return collapse_spaces(s)
+
+
+def char_fold_with_map(s: str, *, typo: bool) -> tuple[str, list[int]]:
+    """:func:`char_fold` plus, per output char, the index of the source char in ``s``."""
+    if typo:
+        folded, m1 = fold_typography_with_map(s)
+    else:
+        folded, m1 = s, list(range(len(s)))
+    collapsed, m2 = collapse_spaces_with_map(folded)
+    return collapsed, [m1[j] for j in m2]
+
+
+# --------------------------------------------------------------------------- line specs
+
+
+@dataclass(frozen=True)
+class LineSpec:
+    """How lines are compared at one line-based ladder level (levels are cumulative)."""
+
+    name: str
+    indent: bool = False  # compare content without leading whitespace; offset must be uniform
+    skip_blank: bool = False  # blank lines inside the block are ignored on both sides
+    collapse: bool = False  # runs of spaces/tabs inside a line compare as one space
+    typo: bool = False  # typographic lookalikes fold to ASCII
+
+
+def norm_line(line: str, spec: LineSpec) -> str:
+    """Normalise one line (no newline in it) for comparison at ``spec``'s level."""
+    if spec.typo:
+        line = fold_typography(line)
+    line = line.rstrip()
+    if spec.indent:
+        line = line.lstrip()
+    if spec.collapse:
+        line = collapse_spaces(line)
+    return line
+
+
+def canonical_lines(s: str, spec: LineSpec) -> list[str]:
+    """The normalised lines of ``s`` as ``spec`` compares them (blank lines dropped if skipped).
+
+    One trailing newline is ignored.  Used by tests to check that a region really equals
+    ``old`` after normalisation.
+    """
+    if s.endswith("\n"):
+        s = s[:-1]
+    lines = [norm_line(x, spec) for x in s.split("\n")]
+    if spec.skip_blank:
+        lines = [x for x in lines if x]
+    return lines
+
+
+# --------------------------------------------------------------------------- indentation
+
+
+def leading_ws(line: str) -> str:
+    """The leading whitespace of ``line``."""
+    return line[: len(line) - len(line.lstrip())]
+
+
+def ws_width(ws: str, tab: int) -> int:
+    """Display width of leading whitespace with tab stops every ``tab`` columns."""
+    w = 0
+    for ch in ws:
+        w = (w // tab + 1) * tab if ch == "\t" else w + 1
+    return w
+
+
+_TAB_WIDTHS = (4, 8, 2)
+
+
+def indent_offset(pairs: list[tuple[str, str]]) -> tuple[int, int] | None:
+    """Find ``(tab_width, delta)`` so that every file indent = old indent + delta.
+
+    ``pairs`` holds ``(file_ws, old_ws)`` for the non-blank lines of a candidate block.
+    Returns ``None`` when no tab width gives a uniform offset (relative indentation
+    differs, so the block means something else).
+    """
+    has_tab = any("\t" in f or "\t" in o for f, o in pairs)
+    for tab in _TAB_WIDTHS if has_tab else _TAB_WIDTHS[:1]:
+        deltas = {ws_width(f, tab) - ws_width(o, tab) for f, o in pairs}
+        if len(deltas) <= 1:
+            return tab, (deltas.pop() if deltas else 0)
+    return None
+
+
+# --------------------------------------------------------------------------- escapes
+
+_ESCAPE = re.compile(r"\\([nt\"'\\])")
+_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "'": "'", "\\": "\\"}
+
+
+def unescape(s: str) -> str:
+    """Decode ``\\n``, ``\\t``, ``\\"``, ``\\'`` and ``\\\\`` sent literally (one pass)."""
+    if "\\" not in s:
+        return s
+    return _ESCAPE.sub(lambda m: _ESCAPES[m.group(1)], s)
+
+
+# --------------------------------------------------------------------------- line numbers
+
+#: Prefix styles that reads produce: ``cat -n`` (``   12\t``), Claude Code (``12→``),
+#: tables (``  12 | ``), ``L12:`` and ``grep -n`` (``12:``).  Ordered most specific first.
+LINE_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("tab", re.compile(r"^ *(\d+)\t")),
+    ("arrow", re.compile(r"^ *(\d+)\u2192")),
+    ("pipe", re.compile(r"^ *(\d+) ?\| ?")),
+    ("L", re.compile(r"^L(\d+): ?")),
+    ("colon", re.compile(r"^ *(\d+): ?")),
+)
+
+
+@dataclass(frozen=True)
+class LinePrefix:
+    """A detected line-number prefix style and the numbers it carried."""
+
+    style: str
+    first: int
+    last: int
+
+
+def strip_line_numbers(s: str) -> tuple[str, LinePrefix] | None:
+    """Strip copied line-number prefixes when EVERY line carries one of one style.
+
+    Numbers must be consecutive and ascending (as in a read), which keeps text that merely
+    starts with digits safe.  One trailing newline is preserved.
+    """
+    trail = s.endswith("\n")
+    body = s[:-1] if trail else s
+    lines = body.split("\n")
+    for style, pat in LINE_PREFIXES:
+        matches = [pat.match(x) for x in lines]
+        if not all(matches):
+            continue
+        nums = [int(m.group(1)) for m in matches if m]
+        if any(b != a + 1 for a, b in itertools.pairwise(nums)):
+            continue
+        stripped = [x[m.end() :] for x, m in zip(lines, matches, strict=True) if m]
+        out = "\n".join(stripped) + ("\n" if trail else "")
+        return out, LinePrefix(style, nums[0], nums[-1])
+    return None
+
+
+def strip_line_numbers_like(new: str, prefix: LinePrefix) -> str:
+    """Inverse for ``new``: strip ``prefix``-style numbers near the range ``old`` carried.
+
+    A line loses its prefix only if it has the same style and its number lies within the
+    numbers of ``old`` widened by the length of ``new``; other lines are left as given.
+    """
+    pat = dict(LINE_PREFIXES)[prefix.style]
+    lines = new.split("\n")
+    slack = len(lines) + 1
+    lo, hi = prefix.first - slack, prefix.last + slack
+    out = []
+    for line in lines:
+        m = pat.match(line)
+        if m and lo <= int(m.group(1)) <= hi:
+            line = line[m.end() :]
+        out.append(line)
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- blank lines
+
+_LEAD_BLANK = re.compile(r"\A(?:[ \t]*\n)+")
+_TRAIL_BLANK = re.compile(r"(?:\n[ \t]*)+\Z")
+
+
+def trim_blank_lines(s: str) -> tuple[str, int, int]:
+    """Remove whitespace-only lines around ``s``; return it and the newlines removed each side."""
+    lead = _LEAD_BLANK.match(s)
+    n_lead = lead.group(0).count("\n") if lead else 0
+    if lead:
+        s = s[lead.end() :]
+    trail = _TRAIL_BLANK.search(s)
+    n_trail = trail.group(0).count("\n") if trail else 0
+    if trail:
+        s = s[: trail.start()]
+    return s, n_lead, n_trail
+
+
+def trim_blank_lines_like(new: str, n_lead: int, n_trail: int) -> str:
+    """Inverse for ``new``: drop up to as many blank lines as were trimmed from ``old``."""
+    if n_lead:
+        m = re.match(r"\A(?:[ \t]*\n){1," + str(n_lead) + "}", new)
+        if m:
+            new = new[m.end() :]
+    if n_trail:
+        m = re.search(r"(?:\n[ \t]*){1," + str(n_trail) + r"}\Z", new)
+        if m:
+            new = new[: m.start()]
+    return new
