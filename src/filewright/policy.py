@@ -141,7 +141,7 @@ class Policy:
         self.default = default
         self.rules: list[Rule] = [*PROTECTED_RULES, *rules, *ENGINE_RULES]
         self._compiled = [
-            (rule, pathspec.PathSpec.from_lines("gitwildmatch", [rule.pattern.casefold()]))
+            (rule, pathspec.PathSpec.from_lines("gitignore", [rule.pattern.casefold()]))
             for rule in self.rules
         ]
 

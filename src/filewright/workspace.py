@@ -22,6 +22,7 @@ from filewright.textfile import TextFile, TextFileError, decode
 
 if TYPE_CHECKING:
     from filewright.toolsets.base import Toolset
+    from filewright.watching import Watcher
 
 DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
 
@@ -54,6 +55,8 @@ class Workspace:
     everything. `session` names a persisted read ledger (so separate processes, like CLI
     calls, share what was read); None keeps it in memory. `state_dir` holds history,
     locks and ledgers (default: `.filewright/` in the first root; hidden from agents).
+    `watch` starts a file watcher that notices external changes to files the agent read.
+    `dry_run` makes every change a preview.
     """
 
     def __init__(
@@ -69,6 +72,7 @@ class Workspace:
         rules: list[Rule] | None = None,
         keep_backups: int = 10,
         dry_run: bool = False,
+        watch: bool = False,
     ) -> None:
         root_list = [roots] if isinstance(roots, str | os.PathLike) else list(roots)
         self.sandbox = Sandbox(root_list)
@@ -95,6 +99,27 @@ class Workspace:
                 user_rules.extend(load_rules(config))
         self.user_rules = [*user_rules, *(rules or [])]
         self._toolsets: dict[str, Toolset] = {}
+        self.watcher: Watcher | None = None
+        if watch:
+            from filewright.watching import Watcher
+
+            self.watcher = Watcher(self).start()
+
+    def close(self) -> None:
+        """Stop the file watcher, if any."""
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher = None
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def external_changes(self) -> list[Path]:
+        """Files the agent read that changed on disk since (needs `watch=True`)."""
+        return self.watcher.changed() if self.watcher is not None else []
 
     @property
     def roots(self) -> list[Path]:

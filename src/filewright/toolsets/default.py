@@ -46,6 +46,10 @@ class AppendParams(Params):
     content: str = Field(description="Text to add at the end of the file (created if missing).")
 
 
+class UndoParams(Params):
+    path: str = Field(description="File whose last change to undo (repeat to go further back).")
+
+
 class DefaultToolset(Toolset):
     name = "default"
 
@@ -60,6 +64,8 @@ class DefaultToolset(Toolset):
                  "occurrence. Returns a diff.", EditParams, self.edit, destructive=True, title="Edit file"),
             Tool("append", "Append text to the end of a file (created if missing).",
                  AppendParams, self.append, title="Append to file"),
+            Tool("undo", "Undo the last change made to a file through these tools (restores its previous content).",
+                 UndoParams, self.undo, destructive=True, title="Undo last change"),
         ]
 
     def _display(self, outcome: Outcome, given: str) -> str:
@@ -110,6 +116,22 @@ class DefaultToolset(Toolset):
         content = p.content
         outcome = self.change(Change(p.path, "append", lambda old: (old or "") + content, create_parents=True))
         return self._changed(outcome, p.path, "append")
+
+    def undo(self, p: UndoParams) -> Result:
+        from filewright.pipeline import undo
+
+        outcome = undo(self.engine, p.path, dry_run=self.workspace.dry_run)
+        path = self._display(outcome, p.path)
+        if not outcome.ok:
+            assert outcome.failure is not None
+            return self.failed(outcome.failure, path)
+        undone = outcome.extra.get("undone", {})
+        verb = "Would restore" if outcome.dry_run else "Restored"
+        what = "removed it (it was created by that change)" if not undone.get("existed") else "restored its previous content"
+        text = f"{verb} {path}: undid the {undone.get('operation', 'last')} of {undone.get('time', '?')}; {what}."
+        if outcome.diff:
+            text += "\n" + outcome.diff.rstrip("\n")
+        return Result(True, text, outcome.data())
 
     def failed_code(self, code: str, path: str, **detail: Any) -> Result:
         from filewright.result import Failure

@@ -1,0 +1,262 @@
+"""The change pipeline: dry run, confirmation, stale reads, locking, backups and undo."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from filewright import ConfirmRequest, Workspace
+from filewright.pipeline import Change, apply_change, undo
+
+
+def _snapshot(path: Path) -> tuple[bytes, int]:
+    return path.read_bytes(), path.stat().st_mtime_ns
+
+
+def test_dry_run_writes_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "a.txt"
+    target.write_bytes(b"one\r\ntwo\r\n")
+    before = _snapshot(target)
+    time.sleep(0.01)
+    ws = Workspace(tmp_path, dry_run=True)
+    tools = ws.toolset("default")
+    for tool, args in [
+        ("write", {"path": "a.txt", "content": "new\n"}),
+        ("edit", {"path": "a.txt", "old_string": "two", "new_string": "2"}),
+        ("append", {"path": "a.txt", "content": "three\n"}),
+        ("write", {"path": "new/b.txt", "content": "b\n"}),
+    ]:
+        result = tools.call(tool, args)
+        assert result.ok, result.text
+        assert result.data["dry_run"] is True
+        assert result.data["diff"].startswith("--- a/")
+    assert _snapshot(target) == before
+    assert not (tmp_path / "new").exists()
+    assert not (tmp_path / ".filewright" / "history").exists()
+
+
+def test_dry_run_diff_shows_the_change(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("alpha\nbeta\n")
+    result = Workspace(tmp_path, dry_run=True).toolset("default").call(
+        "edit", {"path": "a.txt", "old_string": "beta", "new_string": "gamma"}
+    )
+    assert "-beta\n+gamma\n" in result.data["diff"]
+
+
+def _confirm_ws(tmp_path: Path, answer: bool, seen: list[ConfirmRequest]) -> Workspace:
+    (tmp_path / ".filewright.toml").write_text('[[rules]]\npattern = "*.cfg"\naccess = "confirm"\n')
+
+    def confirm(request: ConfirmRequest) -> bool:
+        seen.append(request)
+        return answer
+
+    return Workspace(tmp_path, confirm=confirm)
+
+
+def test_confirmation_approve(tmp_path: Path) -> None:
+    (tmp_path / "app.cfg").write_text("debug = false\n")
+    seen: list[ConfirmRequest] = []
+    tools = _confirm_ws(tmp_path, True, seen).toolset("default")
+    result = tools.call("edit", {"path": "app.cfg", "old_string": "false", "new_string": "true"})
+    assert result.ok, result.text
+    assert (tmp_path / "app.cfg").read_text() == "debug = true\n"
+    assert len(seen) == 1
+    request = seen[0]
+    assert request.path == str(tmp_path / "app.cfg")
+    assert request.operation == "edit" and request.risk == "high" and not request.created
+    assert "-debug = false\n+debug = true\n" in request.diff
+
+
+def test_confirmation_reject(tmp_path: Path) -> None:
+    (tmp_path / "app.cfg").write_text("debug = false\n")
+    seen: list[ConfirmRequest] = []
+    tools = _confirm_ws(tmp_path, False, seen).toolset("default")
+    before = _snapshot(tmp_path / "app.cfg")
+    result = tools.call("write", {"path": "app.cfg", "content": "debug = true\n"})
+    assert not result.ok
+    assert result.data["error"] == "rejected"
+    assert "rejected" in result.text
+    assert _snapshot(tmp_path / "app.cfg") == before
+    # creation needs confirmation as well
+    result = tools.call("write", {"path": "new.cfg", "content": "x\n"})
+    assert not result.ok and not (tmp_path / "new.cfg").exists()
+    assert seen[-1].created and seen[-1].risk == "medium"
+    # files without a confirm rule are not asked about
+    assert tools.call("write", {"path": "free.txt", "content": "x\n"}).ok
+    assert len(seen) == 2
+
+
+def test_stale_edit_refused_then_succeeds_after_reread(tmp_path: Path) -> None:
+    target = tmp_path / "notes.md"
+    target.write_text("status: draft\nowner: ann\n")
+    tools = Workspace(tmp_path).toolset("default")
+    assert tools.call("read", {"path": "notes.md"}).ok
+    target.write_text("status: draft\nowner: bob\n")  # someone else edits
+    result = tools.call("edit", {"path": "notes.md", "old_string": "draft", "new_string": "final"})
+    assert not result.ok
+    assert result.data["error"] == "stale"
+    assert "read it again" in result.text
+    assert target.read_text() == "status: draft\nowner: bob\n"
+    assert tools.call("read", {"path": "notes.md"}).ok
+    result = tools.call("edit", {"path": "notes.md", "old_string": "draft", "new_string": "final"})
+    assert result.ok, result.text
+    assert target.read_text() == "status: final\nowner: bob\n"
+    # the agent's own edit keeps its view fresh: a second edit needs no re-read
+    assert tools.call("edit", {"path": "notes.md", "old_string": "bob", "new_string": "cy"}).ok
+
+
+def test_expected_hash_is_optimistic_locking(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("v1\n")
+    tools = Workspace(tmp_path).toolset("default")
+    digest = tools.call("read", {"path": "a.txt"}).data["hash"]
+    assert not tools.call("write", {"path": "a.txt", "content": "v2\n", "expected_hash": "0" * 64}).ok
+    assert tools.call("write", {"path": "a.txt", "content": "v2\n", "expected_hash": digest}).ok
+
+
+def test_change_hash_rechecked_under_lock(tmp_path: Path) -> None:
+    """A change computed from stale content is recomputed, not written blindly."""
+    target = tmp_path / "a.txt"
+    target.write_text("a\nb\n")
+    ws = Workspace(tmp_path)
+    engine = ws.engine()
+    calls: list[str | None] = []
+
+    def compute(old: str | None) -> str:
+        calls.append(old)
+        if len(calls) == 1:
+            target.write_text("a\nb\nexternal\n")  # lands between load and commit
+        return (old or "") + "mine\n"
+
+    outcome = apply_change(engine, Change("a.txt", "append", compute))
+    assert outcome.ok
+    assert target.read_text() == "a\nb\nexternal\nmine\n"
+    assert len(calls) == 2
+
+
+WORKER = textwrap.dedent(
+    """
+    import sys
+    from filewright import Workspace
+    root, index, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    tools = Workspace(root).toolset("default")
+    for i in range(count):
+        old = f"line {index}-{i} todo"
+        r = tools.call("edit", {"path": "shared.txt", "old_string": old, "new_string": f"line {index}-{i} done"})
+        if not r.ok:
+            print(r.text, file=sys.stderr)
+            sys.exit(1)
+    """
+)
+
+
+def test_concurrent_processes_lose_no_update(tmp_path: Path) -> None:
+    procs, edits = 8, 100
+    lines = [f"line {p}-{i} todo" for p in range(procs) for i in range(edits)]
+    (tmp_path / "shared.txt").write_text("\n".join(lines) + "\n")
+    script = tmp_path / "worker.py"
+    script.write_text(WORKER)
+    running = [
+        subprocess.Popen([sys.executable, str(script), str(tmp_path), str(p), str(edits)],
+                         stderr=subprocess.PIPE, text=True)
+        for p in range(procs)
+    ]
+    for proc in running:
+        _, err = proc.communicate(timeout=240)
+        assert proc.returncode == 0, err
+    final = (tmp_path / "shared.txt").read_text().splitlines()
+    assert final == [line.replace("todo", "done") for line in lines]
+
+
+@pytest.mark.parametrize("tool", ["write", "edit", "append"])
+def test_undo_restores_exact_previous_bytes(tmp_path: Path, tool: str) -> None:
+    target = tmp_path / "f.txt"
+    original = "première ligne\r\nsecond\r\n".encode("cp1252")
+    target.write_bytes(original)
+    os.chmod(target, 0o640)
+    tools = Workspace(tmp_path).toolset("default")
+    args = {
+        "write": {"path": "f.txt", "content": "replaced\n"},
+        "edit": {"path": "f.txt", "old_string": "second", "new_string": "deuxième"},
+        "append": {"path": "f.txt", "content": "troisième\n"},
+    }[tool]
+    assert tools.call(tool, args).ok
+    assert target.read_bytes() != original
+    result = tools.call("undo", {"path": "f.txt"})
+    assert result.ok, result.text
+    assert target.read_bytes() == original
+    assert target.stat().st_mode & 0o777 == 0o640
+    assert not tools.call("undo", {"path": "f.txt"}).ok  # nothing left
+
+
+def test_undo_of_creation_removes_the_file(tmp_path: Path) -> None:
+    tools = Workspace(tmp_path).toolset("default")
+    assert tools.call("write", {"path": "new.txt", "content": "x\n"}).ok
+    assert tools.call("undo", {"path": "new.txt"}).ok
+    assert not (tmp_path / "new.txt").exists()
+
+
+def test_undo_walks_back_and_history_is_capped(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path, keep_backups=10)
+    tools = ws.toolset("default")
+    versions = [f"v{i}\n" for i in range(15)]
+    for text in versions:
+        assert tools.call("write", {"path": "h.txt", "content": text}).ok
+    entries = ws.history.entries(str((tmp_path / "h.txt").resolve()))
+    assert len(entries) == 10
+    backups = list((tmp_path / ".filewright" / "history").rglob("*.bak"))
+    assert len(backups) == 10
+    for expected in reversed(versions[4:14]):
+        assert tools.call("undo", {"path": "h.txt"}).ok
+        assert (tmp_path / "h.txt").read_text() == expected
+    assert not tools.call("undo", {"path": "h.txt"}).ok
+
+
+def test_undo_refuses_to_lose_an_external_change(tmp_path: Path) -> None:
+    tools = Workspace(tmp_path).toolset("default")
+    assert tools.call("write", {"path": "a.txt", "content": "1\n"}).ok
+    (tmp_path / "a.txt").write_text("someone else\n")
+    result = tools.call("undo", {"path": "a.txt"})
+    assert not result.ok and result.data["error"] == "stale"
+    assert (tmp_path / "a.txt").read_text() == "someone else\n"
+
+
+def test_undo_engine_dry_run(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path)
+    assert ws.toolset("default").call("write", {"path": "a.txt", "content": "1\n"}).ok
+    outcome = undo(ws.engine(), "a.txt", dry_run=True)
+    assert outcome.ok and outcome.dry_run
+    assert (tmp_path / "a.txt").exists()
+
+
+def test_cli_undo_and_history(tmp_path: Path) -> None:
+    exe = str(Path(sys.executable).parent / "filewright")
+    run = lambda *a: subprocess.run([exe, *a, "--root", str(tmp_path)], capture_output=True, text=True)  # noqa: E731
+    (tmp_path / "a.txt").write_text("old\n")
+    assert run("call", "write", '{"path": "a.txt", "content": "new\\n"}').returncode == 0
+    hist = run("history", "a.txt")
+    assert hist.returncode == 0 and '"operation": "write"' in hist.stdout
+    assert run("undo", "a.txt").returncode == 0
+    assert (tmp_path / "a.txt").read_text() == "old\n"
+    assert run("undo", "a.txt").returncode == 1
+
+
+def test_watcher_reports_external_change(tmp_path: Path) -> None:
+    (tmp_path / "w.txt").write_text("1\n")
+    with Workspace(tmp_path, watch=True) as ws:
+        tools = ws.toolset("default")
+        assert tools.call("read", {"path": "w.txt"}).ok
+        assert tools.call("write", {"path": "w.txt", "content": "2\n"}).ok  # own write: not external
+        (tmp_path / "w.txt").write_text("3\n")
+        deadline = time.monotonic() + 10
+        changed: list[Path] = []
+        while time.monotonic() < deadline and not changed:
+            time.sleep(0.05)
+            changed = ws.external_changes()
+        assert changed == [(tmp_path / "w.txt").resolve()]
+        assert ws.external_changes() == []

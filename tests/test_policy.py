@@ -1,0 +1,155 @@
+"""Policy tables: access levels, protected names and their variants, creation, memory switch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from filewright import Workspace
+from filewright.policy import Access, Policy, Rule, load_rules, risk_of
+
+
+@pytest.mark.parametrize(
+    ("rel", "expected"),
+    [
+        ("src/main.py", Access.WRITE),
+        (".git/config", Access.READ),
+        (".GIT/config", Access.READ),
+        (".git/hooks/pre-commit", Access.READ),
+        ("sub/.git/HEAD", Access.READ),
+        (".vscode/settings.json", Access.READ),
+        (".VSCode/Settings.JSON", Access.READ),
+        (".vscode/tasks.json", Access.READ),
+        (".vscode/extensions.json", Access.WRITE),
+        (".mcp.json", Access.READ),
+        (".cursor/rules/x.mdc", Access.READ),
+        (".claude/settings.json", Access.READ),
+        (".claude/settings.local.json", Access.READ),
+        ("package-lock.json", Access.READ),
+        ("web/yarn.lock", Access.READ),
+        ("uv.lock", Access.READ),
+        (".bashrc", Access.READ),
+        (".zshrc", Access.READ),
+        (".filewright.toml", Access.READ),
+        (".filewright/history/x", Access.HIDDEN),
+        ("a/.b.txt.123abc.fwtmp", Access.HIDDEN),
+        # trailing dots and spaces, full-width letters
+        (".bashrc.", Access.READ),
+        (".bashrc ", Access.READ),
+        ("ｐackage-lock.json", Access.READ),
+    ],
+)
+def test_default_protected_set(rel: str, expected: Access) -> None:
+    assert Policy().access(rel) == expected
+
+
+def test_last_matching_rule_wins_and_engine_rules_cannot_be_overridden() -> None:
+    policy = Policy([Rule("docs/", Access.DENY), Rule("docs/public/", Access.WRITE),
+                     Rule(".filewright/", Access.WRITE)])
+    assert policy.access("docs/secret.md") == Access.DENY
+    assert policy.access("docs/public/a.md") == Access.WRITE
+    assert policy.access(".filewright/sessions/x.json") == Access.HIDDEN
+
+
+def test_memory_switch_rules() -> None:
+    rules = [Rule("USER.md", Access.WRITE, memory=True), Rule("USER.md", Access.HIDDEN, memory=False)]
+    assert Policy(rules, memory=True).access("USER.md") == Access.WRITE
+    assert Policy(rules, memory=False).access("user.md") == Access.HIDDEN
+
+
+def test_most_restrictive_name_counts() -> None:
+    policy = Policy()
+    # a symlink named innocently whose target is protected
+    assert policy.access("link-to-git-config", ".git/config") == Access.READ
+
+
+def test_risk_levels() -> None:
+    assert risk_of("read", True) == "low"
+    assert risk_of("write", False) == "medium"
+    assert risk_of("append", True) == "medium"
+    assert risk_of("write", True) == "high"
+    assert risk_of("edit", True) == "high"
+
+
+def _config(root: Path, body: str) -> None:
+    (root / ".filewright.toml").write_text(body, encoding="utf-8")
+
+
+def test_user_config_levels_through_a_toolset(tmp_path: Path) -> None:
+    _config(
+        tmp_path,
+        '[[rules]]\npattern = "secret/"\naccess = "hidden"\n'
+        '[[rules]]\npattern = "locked.txt"\naccess = "deny"\n'
+        '[[rules]]\npattern = "ro.txt"\naccess = "read"\n'
+        '[[rules]]\npattern = "ask.txt"\naccess = "confirm"\n',
+    )
+    (tmp_path / "secret").mkdir()
+    (tmp_path / "secret" / "k.txt").write_text("key\n")
+    for name in ("locked.txt", "ro.txt", "ask.txt"):
+        (tmp_path / name).write_text("x\n")
+    tools = Workspace(tmp_path).toolset("default")
+
+    hidden = tools.call("read", {"path": "secret/k.txt"})
+    assert not hidden.ok and hidden.text == "File not found: secret/k.txt"
+    denied = tools.call("read", {"path": "locked.txt"})
+    assert not denied.ok and denied.data["error"] == "denied"
+    assert tools.call("read", {"path": "ro.txt"}).ok
+    ro = tools.call("write", {"path": "ro.txt", "content": "y\n"})
+    assert not ro.ok and ro.data["error"] == "protected"
+    ask = tools.call("write", {"path": "ask.txt", "content": "y\n"})
+    assert not ask.ok and ask.data["error"] == "no_confirmation"
+    for name in ("locked.txt", "ro.txt", "ask.txt"):
+        assert (tmp_path / name).read_text() == "x\n"
+    # creating a hidden or protected file is refused too
+    assert not tools.call("write", {"path": "secret/new.txt", "content": "z"}).ok
+    assert not (tmp_path / "secret" / "new.txt").exists()
+
+
+@pytest.mark.parametrize("name", [".git/config", ".GIT/CONFIG", ".Git/hooks/post-checkout",
+                                  ".vscode/TASKS.json", ".mcp.json", ".MCP.JSON", ".bashrc.",
+                                  "Cargo.lock", ".claude/Settings.json"])
+def test_creating_protected_files_is_refused(tmp_path: Path, name: str) -> None:
+    tools = Workspace(tmp_path).toolset("default")
+    result = tools.call("write", {"path": name, "content": "evil\n"})
+    assert not result.ok
+    assert result.data["error"] == "protected"
+    assert not (tmp_path / name).exists()
+
+
+def test_protected_through_symlinked_directory(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "innocent").symlink_to(tmp_path / ".git")
+    tools = Workspace(tmp_path).toolset("default")
+    result = tools.call("write", {"path": "innocent/hooks/pre-commit", "content": "#!/bin/sh\n"})
+    assert not result.ok and result.data["error"] == "protected"
+    assert not (tmp_path / ".git" / "hooks").exists()
+
+
+def test_policy_file_cannot_be_written_by_the_agent(tmp_path: Path) -> None:
+    _config(tmp_path, '[[rules]]\npattern = "x"\naccess = "hidden"\n')
+    tools = Workspace(tmp_path).toolset("default")
+    result = tools.call("write", {"path": ".filewright.toml", "content": ""})
+    assert not result.ok and result.data["error"] == "protected"
+
+
+def test_malformed_config_is_a_clear_error(tmp_path: Path) -> None:
+    _config(tmp_path, '[[rules]]\npattern = "x"\naccess = "maybe"\n')
+    with pytest.raises(ValueError, match="access must be one of"):
+        Workspace(tmp_path)
+    _config(tmp_path, "not toml [")
+    with pytest.raises(ValueError, match="cannot read policy file"):
+        load_rules(tmp_path / ".filewright.toml")
+
+
+def test_state_directory_is_invisible(tmp_path: Path) -> None:
+    tools = Workspace(tmp_path).toolset("default")
+    assert tools.call("write", {"path": "a.txt", "content": "1\n"}).ok
+    assert tools.call("write", {"path": "a.txt", "content": "2\n"}).ok
+    assert (tmp_path / ".filewright").is_dir()
+    for path in (".filewright/.gitignore", ".FILEWRIGHT/.gitignore", "./.filewright/../.filewright/x"):
+        result = tools.call("read", {"path": path})
+        assert not result.ok and result.data["error"] == "hidden", path
+    # and through a symlink to it
+    (tmp_path / "peek").symlink_to(tmp_path / ".filewright")
+    assert tools.call("read", {"path": "peek/.gitignore"}).data["error"] == "hidden"
