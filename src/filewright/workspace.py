@@ -174,6 +174,28 @@ class Engine:
         rel = real.relative_to(root).as_posix() if real != root else "."
         return self.policy.access(rel, is_dir=is_dir) != Access.HIDDEN
 
+    def visibility(self, directory: Location) -> Callable[[str], bool]:
+        """A filter for listings and searches under `directory`: gets a path relative to
+        the directory (posix) and says whether it may appear in results."""
+        base = "" if directory.rel == "." else directory.rel + "/"
+        state = self.workspace.state_dir
+        root = directory.root
+
+        def visible(rel: str, is_dir: bool = False) -> bool:
+            full = base + rel.strip("/")
+            if _inside(root / full, state):
+                return False
+            return self.policy.access(full, is_dir=is_dir) != Access.HIDDEN
+
+        return visible
+
+    def locate_dir(self, path: str | None) -> Location:
+        """Resolve a directory to list or search (default: the first root)."""
+        loc, _ = self.locate(path if path else str(self.workspace.sandbox.primary), purpose="list", expect="dir")
+        if not loc.exists:
+            raise fail("not_found", path or ".", message=f"directory not found: {path}")
+        return loc
+
     def locate(self, path: str, *, purpose: str = "read", expect: str = "file") -> tuple[Location, Access]:
         """Resolve `path` and check that `purpose` ("read", "write", "list") is allowed.
 

@@ -12,6 +12,12 @@ if TYPE_CHECKING:
 # name -> "module:Class"; modules load only when their toolset is used.
 REGISTRY: dict[str, str] = {
     "default": "filewright.toolsets.default:DefaultToolset",
+    "claude": "filewright.toolsets.claude:ClaudeToolset",
+    "text_editor": "filewright.toolsets.text_editor:TextEditorToolset",
+    "gemini": "filewright.toolsets.gemini:GeminiToolset",
+    "worker": "filewright.toolsets.worker:WorkerToolset",
+    "companion": "filewright.toolsets.companion:CompanionToolset",
+    "memo": "filewright.toolsets.memo:MemoToolset",
 }
 
 NAMES = tuple(REGISTRY)
