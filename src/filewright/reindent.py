@@ -28,7 +28,7 @@ from filewright.normalize import (
 )
 
 _MAX_TYPO_REGION = 20_000
-_MIN_RUN = 3
+_MIN_RUN = 2
 
 
 def restore_typography(region_text: str, new: str) -> str:

@@ -62,23 +62,39 @@ def describe_differences(old: str, real: str, *, limit: int = 3) -> list[str]:
         return ["typography", "case"]
     if len(olines) != len(rlines):
         out.append(f"line count: old has {len(olines)} lines, file has {len(rlines)}")
-    otok, rtok = _TOKEN.findall(fold_typography(old)), _TOKEN.findall(fold_typography(real))
+    ostrip = [fold_typography(x.strip()) for x in olines]
+    rstrip = [fold_typography(x.strip()) for x in rlines]
+    lines_sm = SequenceMatcher(None, ostrip, rstrip, autojunk=False)
+    for tag, i1, i2, j1, j2 in lines_sm.get_opcodes():
+        if tag == "equal":
+            continue
+        pairs = list(zip(ostrip[i1:i2], rstrip[j1:j2], strict=False))
+        for o, r in pairs:
+            out.extend(_token_diff(o, r))
+        out.extend(f"line only in old: '{_clip(o)}'" for o in ostrip[i1 + len(pairs) : i2])
+        out.extend(f"line only in file: '{_clip(r)}'" for r in rstrip[j1 + len(pairs) : j2])
+        if len(out) > limit:
+            break
+    if not out:
+        out.append("whitespace")
+    return out[: limit + 1]
+
+
+def _token_diff(old: str, real: str) -> list[str]:
+    otok, rtok = _TOKEN.findall(old), _TOKEN.findall(real)
+    out: list[str] = []
+    if otok == rtok:
+        return ["whitespace"] if old != real else []
     sm = SequenceMatcher(None, otok, rtok, autojunk=False)
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
-        if len(out) >= limit + 1:
-            break
         a, b = " ".join(otok[i1:i2]), " ".join(rtok[j1:j2])
         if tag == "replace":
-            if a.lower() == b.lower():
-                out.append(f"case: '{_clip(a)}' vs '{_clip(b)}'")
-            else:
-                out.append(f"token: '{_clip(a)}' vs '{_clip(b)}'")
+            kind = "case" if a.lower() == b.lower() else "token"
+            out.append(f"{kind}: '{_clip(a)}' vs '{_clip(b)}'")
         elif tag == "delete":
             out.append(f"token: '{_clip(a)}' only in old")
         elif tag == "insert":
             out.append(f"token: '{_clip(b)}' only in file")
-    if not out:
-        out.append("whitespace")
     return out
 
 

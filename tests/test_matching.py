@@ -1,0 +1,310 @@
+"""Tests for the matching ladder (filewright.matching) and its inverse."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from filewright.matching import LADDER, SPECS, MatchOutcome, adapt_replacement, find
+from filewright.normalize import canonical_lines, char_fold
+
+
+def apply(text: str, old: str, new: str) -> tuple[str, MatchOutcome]:
+    """Replace the unique match of ``old`` (asserting there is exactly one)."""
+    out = find(text, old)
+    assert out.count == 1, (out.strategy, out.regions)
+    r = out.regions[0]
+    return text[: r.start] + adapt_replacement(out, r, text, new) + text[r.end :], out
+
+
+PY = "def f(x):\n    if x:\n        return 1\n\n    return 2\n\n\nclass C:\n    pass\n"
+TABS = "def f(x):\n\tif x:\n\t\treturn 1\n\n\treturn 2\n"
+
+
+def test_ladder_order_is_fixed() -> None:
+    assert LADDER == (
+        "exact",
+        "line_endings",
+        "trailing_whitespace",
+        "indentation",
+        "blank_lines",
+        "inner_spaces",
+        "typography",
+        "unescape",
+        "line_numbers",
+        "trim_blank_lines",
+    )
+
+
+# --------------------------------------------------------------------------- each level
+
+
+def test_exact_substring_mid_line() -> None:
+    out = find("alpha beta gamma\n", "beta")
+    assert out.strategy == "exact"
+    assert [(r.start, r.end, r.start_line, r.end_line) for r in out.regions] == [(6, 10, 1, 1)]
+    new, _ = apply("alpha beta gamma\n", "beta", "$1 \\g<0>")
+    assert new == "alpha $1 \\g<0> gamma\n"
+
+
+def test_exact_counts_non_overlapping() -> None:
+    assert find("aaaa", "aa").count == 2
+    assert find("aaa", "aa").count == 1
+
+
+def test_line_endings_in_old() -> None:
+    text, out = apply("a\nb\nc\n", "a\r\nb\r\n", "x\r\ny\r\n")
+    assert out.strategy == "line_endings"
+    assert text == "x\ny\nc\n"
+
+
+def test_stray_cr_does_not_crash() -> None:
+    out = find("abc\n", "\r")  # a bare CR is a line break
+    assert out.strategy == "line_endings" and out.regions[0].start == 3
+    assert find("abc\n", "x\ry").count == 0
+    text, _ = apply("a\nb\n", "a\rb", "c\rd")
+    assert text == "c\nd\n"
+
+
+def test_trailing_whitespace_keeps_file_lines() -> None:
+    text = "x = 1   \ny = 2\t\nz = 3\n"
+    new, out = apply(text, "x = 1\ny = 2\n", "x = 1\ny = 20\n")
+    assert out.strategy == "trailing_whitespace"
+    # unchanged line keeps the file's trailing whitespace; the changed line is as given
+    assert new == "x = 1   \ny = 20\nz = 3\n"
+
+
+def test_indentation_shift_reindents_new() -> None:
+    new, out = apply(PY, "if x:\n    return 1\n", "if x:\n    log(x)\n    return 1\n")
+    assert out.strategy == "indentation"
+    assert new == PY.replace(
+        "    if x:\n        return 1\n", "    if x:\n        log(x)\n        return 1\n"
+    )
+
+
+def test_indentation_requires_uniform_offset() -> None:
+    text = "if a:\n    b()\n"
+    assert find(text, "if a:\nb()").count == 0  # relative indentation differs
+    assert find(text, "  if a:\n      b()").strategy == "indentation"
+
+
+def test_tabs_vs_spaces_in_tab_file() -> None:
+    new, out = apply(
+        TABS, "    if x:\n        return 1", "    if x:\n        return 3\n        # done"
+    )
+    assert out.strategy == "indentation"
+    assert new == "def f(x):\n\tif x:\n\t\treturn 3\n\t\t# done\n\n\treturn 2\n"
+
+
+def test_spaces_written_as_tabs() -> None:
+    new, out = apply(PY, "\tif x:\n\t\treturn 1", "\tif x:\n\t\treturn 9")
+    assert out.strategy == "indentation"
+    assert new == PY.replace("return 1", "return 9")
+
+
+def test_blank_line_dropped_is_kept_in_file() -> None:
+    old = "        return 1\n    return 2\n"
+    new, out = apply(PY, old, "        return 1\n    return 3\n")
+    assert out.strategy == "blank_lines"
+    assert new == PY.replace("return 2", "return 3")
+
+
+def test_blank_line_added_is_not_written() -> None:
+    old = "class C:\n\n    pass"
+    new, out = apply(PY, old, "class C:\n\n    x = 1")
+    assert out.strategy == "blank_lines"
+    assert new == PY.replace("class C:\n    pass", "class C:\n    x = 1")
+
+
+def test_inner_spaces_whole_line() -> None:
+    text = "a  = 1\nbb = 2\n"
+    new, out = apply(text, "a = 1\nbb = 2", "a = 1\nbb = 3")
+    assert out.strategy == "inner_spaces"
+    assert new == "a  = 1\nbb = 3\n"
+
+
+def test_inner_spaces_mid_line() -> None:
+    text = "call(a,   b) + 1\n"
+    new, out = apply(text, "(a, b)", "(b, a)")
+    assert out.strategy == "inner_spaces"
+    assert new == "call(b, a) + 1\n"
+
+
+def test_typography_restores_curly_quotes() -> None:
+    text = "He said “stop” — twice…\nnext\n"
+    new, out = apply(text, 'He said "stop" - twice...', 'He said "stop" - three times...')
+    assert out.strategy == "typography"
+    assert new == "He said “stop” — three times…\nnext\n"
+
+
+def test_typography_mid_line_and_spaces() -> None:
+    text = "价格\u00a0100\u3000元；说明：“好”\n"
+    new, out = apply(text, '说明："好"', '说明："很好"')
+    assert out.strategy == "typography"
+    assert new == "价格\u00a0100\u3000元；说明：“很好”\n"
+    assert find(text, "价格 100 元").strategy == "typography"
+
+
+def test_unescape() -> None:
+    text = 'print("a")\nprint("b")\n'
+    new, out = apply(text, 'print(\\"a\\")\\nprint(\\"b\\")', 'print(\\"a\\")\\nprint(\\"c\\")')
+    assert out.strategy == "unescape"
+    assert new == 'print("a")\nprint("c")\n'
+
+
+def test_literal_backslash_n_in_file_stays_exact() -> None:
+    text = 'x = "a\\nb"\n'
+    out = find(text, 'x = "a\\nb"')
+    assert out.strategy == "exact"
+
+
+@pytest.mark.parametrize(
+    "old",
+    [
+        "     2\t    if x:\n     3\t        return 1",
+        "2→    if x:\n3→        return 1",
+        "  2 |     if x:\n  3 |         return 1",
+        "L2:     if x:\nL3:         return 1",
+        "2:    if x:\n3:        return 1",
+    ],
+)
+def test_line_number_prefixes(old: str) -> None:
+    new_arg = "\n".join(line.replace("return 1", "return 7") for line in old.split("\n"))
+    new, out = apply(PY, old, new_arg)
+    assert out.strategy == "line_numbers"
+    assert new == PY.replace("return 1", "return 7")
+
+
+def test_line_numbers_must_be_consecutive() -> None:
+    text = "foo\nbar\n"
+    assert find(text, "1: foo\n5: bar").count == 0
+
+
+def test_line_numbers_with_trailing_whitespace() -> None:
+    text = "a = 1  \nb = 2\n"
+    new, out = apply(text, "1\ta = 1\n2\tb = 2", "1\ta = 1\n2\tb = 3")
+    assert out.strategy == "line_numbers"
+    assert out.steps == ("line_numbers", "trailing_whitespace")
+    assert new == "a = 1  \nb = 3\n"
+
+
+def test_trim_blank_lines() -> None:
+    text = "x\nfoo\nbar\ny\n"
+    new, out = apply(text, "\n\n  \nfoo\nbar\n\n\n", "\n\n  \nfoo\nBAR\n\n\n")
+    assert out.strategy == "trim_blank_lines"
+    assert new == "x\nfoo\nBAR\ny\n"
+
+
+def test_leading_newline_at_start_of_file() -> None:
+    text = "foo  \nbar\n"
+    new, _ = apply(text, "\nfoo\n", "\nbaz\n")
+    assert new == "baz\nbar\n"
+
+
+def test_old_longer_than_text_and_unicode() -> None:
+    assert find("ab", "abcdef").count == 0
+    new, _ = apply("中文 “引号” 😀\n", '中文 "引号" 😀', "中文 😀")
+    assert new == "中文 😀\n"
+
+
+def test_empty_old_is_reported() -> None:
+    out = find("abc", "")
+    assert out.error == "empty_old" and out.count == 0
+
+
+def test_fuzzy_false_is_exact_only() -> None:
+    assert find("a  \n", "a\n", fuzzy=False).count == 0
+    assert find("a  \n", "a\n").count == 1
+
+
+# --------------------------------------------------------------------------- ambiguity
+
+
+@pytest.mark.parametrize(
+    ("text", "old", "level", "lines"),
+    [
+        ("x\ny\nx\n", "x", "exact", [1, 3]),
+        ("a  \nb\nc\na\t\nb\n", "a\nb", "trailing_whitespace", [1, 4]),
+        ("    a\n    b\nz\n\ta\n\tb\n", "a\nb", "indentation", [1, 4]),
+        ("a\n\nb\nz\na\nb\n", "a\n\n\nb", "blank_lines", [1, 5]),
+        ("a  = 1\nz\na =  1\n", "a = 1", "inner_spaces", [1, 3]),
+        ('“q”\nz\n‘q’x\n"q"z\n', "'q'", "typography", [3]),
+        ("a“q”\nz\n„q“\n", '"q"', "typography", [1, 3]),
+        ('a "b"\nz\na "b"\n', 'a \\"b\\"', "unescape", [1, 3]),
+        ("foo \nbar\nfoo\t\n", "1\tfoo", "line_numbers", [1, 3]),
+        ("k\nfoo \nfoo\n", "\n\n\nfoo\n\n", "trim_blank_lines", [2, 3]),
+    ],
+)
+def test_ambiguity_at_every_level(text: str, old: str, level: str, lines: list[int]) -> None:
+    out = find(text, old)
+    assert out.strategy == level
+    assert [r.start_line for r in out.regions] == lines
+    assert out.ambiguous is (len(lines) > 1)
+
+
+def test_exact_match_wins_over_looser_duplicates() -> None:
+    out = find("a = 1\na  = 1\n", "a = 1")
+    assert out.strategy == "exact" and out.count == 1
+
+
+def test_never_similar_only() -> None:
+    assert find(PY, "if y:\n    return 1").count == 0
+    assert find(PY, "def f(y):").count == 0
+
+
+# --------------------------------------------------------------------------- property
+
+
+_line = st.text(alphabet=" \t\u00a0“”ab-—x\\n", max_size=8)
+_lines = st.lists(_line, min_size=1, max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_lines, st.integers(0, 7), st.integers(1, 4), st.data())
+def test_regions_equal_old_after_normalisation(lines: list[str], i: int, k: int, data) -> None:
+    text = "\n".join(lines) + "\n"
+    if data.draw(st.booleans()):
+        old = "\n".join(lines[i % len(lines) : i % len(lines) + k])
+    else:
+        old = data.draw(st.text(alphabet=" \t\u00a0\"'ab-x\n\\n", min_size=1, max_size=12))
+    out = find(text, old, max_matches=None)
+    for r in out.regions:
+        region = text[r.start : r.end]
+        assert 0 <= r.start <= r.end <= len(text)
+        if out.base in ("exact", "line_endings"):
+            assert region == out.old
+        elif out.mid_line and out.spans.get(r) is None:
+            assert char_fold(region, typo=True) == char_fold(out.old, typo=True)
+        else:
+            spec = SPECS[out.base]
+            assert canonical_lines(region.strip("\n"), spec) == canonical_lines(
+                out.old.strip("\n"), spec
+            )
+
+
+# --------------------------------------------------------------------------- speed
+
+
+def _big(n_bytes: int) -> str:
+    chunk = "".join(f"    value_{i} = compute({i}, 'x')  # note {i % 7}\n" for i in range(1000))
+    return chunk * (n_bytes // len(chunk) + 1)
+
+
+def test_no_match_scales_linearly() -> None:
+    old = "    value_5 = compute(6, 'x')\n    value_6 = compute(6, 'y')\n"
+    small, large = _big(1_000_000), _big(10_000_000)
+
+    def cost(t: str) -> float:
+        best = float("inf")
+        for _ in range(2):
+            t0 = time.perf_counter()
+            assert find(t, old).count == 0
+            best = min(best, time.perf_counter() - t0)
+        return best
+
+    c1, c10 = cost(small), cost(large)
+    assert c10 < 10, c10
+    assert c10 / c1 <= 15, (c1, c10)
