@@ -27,15 +27,6 @@ _O_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-_DEFAULT_FILE_MODE = 0o666 & ~_umask()
-
-
 def _parts(rel: str) -> list[str]:
     if rel in ("", "."):
         return []
@@ -43,9 +34,38 @@ def _parts(rel: str) -> list[str]:
 
 
 def _swapped(path: str) -> PathRefused:
-    return PathRefused(
-        "changed", path, f"path changed while in use (a symlink appeared): {path}"
-    )
+    return PathRefused("changed", path, f"path changed while in use (a symlink appeared): {path}")
+
+
+def _refuse_if_link(dir_fd: int, name: str, walked: str, exc: OSError) -> None:
+    """Turn "a symlink stands where a directory was" into PathRefused("changed")."""
+    if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+        return
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return
+    if stat.S_ISLNK(st.st_mode):
+        raise _swapped(walked) from None
+
+
+def _open_subdir(dir_fd: int, name: str, walked: str, create: bool) -> int:
+    try:
+        return os.open(name, _O_DIR | _O_NOFOLLOW, dir_fd=dir_fd)
+    except FileNotFoundError:
+        if not create:
+            raise
+    except OSError as exc:
+        _refuse_if_link(dir_fd, name, walked, exc)
+        raise
+    # mkdir never follows a symlink; one that appears meanwhile is refused by the open.
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(name, 0o777, dir_fd=dir_fd)
+    try:
+        return os.open(name, _O_DIR | _O_NOFOLLOW, dir_fd=dir_fd)
+    except OSError as exc:
+        _refuse_if_link(dir_fd, name, walked, exc)
+        raise
 
 
 @contextlib.contextmanager
@@ -59,20 +79,7 @@ def open_dir(root: Path, rel_parts: list[str], *, create: bool = False) -> Itera
         walked: list[str] = []
         for part in rel_parts:
             walked.append(part)
-            try:
-                nfd = os.open(part, _O_DIR | _O_NOFOLLOW, dir_fd=fd)
-            except FileNotFoundError:
-                if not create:
-                    raise
-                with contextlib.suppress(FileExistsError):
-                    os.mkdir(part, 0o777, dir_fd=fd)
-                nfd = os.open(part, _O_DIR | _O_NOFOLLOW, dir_fd=fd)
-            except OSError as exc:
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                    st = os.stat(part, dir_fd=fd, follow_symlinks=False)
-                    if stat.S_ISLNK(st.st_mode):
-                        raise _swapped("/".join(walked)) from None
-                raise
+            nfd = _open_subdir(fd, part, "/".join(walked), create)
             os.close(fd)
             fd = nfd
         yield fd
@@ -106,7 +113,9 @@ def read_bytes(loc: Location, *, max_bytes: int | None = None) -> FileState:
             if exc.errno == errno.ELOOP:
                 raise _swapped(loc.given) from None
             if exc.errno == errno.EISDIR:
-                raise PathRefused("is_directory", loc.given, f"path is a directory: {loc.given}") from None
+                raise PathRefused(
+                    "is_directory", loc.given, f"path is a directory: {loc.given}"
+                ) from None
             raise
         try:
             st = os.fstat(fd)
@@ -171,8 +180,8 @@ def write_atomic(
 ) -> None:
     """Replace (or create) the file at `loc` with `data`, atomically.
 
-    The file's mode (and owner, where permitted) is kept; a new file gets 0o666 & ~umask,
-    or `mode`. Raises FileNotFoundError when the parent is missing and `create_parents`
+    The file's mode (and owner, where permitted) is kept; a new file gets `mode`, or
+    0o666 & ~umask (the umask at the time of the write). Raises FileNotFoundError when the parent is missing and `create_parents`
     is false.
     """
     parts = _parts(loc.rel)
@@ -194,12 +203,14 @@ def write_atomic(
                 raise PathRefused("not_regular", loc.given, f"not a regular file: {loc.given}")
             mode = stat.S_IMODE(st.st_mode)
             uid, gid = st.st_uid, st.st_gid
-        final_mode = _DEFAULT_FILE_MODE if mode is None else mode
+        # A new file without an explicit mode gets 0o666 from the kernel, which applies
+        # the process's current umask (and any default ACL) exactly as open(2) would.
+        final_mode = mode
         tmp = f".{name[:100]}.{secrets.token_hex(6)}{TEMP_SUFFIX}"
         fd = os.open(
             tmp,
             os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | os.O_CLOEXEC,
-            0o600,
+            0o600 if final_mode is not None else 0o666,
             dir_fd=dfd,
         )
         try:
@@ -211,7 +222,8 @@ def write_atomic(
                 if uid != -1 and (uid != os.geteuid() or gid != os.getegid()):
                     with contextlib.suppress(OSError):
                         os.fchown(fd, uid, gid)
-                os.fchmod(fd, final_mode)
+                if final_mode is not None:
+                    os.fchmod(fd, final_mode)
                 os.fsync(fd)
             finally:
                 os.close(fd)

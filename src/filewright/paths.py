@@ -55,6 +55,13 @@ class Location:
         return self.real.name
 
 
+# Line and paragraph separators, and the bidirectional controls that make a name display
+# differently from what it is ("invoice\u202etxt.exe" shows as "invoiceexe.txt").
+_INVISIBLE_CONTROLS = frozenset(
+    "\u2028\u2029\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+
+
 def check_text(path: object) -> str:
     """Validate the raw path string: a non-empty str with no NUL or control characters."""
     if not isinstance(path, str):
@@ -64,7 +71,7 @@ def check_text(path: object) -> str:
     for ch in path:
         if ch == "\x00":
             raise PathRefused("invalid", path.replace("\x00", "\\0"), "path contains a NUL byte")
-        if unicodedata.category(ch) in ("Cc", "Cs") or ch in "\u2028\u2029":
+        if unicodedata.category(ch) in ("Cc", "Cs") or ch in _INVISIBLE_CONTROLS:
             raise PathRefused(
                 "invalid",
                 path.encode("unicode_escape", "backslashreplace").decode("ascii"),
@@ -102,7 +109,11 @@ def _realpath(path: Path) -> tuple[Path, bool]:
             raise PathRefused("symlink_loop", str(path), "path contains a symlink loop") from None
         if exc.errno == errno.ENAMETOOLONG:
             raise PathRefused("invalid", str(path), "path is too long") from None
-        raise
+        if exc.errno in (errno.EACCES, errno.EPERM):
+            raise PathRefused("permission", str(path), f"permission denied: {path}") from None
+        raise PathRefused(
+            "invalid", str(path), f"cannot resolve path: {exc.strerror or exc}"
+        ) from None
     try:
         # Non-strict resolution also follows dangling links, so a dangling link that
         # points outside is seen as outside.
@@ -174,7 +185,10 @@ class Sandbox:
         is_link = os.path.islink(candidate)
         if exists and not is_dir and not real.is_file():
             raise PathRefused("not_regular", path, f"not a regular file: {path}")
-        if expect == "file" and is_dir:
+        # "dir/", "dir/." and "dir/.." name directories even when nothing exists there yet:
+        # never let them create (or stand for) a file called "dir".
+        names_dir = path.rsplit("/", 1)[-1] in ("", ".", "..")
+        if expect == "file" and (is_dir or names_dir):
             raise PathRefused("is_directory", path, f"path is a directory: {path}")
         if expect == "dir" and exists and not is_dir:
             raise PathRefused("not_directory", path, f"not a directory: {path}")

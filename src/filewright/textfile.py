@@ -104,7 +104,9 @@ def detect_encoding(data: bytes) -> tuple[str, bytes]:
         try:
             data[len(bom) :].decode(name)
         except UnicodeDecodeError as exc:
-            raise TextFileError("undecodable", f"invalid {name} after its BOM: {exc.reason}") from None
+            raise TextFileError(
+                "undecodable", f"invalid {name} after its BOM: {exc.reason}"
+            ) from None
         return name, bom
     if looks_binary(data):
         raise TextFileError("binary", "file appears to be binary")
@@ -113,19 +115,90 @@ def detect_encoding(data: bytes) -> tuple[str, bytes]:
         return "utf-8", b""
     except UnicodeDecodeError:
         pass
-    from charset_normalizer import from_bytes  # heavy; only for non-UTF-8 files
-
-    for candidate in from_bytes(data):
-        name = codecs.lookup(candidate.encoding).name
-        try:
-            if data.decode(name).encode(name) == data:
-                return name, b""
-        except (UnicodeDecodeError, UnicodeEncodeError, LookupError):
-            continue
+    broken = _broken_utf8(data)
+    if broken is not None:
+        raise TextFileError("undecodable", broken)
+    name = _detect_legacy(data)
+    if name is not None:
+        return name, b""
     raise TextFileError(
         "undecodable",
         "file is not valid UTF-8 and no encoding decodes it without loss",
     )
+
+
+# When detection cannot tell candidates apart (same chaos and coherence), Western text is
+# read as cp1252 rather than another single-byte code page, and detection's own order
+# decides the rest. Within one group of encodings that decode the bytes identically, the
+# common narrow one is kept (so a GBK file stays GBK instead of silently becoming
+# GB18030, which can encode anything).
+_WESTERN = ("cp1252", "latin_1")
+_NARROW = ("gbk", "euc_jp", "cp932", "big5", "cp949")
+
+
+def _canonical(name: str) -> str | None:
+    try:
+        return codecs.lookup(name).name.replace("-", "_")
+    except LookupError:
+        return None
+
+
+def _detect_legacy(data: bytes) -> str | None:
+    """The most plausible legacy encoding that decodes `data` losslessly, or None."""
+    from charset_normalizer import from_bytes  # heavy; only for non-UTF-8 files
+
+    ranked: list[tuple[float, float, int, int, int, str]] = []
+    for index, match in enumerate(from_bytes(data)):
+        primary = _canonical(match.encoding)
+        for alias in [match.encoding, *match.could_be_from_charset]:
+            name = _canonical(alias)
+            # UTF-16/32 without a BOM is never text here: its newlines are NUL bytes,
+            # which the binary check already refused; what remains is misdetected noise.
+            if name is None or name.startswith(("utf_16", "utf_32", "utf_7")):
+                continue
+            western = _WESTERN.index(name) if name in _WESTERN else len(_WESTERN)
+            narrow = 0 if name in _NARROW else (1 if name == primary else 2)
+            chaos, coherence = round(match.chaos, 3), round(match.coherence, 3)
+            ranked.append((chaos, -coherence, western, index, narrow, name))
+    seen: set[str] = set()
+    for *_key, name in sorted(ranked):
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            if data.decode(name).encode(name) == data:
+                return codecs.lookup(name).name
+        except (UnicodeDecodeError, UnicodeEncodeError, LookupError):
+            continue
+    return None
+
+
+_UTF8_SEQUENCE = re.compile(
+    rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}"
+)
+
+
+def _broken_utf8(data: bytes) -> str | None:
+    """A message when `data` is UTF-8 with some invalid bytes, else None.
+
+    Legacy single-byte text almost never contains valid multi-byte UTF-8 sequences, but
+    a UTF-8 file with a stray byte does; decoding it as a legacy encoding would show the
+    model mojibake and mix encodings on write, so it is refused instead.
+    """
+    valid = len(_UTF8_SEQUENCE.findall(data))
+    if valid == 0:
+        return None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        invalid = len(data.decode("utf-8", "replace")) - len(data.decode("utf-8", "ignore"))
+        if valid >= invalid:
+            return (
+                f"file is UTF-8 but has invalid bytes (first at byte offset {exc.start}: "
+                f"0x{data[exc.start]:02x}); it cannot be decoded without loss, so it is "
+                "not edited as text"
+            )
+    return None
 
 
 def split_eols(text: str) -> tuple[str, tuple[str, ...]]:
@@ -168,7 +241,7 @@ def decode(data: bytes) -> TextFile:
 
 
 def normalise_newlines(text: str) -> str:
-    """"\\r\\n" and lone "\\r" become "\\n"."""
+    """ "\\r\\n" and lone "\\r" become "\\n"."""
     return _EOL.sub("\n", text) if "\r" in text else text
 
 
