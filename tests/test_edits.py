@@ -109,7 +109,7 @@ def test_no_match_case_hint() -> None:
 
 def test_fuzzy_false() -> None:
     fail(replace("a  \n", "a\n", "b\n", fuzzy=False), "no_match")
-    assert ok(replace("a  \n", "a\n", "b\n")).text == "b\n"
+    assert ok(replace("a  \n", "a\n", "b\n")).text == "b  \n"
 
 
 def test_crlf_origin_text_and_cr_in_args() -> None:

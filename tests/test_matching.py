@@ -73,8 +73,8 @@ def test_trailing_whitespace_keeps_file_lines() -> None:
     text = "x = 1   \ny = 2\t\nz = 3\n"
     new, out = apply(text, "x = 1\ny = 2\n", "x = 1\ny = 20\n")
     assert out.strategy == "trailing_whitespace"
-    # unchanged line keeps the file's trailing whitespace; the changed line is as given
-    assert new == "x = 1   \ny = 20\nz = 3\n"
+    # lines keep the file's trailing whitespace (a Markdown hard break stays a hard break)
+    assert new == "x = 1   \ny = 20\t\nz = 3\n"
 
 
 def test_indentation_shift_reindents_new() -> None:
@@ -124,6 +124,8 @@ def test_inner_spaces_whole_line() -> None:
     new, out = apply(text, "a = 1\nbb = 2", "a = 1\nbb = 3")
     assert out.strategy == "inner_spaces"
     assert new == "a  = 1\nbb = 3\n"
+    new, _ = apply(text, "a = 1\nbb = 2", "a = 5\nbb = 2")
+    assert new == "a  = 5\nbb = 2\n"  # the changed line keeps the file's alignment
 
 
 def test_inner_spaces_mid_line() -> None:
@@ -131,6 +133,13 @@ def test_inner_spaces_mid_line() -> None:
     new, out = apply(text, "(a, b)", "(b, a)")
     assert out.strategy == "inner_spaces"
     assert new == "call(b, a) + 1\n"
+
+
+def test_typography_straight_file_curly_old() -> None:
+    text = 'msg = "don\'t stop"\n'
+    new, out = apply(text, "msg = “don’t stop”", "msg = “don’t go”")
+    assert out.strategy == "typography"
+    assert new == 'msg = "don\'t go"\n'
 
 
 def test_typography_restores_curly_quotes() -> None:
@@ -201,7 +210,7 @@ def test_trim_blank_lines() -> None:
 def test_leading_newline_at_start_of_file() -> None:
     text = "foo  \nbar\n"
     new, _ = apply(text, "\nfoo\n", "\nbaz\n")
-    assert new == "baz\nbar\n"
+    assert new == "baz  \nbar\n"
 
 
 def test_old_longer_than_text_and_unicode() -> None:

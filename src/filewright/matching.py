@@ -447,7 +447,7 @@ def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str
     span = outcome.spans.get(region)
     if span is None:  # mid-line match
         if outcome.base == "typography":
-            return restore_typography(text[region.start : region.end], new)
+            return restore_typography(text[region.start : region.end], new, outcome.old)
         return new
     cs, ce, lead_in, trail_in = span
     lead = outcome.leading_nl and new.startswith("\n")

@@ -19,7 +19,10 @@ from __future__ import annotations
 from difflib import SequenceMatcher
 
 from filewright.normalize import (
+    TYPOGRAPHIC_CHARS,
     LineSpec,
+    char_fold_with_map,
+    fold_typography,
     fold_typography_with_map,
     indent_offset,
     leading_ws,
@@ -31,36 +34,63 @@ _MAX_TYPO_REGION = 20_000
 _MIN_RUN = 2
 
 
-def restore_typography(region_text: str, new: str) -> str:
-    """Give runs of ``new`` equal to the folded file text the file's typographic characters.
+def _fold_map(s: str, typo: bool, collapse: bool) -> tuple[str, list[int]]:
+    if collapse:
+        return char_fold_with_map(s, typo=typo)
+    if typo:
+        return fold_typography_with_map(s)
+    return s, list(range(len(s)))
 
-    Only runs of at least three characters that SequenceMatcher aligns with the folded region
-    are touched; anything else in ``new`` is left as given.
+
+def _aligned(m: list[int], k: int, size: int) -> bool:
+    """Does the folded block ``[k, k+size)`` start and end on whole source groups?"""
+    start_ok = k == 0 or m[k - 1] != m[k]
+    end_ok = k + size == len(m) or m[k + size - 1] != m[k + size]
+    return start_ok and end_ok
+
+
+def restore_runs(source: str, new: str, *, typo: bool, collapse: bool) -> str:
+    """Write runs of ``new`` that equal ``source`` after folding exactly as ``source`` has them.
+
+    Folding is the level's: typography folded and/or space runs collapsed.  Runs are the
+    matching blocks (at least two folded characters, on whole characters of both sides) of
+    a SequenceMatcher between the folded texts; the rest of ``new`` is left as given.
     """
-    folded, idx = fold_typography_with_map(region_text)
-    if folded == region_text or len(region_text) > _MAX_TYPO_REGION:
+    if len(source) > _MAX_TYPO_REGION:
         return new
-    out = list(new)
-    sm = SequenceMatcher(None, folded, new, autojunk=False)
-    for a, b, size in sm.get_matching_blocks():
+    fs, fm = _fold_map(source, typo, collapse)
+    ns, nm = _fold_map(new, typo, collapse)
+    fm_end, nm_end = [*fm, len(source)], [*nm, len(new)]
+    out: list[str] = []
+    npos = 0
+    for a0, b0, size0 in SequenceMatcher(None, fs, ns, autojunk=False).get_matching_blocks():
+        a, b, size = a0, b0, size0
+        while size >= _MIN_RUN and not (_aligned(fm, a, size) and _aligned(nm, b, size)):
+            if not (a == 0 or fm[a - 1] != fm[a]) or not (b == 0 or nm[b - 1] != nm[b]):
+                a, b, size = a + 1, b + 1, size - 1
+            else:
+                size -= 1
         if size < _MIN_RUN:
             continue
-        k = 0
-        while k < size:
-            oi = idx[a + k]
-            ch = region_text[oi]
-            if ch == "\u2026":
-                whole = (
-                    k + 3 <= size and idx[a + k + 2] == oi and (a + k == 0 or idx[a + k - 1] != oi)
-                )
-                if whole:
-                    out[b + k : b + k + 3] = ["\u2026", "", ""]
-                    k += 3
-                    continue
-            elif ch != folded[a + k]:
-                out[b + k] = ch
-            k += 1
+        out.append(new[npos : nm[b]])
+        out.append(source[fm[a] : fm_end[a + size]])
+        npos = nm_end[b + size]
+    out.append(new[npos:])
     return "".join(out)
+
+
+def restore_typography(region_text: str, new: str, old: str = "") -> str:
+    """Give ``new`` the file's typography.
+
+    If ``old`` used typographic characters and the file's region uses none, they were
+    noise: ``new`` is folded to ASCII.  Otherwise runs of ``new`` equal to the region after
+    folding get the region's quotes and dashes back (:func:`restore_runs`).
+    """
+    if not any(c in TYPOGRAPHIC_CHARS for c in region_text):
+        if any(c in TYPOGRAPHIC_CHARS for c in old):
+            return fold_typography(new)
+        return new
+    return restore_runs(region_text, new, typo=True, collapse=False)
 
 
 def _reindenter(flines: list[str], olines: list[str], align: dict[int, int], onorm: list[str]):
@@ -100,6 +130,24 @@ def adapt_lines(flines: list[str], olines: list[str], new_body: str, spec: LineS
         onb = list(range(len(olines)))
     align = dict(zip(onb, fnb, strict=False))
     reindent = _reindenter(flines, olines, align, onorm)
+    fold = spec.typo or spec.collapse
+    # trailing whitespace in old that the file never has is noise: drop it from new lines
+    noise_trail = any(x != x.rstrip() for x in olines) and all(x == x.rstrip() for x in flines)
+
+    def changed(line: str, fline: str) -> str:
+        """A line of new that replaces file line ``fline`` one for one."""
+        if not line.strip():
+            return line
+        line = reindent(line)
+        ws = line[: len(line) - len(line.lstrip())]
+        content = line[len(ws) :].rstrip()
+        if fold:
+            content = restore_runs(fline.strip(), content, typo=spec.typo, collapse=spec.collapse)
+        return ws + content + fline[len(fline.rstrip()) :]
+
+    def inserted(line: str) -> str:
+        line = reindent(line)
+        return line.rstrip() if noise_trail else line
 
     nlines = new_body.split("\n")
     # new line -> (old line, unchanged?): equal runs, and line-for-line replacements
@@ -128,16 +176,16 @@ def adapt_lines(flines: list[str], olines: list[str], new_body: str, spec: LineS
                 out.extend(flines[prev[1] + 1 : f])
             else:
                 out.extend(pending)
-            out.append(flines[f] if same else reindent(line))
+            out.append(flines[f] if same else changed(line, flines[f]))
             pending, pending_clean, prev = [], True, (o, f)
             continue
         if o is None or onorm[o] or not same:
             pending_clean = False
-            pending.append(reindent(line))
+            pending.append(inserted(line))
         else:
             pending.append(line)  # an unchanged blank line of old
     out.extend(pending)
     body = "\n".join(out)
     if spec.typo:
-        body = restore_typography("\n".join(flines), body)
+        body = restore_typography("\n".join(flines), body, "\n".join(olines))
     return body
