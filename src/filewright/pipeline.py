@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from filewright import fsio
@@ -44,6 +44,7 @@ class Change:
     confirm: bool = False  # ask even when the policy does not require it
     encoding: str | None = None  # for new files
     max_bytes: int | None = None
+    newline: str | None = None  # "\n" or "\r\n": write every line with it (None: keep the file's)
 
 
 @dataclass
@@ -202,8 +203,14 @@ def _apply(engine: Engine, change: Change, outcome: Outcome) -> None:
             new_text_for_disk = new_text
         else:
             new_text_for_disk = normalise_newlines(new_text)
+        base = current
+        if change.newline is not None and current is None:
+            new_text_for_disk = normalise_newlines(new_text).replace("\n", change.newline)
+        elif change.newline is not None and current is not None:
+            eols = tuple(change.newline if e else "" for e in current.eols)
+            base = replace(current, newline=change.newline, eols=eols)
         try:
-            data = encode(current, new_text_for_disk, encoding=change.encoding)
+            data = encode(base, new_text_for_disk, encoding=change.encoding)
         except (TextFileError, LookupError) as exc:
             raise fail("unencodable", change.path, message=str(exc)) from None
         outcome.old_text = old_text
