@@ -251,7 +251,13 @@ def _inside(child: Path, parent: Path) -> bool:
 
 
 def _size(exc: PathRefused) -> dict[str, Any]:
-    return {}
+    """For a too_large refusal: the file's `size` and the `limit`, in bytes."""
+    import re
+
+    found = re.search(r"(\d+) bytes \(limit (\d+) bytes\)", exc.detail or "")
+    if exc.code != "too_large" or found is None:
+        return {}
+    return {"size": int(found.group(1)), "limit": int(found.group(2))}
 
 
 __all__ = ["ConfirmRequest", "Engine", "OperationFailed", "Workspace", "approve_all"]
