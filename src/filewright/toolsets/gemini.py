@@ -1,0 +1,442 @@
+"""The `gemini` toolset: the Gemini CLI / VeCLI file-system tools.
+
+Seed: `vecli-filesystem-tools.md`. Tools (display names as MCP titles):
+
+- `list_directory` (ReadFolder): `path`, `ignore`, `respect_git_ignore`.
+- `read_file` (ReadFile): `path`, `offset` (0-based line), `limit`; text, images and PDFs
+  (base64 `inlineData`), other binary files skipped.
+- `write_file` (WriteFile): `file_path`, `content`; creates parent directories; asks
+  for confirmation with a diff.
+- `glob` (FindFiles): `pattern`, `path`, `case_sensitive`, `respect_git_ignore`;
+  absolute paths, newest first.
+- `search_file_content` (SearchText): `pattern`, `path`, `include`.
+- `replace` (Edit): `file_path`, `old_string`, `new_string`, `expected_replacements`;
+  an empty `old_string` creates a new file; asks for confirmation with a diff.
+
+Paths may be absolute (inside a workspace root) or relative to the first root; messages
+show absolute paths, as the real tool does. Texts follow Gemini CLI's own wording where
+the seed elides it ("Failed to edit, 0 occurrences found for old_string in … No edits
+made. …", "[File content truncated: showing lines A-B of N total lines. Use
+offset/limit parameters to view more.]", "[Operation Cancelled] Reason: User did not
+allow tool call", "Tool execution for "Edit" requires user confirmation, which is not
+supported in non-interactive mode.").
+
+The seed's multi-stage edit correction is the engine's matching ladder. An application
+may also pass `corrector=callable(file_text, old_string, new_string, error) -> (old, new)
+| None` (a model-based corrector, say): it is called only after the ladder found no
+region (or a different count than expected), with the message the model would get as
+`error`; its proposal is matched by the same strict rules, never applied loosely.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import hashlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from filewright import edits
+from filewright.pipeline import Change, Outcome
+from filewright.result import Failure, OperationFailed, Result
+from filewright.textfile import TextFileError, decode
+from filewright.toolsets.base import Params, Tool, Toolset
+
+Corrector = Callable[[str, str, str, str], "tuple[str, str] | None"]
+
+DEFAULT_LIMIT = 2000
+MAX_LINE_CHARS = 2000
+# Sent to the model as base64 `inlineData`. SVG is read as text, as Gemini CLI does:
+# model APIs do not take SVG images.
+MEDIA_TYPES = {
+    ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+    ".webp": "image/webp", ".bmp": "image/bmp", ".pdf": "application/pdf",
+}
+NO_OCCURRENCE_HINT = (
+    "No edits made. The exact text in old_string was not found. Ensure you're not escaping "
+    "content incorrectly and check whitespace, indentation, and context. Use read_file tool "
+    "to verify."
+)
+
+
+class ListDirectoryParams(Params):
+    path: str = Field(description="The absolute path to the directory to list (or relative to the workspace root).")
+    ignore: list[str] | None = Field(None, description='List of glob patterns to ignore (e.g. ["*.log", ".git"]).')
+    respect_git_ignore: bool = Field(True, description="Whether to respect .gitignore patterns when listing files.")
+
+
+class ReadFileParams(Params):
+    path: str = Field(description="The absolute path to the file to read (or relative to the workspace root).")
+    offset: int | None = Field(None, ge=0, description="For text files, the 0-based line number to start reading from. Requires 'limit' to be set.")
+    limit: int | None = Field(None, ge=1, description="For text files, the maximum number of lines to read (default 2000).")
+
+
+class WriteFileParams(Params):
+    file_path: str = Field(description="The absolute path to the file to write to (or relative to the workspace root).")
+    content: str = Field(description="The content to write to the file.")
+
+
+class GlobParams(Params):
+    pattern: str = Field(description="The glob pattern to match against (e.g. '*.py', 'src/**/*.js').")
+    path: str | None = Field(None, description="The absolute path to the directory to search within. If omitted, searches the root directory.")
+    case_sensitive: bool = Field(False, description="Whether the search should be case-sensitive.")
+    respect_git_ignore: bool = Field(True, description="Whether to respect .gitignore patterns when finding files.")
+
+
+class SearchFileContentParams(Params):
+    pattern: str = Field(description="The regular expression (regex) to search for (e.g. 'function\\s+myFunction').")
+    path: str | None = Field(None, description="The absolute path to the directory to search within. Defaults to the root directory.")
+    include: str | None = Field(None, description="A glob pattern to filter which files are searched (e.g. '*.js', 'src/**/*.{ts,tsx}').")
+
+
+class ReplaceParams(Params):
+    file_path: str = Field(description="The absolute path to the file to modify (or relative to the workspace root).")
+    old_string: str = Field(description="The exact literal text to replace. Include at least 3 lines of context before and after the target text, matching whitespace and indentation. An empty string creates a new file.")
+    new_string: str = Field(description="The exact literal text to replace old_string with.")
+    expected_replacements: int = Field(1, ge=1, description="Number of replacements expected. Defaults to 1. Use when you want to replace multiple occurrences.")
+
+
+class GeminiToolset(Toolset):
+    """The six Gemini CLI file tools. Option: `corrector` (see the module docstring)."""
+
+    name = "gemini"
+    messages: ClassVar[dict[str, dict[str, str]]] = {
+        "*": {
+            "outside": "File path must be within one of the workspace directories: {roots}",
+            "not_found": "File not found: {path}",
+            "hidden": "File not found: {path}",
+            "is_directory": "Path is a directory, not a file: {path}",
+            "rejected": "[Operation Cancelled] Reason: User did not allow tool call",
+            "no_confirmation": 'Tool execution for "{tool}" requires user confirmation, which is not supported in non-interactive mode.',
+            "line_out_of_range": "Line offset {line} is out of range: {path} has {lines} lines",
+        }
+    }
+    dir_messages: ClassVar[dict[str, str]] = {
+        "not_found": "Error: Directory not found or inaccessible: {path}",
+        "hidden": "Error: Directory not found or inaccessible: {path}",
+        "not_directory": "Error: Path is not a directory: {path}",
+    }
+
+    def tools(self) -> list[Tool]:
+        return [
+            Tool("list_directory", "Lists the names of files and subdirectories directly within a specified "
+                 "directory path. Can optionally ignore entries matching provided glob patterns.",
+                 ListDirectoryParams, self.list_directory, read_only=True, idempotent=True, title="ReadFolder"),
+            Tool("read_file", "Reads and returns the content of a specified file. Handles text, images (PNG, "
+                 "JPG, GIF, WEBP, BMP) and PDF files. For text files, it can read specific line ranges with "
+                 "'offset' and 'limit'; long files are truncated with a notice.",
+                 ReadFileParams, self.read_file, read_only=True, idempotent=True, title="ReadFile"),
+            Tool("write_file", "Writes content to a specified file. Overwrites the file if it exists; creates "
+                 "it (and any parent directories) if not. The user confirms the change.",
+                 WriteFileParams, self.write_file, destructive=True, idempotent=True, title="WriteFile"),
+            Tool("glob", "Efficiently finds files matching specific glob patterns (e.g. `src/**/*.ts`, "
+                 "`**/*.md`), returning absolute paths sorted by modification time (newest first).",
+                 GlobParams, self.glob, read_only=True, idempotent=True, title="FindFiles"),
+            Tool("search_file_content", "Searches for a regular expression pattern within the content of files "
+                 "in a specified directory. Can filter files by a glob pattern. Returns the lines containing "
+                 "matches, along with their file paths and line numbers.",
+                 SearchFileContentParams, self.search_file_content, read_only=True, idempotent=True,
+                 title="SearchText"),
+            Tool("replace", "Replaces text within a file. By default, replaces a single occurrence; set "
+                 "`expected_replacements` to replace that many. `old_string` must match exactly (whitespace "
+                 "and indentation included) and identify the place with enough context. An empty "
+                 "`old_string` creates a new file. The user confirms the change.",
+                 ReplaceParams, self.replace, destructive=True, title="Edit"),
+        ]
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def _title(self, tool: str) -> str:
+        found = self.tool(tool)
+        return (found.title or tool) if found else tool
+
+    def _fail(self, failure: Failure, shown: str, tool: str, *, directory: bool = False,
+              **data: Any) -> Result:
+        detail = dict(failure.detail)
+        detail.setdefault("roots", ", ".join(str(r) for r in self.workspace.roots))
+        detail.setdefault("tool", self._title(tool))
+        enriched = Failure(failure.code, failure.path, detail)
+        template = self.dir_messages.get(failure.code) if directory else None
+        if template is not None:
+            text = template.format(path=shown)
+        else:
+            text = self.text_for(enriched, shown)
+        payload = {k: v for k, v in failure.detail.items() if k != "message"}
+        if "error" in payload:
+            payload["reason"] = payload.pop("error")
+        payload.update(error=failure.code, path=shown, **data)
+        return Result(False, text, payload)
+
+    def _absolute(self, given: str | None) -> str:
+        """`given` as an absolute path, for messages about paths that did not resolve."""
+        root = self.workspace.roots[0]
+        if not given:
+            return str(root)
+        raw = Path(given)
+        return os.path.normpath(raw if raw.is_absolute() else root / raw)
+
+    def _shown(self, outcome: Outcome, given: str) -> str:
+        return str(outcome.loc.path) if outcome.loc is not None else self._absolute(given)
+
+    def _failed_outcome(self, outcome: Outcome, given: str, tool: str) -> Result:
+        assert outcome.failure is not None
+        return self._fail(outcome.failure, self._shown(outcome, given), tool)
+
+    def _dry_run_text(self, outcome: Outcome, what: str) -> str:
+        return f"[Dry run: nothing written] {what}\n{outcome.diff}".rstrip("\n")
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def read_file(self, p: ReadFileParams) -> Result:
+        try:
+            loc, _ = self.engine.locate(p.path, purpose="read", expect="file")
+            if not loc.exists:
+                raise OperationFailed(Failure("not_found", p.path, {}))
+            raw = self.engine.read_bytes(loc).data
+        except OperationFailed as exc:
+            return self._fail(exc.failure, self._absolute(p.path), "read_file")
+        shown = str(loc.path)
+        mime = _media_type(raw, loc.path.suffix)
+        if mime is not None:
+            encoded = base64.b64encode(raw).decode("ascii")
+            kind = "pdf" if mime == "application/pdf" else "image"
+            data: dict[str, Any] = {"path": shown, "inlineData": {"mimeType": mime, "data": encoded},
+                                    "mime_type": mime, "size": len(raw)}
+            if kind == "image":
+                data["images"] = [{"mime_type": mime, "data": encoded}]
+            return Result(True, f"Read {kind} file: {shown}", data)
+        try:
+            tf = decode(raw)
+        except TextFileError as exc:
+            if exc.code == "binary":
+                return Result(True, f"Cannot display content of binary file: {shown}",
+                              {"path": shown, "binary": True, "size": len(raw)})
+            return self._fail(Failure(exc.code, p.path, {"message": exc.detail}), shown, "read_file")
+        self.engine.record_read(loc, tf.hash)
+        lines = tf.text.split("\n")
+        if tf.trailing_newline or tf.text == "":
+            lines.pop()
+        total, start = len(lines), p.offset or 0
+        if start and start >= total:
+            return self._fail(Failure("line_out_of_range", p.path, {"line": start, "lines": total}),
+                              shown, "read_file")
+        chosen = lines[start : start + (p.limit or DEFAULT_LIMIT)]
+        end = start + len(chosen)
+        cut = [i for i, line in enumerate(chosen) if len(line) > MAX_LINE_CHARS]
+        for i in cut:
+            chosen[i] = chosen[i][:MAX_LINE_CHARS] + "... [truncated]"
+        body = "\n".join(chosen) + ("\n" if end == total and tf.trailing_newline else "")
+        partial = start > 0 or end < total
+        if partial:
+            body = (f"[File content truncated: showing lines {start + 1}-{end} of {total} total lines. "
+                    f"Use offset/limit parameters to view more.]\n{body}")
+        elif cut:
+            body = ("[File content partially truncated: some lines exceeded maximum length of "
+                    f"{MAX_LINE_CHARS} characters.]\n{body}")
+        return Result(True, body, {
+            "path": shown, "total_lines": total, "start_line": start + 1, "end_line": end,
+            "truncated": partial or bool(cut), "next_offset": end if end < total else None,
+            "encoding": tf.encoding_label, "hash": tf.hash,
+        })
+
+    # -- listing and searching -------------------------------------------------------------
+
+    def _directory(self, path: str | None, tool: str) -> Any:
+        try:
+            return self.engine.locate_dir(path)
+        except OperationFailed as exc:
+            return self._fail(exc.failure, self._absolute(path), tool, directory=True)
+
+    def list_directory(self, p: ListDirectoryParams) -> Result:
+        from filewright import search
+
+        loc = self._directory(p.path, "list_directory")
+        if isinstance(loc, Result):
+            return loc
+        result = search.list_directory(loc.real, ignore=p.ignore, respect_gitignore=p.respect_git_ignore,
+                                       visible=self.engine.visibility(loc))
+        text = search.format_list_gemini(result, str(loc.path))
+        entries = [{"name": e.name, "is_dir": e.is_dir} for e in result.entries]
+        return Result(True, text, {"path": str(loc.path), "entries": entries,
+                                   "ignored_count": result.ignored_count})
+
+    def glob(self, p: GlobParams) -> Result:
+        from filewright import search
+
+        loc = self._directory(p.path, "glob")
+        if isinstance(loc, Result):
+            return loc
+        result = search.glob(loc.real, p.pattern, case_sensitive=p.case_sensitive,
+                             respect_gitignore=p.respect_git_ignore, visible=self.engine.visibility(loc))
+        if result.error:
+            return Result(False, f"Error during glob search operation: {result.error}",
+                          {"error": "invalid_pattern", "path": str(loc.path)})
+        text = search.format_glob_gemini(result, p.pattern, str(loc.path))
+        paths = [str(loc.path / rel) for rel in result.paths]
+        return Result(True, text, {"path": str(loc.path), "files": paths, "total": result.total,
+                                   "truncated": result.truncated, "ignored_count": result.ignored_count})
+
+    def search_file_content(self, p: SearchFileContentParams) -> Result:
+        from filewright import search
+
+        loc = self._directory(p.path, "search_file_content")
+        if isinstance(loc, Result):
+            return loc
+        result = search.grep(loc.real, p.pattern, include=p.include, visible=self.engine.visibility(loc))
+        if result.error:
+            return Result(False, f"Error during grep search operation: {result.error}",
+                          {"error": "invalid_pattern", "path": str(loc.path)})
+        text = search.format_grep_gemini(result, p.pattern, p.path or ".", p.include)
+        matches = [{"file": f.path, "line": m.line, "text": m.text}
+                   for f in result.files for m in f.matches if not m.is_context]
+        return Result(True, text, {"path": str(loc.path), "matches": matches,
+                                   "total_matches": result.total_matches, "truncated": result.truncated})
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def write_file(self, p: WriteFileParams) -> Result:
+        content = p.content
+        outcome = self.change(Change(p.file_path, "write", lambda _old: content, create_parents=True,
+                                     confirm=True))
+        if not outcome.ok:
+            return self._failed_outcome(outcome, p.file_path, "write_file")
+        path = self._shown(outcome, p.file_path)
+        if outcome.created:
+            text = f"Successfully created and wrote to new file: {path}"
+        else:
+            text = f"Successfully overwrote file: {path}"
+        if outcome.dry_run:
+            text = self._dry_run_text(outcome, text.replace("Successfully", "Would have", 1))
+        return Result(True, text, outcome.data())
+
+    def replace(self, p: ReplaceParams) -> Result:
+        if p.old_string == "":
+            return self._create(p)
+        old, new, expected = p.old_string, p.new_string, p.expected_replacements
+        given = p.file_path
+        corrected: dict[str, Any] = {}
+        cache: dict[str, Any] = {}
+
+        def compute(text: str | None) -> Any:
+            current = text or ""
+            key = hashlib.sha256(current.encode("utf-8", "surrogatepass")).hexdigest()
+            if key not in cache:
+                cache[key] = self._replace_text(current, old, new, expected, given, corrected)
+            return cache[key]
+
+        outcome = self.change(Change(given, "edit", compute, must_exist=True, check_stale=False,
+                                     confirm=True))
+        path = self._shown(outcome, given)
+        if not outcome.ok:
+            assert outcome.failure is not None
+            failure = outcome.failure
+            if failure.code == "not_found":
+                return Result(False, f"File not found: {path}. Cannot apply edit. Use an empty "
+                              "old_string to create a new file.", {"error": "not_found", "path": path})
+            text = self._edit_failure_text(failure.code, failure.detail, path, old, new, expected)
+            if text is None:
+                return self._failed_outcome(outcome, given, "replace")
+            data = {k: v for k, v in failure.detail.items() if k != "message"}
+            return Result(False, text, {**data, "error": failure.code, "path": path})
+        text = f"Successfully modified file: {path} ({outcome.replacements} replacements)."
+        if outcome.dry_run:
+            text = self._dry_run_text(outcome, f"Would modify file: {path} ({outcome.replacements} replacements).")
+        data = outcome.data()
+        if corrected:
+            data["corrected"] = corrected
+        return Result(True, text, data)
+
+    def _create(self, p: ReplaceParams) -> Result:
+        content = p.new_string
+        outcome = self.change(Change(p.file_path, "create", lambda _old: content, must_not_exist=True,
+                                     create_parents=True, confirm=True))
+        path = self._shown(outcome, p.file_path)
+        if not outcome.ok:
+            assert outcome.failure is not None
+            if outcome.failure.code == "exists":
+                return Result(False, f"File already exists, cannot create: {path}. To edit it, give the "
+                              "exact text to replace in old_string.",
+                              {"error": "exists", "path": path})
+            return self._failed_outcome(outcome, p.file_path, "replace")
+        text = f"Created new file: {path} with provided content."
+        if outcome.dry_run:
+            text = self._dry_run_text(outcome, f"Would create new file: {path} with provided content.")
+        return Result(True, text, outcome.data())
+
+    def _replace_text(self, text: str, old: str, new: str, expected: int, given: str,
+                      corrected: dict[str, Any]) -> Any:
+        """The ladder first; then, if it found no region or another count, the corrector."""
+        result = edits.replace(text, old, new, expected=expected)
+        corrector: Corrector | None = self.options.get("corrector")
+        if corrector is None or not isinstance(result, edits.EditFailure):
+            return result
+        if result.code not in ("no_match", "count_mismatch"):
+            return result
+        error = self._edit_failure_text(result.code, result.detail, given, old, new, expected) or result.code
+        try:
+            proposal = corrector(text, old, new, error)
+        except Exception:  # an application's corrector must not break the tool
+            return result
+        if not proposal or not isinstance(proposal, tuple) or len(proposal) != 2:
+            return result
+        old2, new2 = proposal
+        if not isinstance(old2, str) or not isinstance(new2, str) or old2 == "":
+            return result
+        second = edits.replace(text, old2, new2, expected=expected)
+        if isinstance(second, edits.EditFailure):
+            return result
+        corrected.update(old_string=old2, new_string=new2)
+        return dataclasses.replace(second, strategy=f"corrector+{second.strategy}")
+
+    def _edit_failure_text(self, code: str, detail: dict[str, Any], path: str, old: str, new: str,
+                           expected: int) -> str | None:
+        if code == "no_match":
+            text = f"Failed to edit, 0 occurrences found for old_string in {path}. {NO_OCCURRENCE_HINT}"
+            return text + _closest_hint(detail.get("closest") or [])
+        if code == "count_mismatch":
+            found = detail.get("found", detail.get("count", "?"))
+            return (f"Failed to edit, expected {expected} occurrences but found {found} "
+                    f"for old_string in file: {path}")
+        if code == "no_change":
+            if old == new:
+                return f"No changes to apply. The old_string and new_string are identical in file: {path}"
+            return f"No changes to apply. The new content is identical to the current content in file: {path}"
+        return None
+
+
+def _closest_hint(closest: list[dict[str, Any]]) -> str:
+    """Where the most similar real text is (never used to apply an edit)."""
+    if not closest:
+        return ""
+    best = closest[0]
+    start, end = best.get("start_line"), best.get("end_line")
+    where = f"line {start}" if start == end else f"lines {start}-{end}"
+    differs = best.get("differs") or []
+    how = f" (differs in: {', '.join(map(str, differs))})" if differs else ""
+    return f"\n\nThe most similar text in the file is at {where}{how}:\n{best.get('text', '')}"
+
+
+def _media_type(raw: bytes, suffix: str) -> str | None:
+    """The MIME type of an image or PDF (by content first, then by extension)."""
+    head = raw[:16]
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if head.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    if raw[:1024].find(b"%PDF-") != -1:
+        return "application/pdf"
+    mime = MEDIA_TYPES.get(suffix.lower())
+    if mime == "image/bmp" and head[:2] != b"BM":
+        return None
+    return mime
+
+
+__all__ = ["Corrector", "GeminiToolset"]
