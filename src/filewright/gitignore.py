@@ -1,0 +1,456 @@
+"""Ignore rules and globs with ripgrep's exact semantics, in pure Python.
+
+filewright searches with ripgrep when it can and with a pure-Python walker when it
+cannot; both must return the same files.  This module reproduces the two pieces of
+ripgrep's behaviour that decide *which* files are searched:
+
+* **globs** (ripgrep's ``globset`` crate): ``*`` and ``?`` never match ``/``; ``**/``,
+  ``/**`` and ``/**/`` match any number of directories; ``[a-z]`` / ``[!a-z]`` classes;
+  ``{a,b}`` alternatives (not nested); ``\\`` escapes.  Matching is on the path's bytes,
+  so ``?`` is one byte and case-insensitive matching folds ASCII letters only.
+* **ignore files** (the ``ignore`` crate): ``.gitignore``, ``.ignore`` and ``.rgignore``
+  in every directory, gitignore line syntax, last matching line wins within a file, the
+  deepest directory with a matching line wins, and ``.rgignore`` beats ``.ignore`` beats
+  ``.gitignore``.  Global gitignore, ``.git/info/exclude`` and ignore files in parents of
+  the search directory are *not* read (filewright passes ``--no-ignore-global
+  --no-ignore-exclude --no-ignore-parent`` to ripgrep); instead the caller may name an
+  ``ignore_root`` (the workspace root) whose ignore files, and those of the directories
+  between it and the search directory, also apply.
+* **overrides** (``--glob`` / ``--iglob``): a glob list in gitignore syntax where a plain
+  glob *includes* and ``!glob`` excludes; when any including glob exists, files matching
+  none are excluded.
+
+Paths handed to this module are ``bytes``, relative, with ``/`` separators.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+IGNORE_FILE_KINDS: tuple[str, ...] = (".rgignore", ".ignore", ".gitignore")
+"""Ignore file names, highest precedence first (as ripgrep ranks them)."""
+
+
+class GlobError(ValueError):
+    """A glob that ripgrep would refuse; the message says why."""
+
+
+# --------------------------------------------------------------------------- globs
+
+
+def _lit(ch: str) -> str:
+    return "".join(f"\\x{b:02x}" for b in ch.encode("utf-8", "surrogateescape"))
+
+
+# Token kinds of a parsed glob (mirroring globset's tokens).
+_SEP = "/"
+_ANY = "[^/]"
+_STAR = "[^/]*"
+_RPREFIX = "(?:/?|.*/)"
+_RSUFFIX = "/.*"
+_RZERO = "(?:/|/.*/)"
+_Token = str | list[list["_Token"]]  # a regex snippet, or alternatives
+
+
+class _GlobParser:
+    """A port of globset's glob parser, producing regex snippets."""
+
+    def __init__(self, glob: str) -> None:
+        self.glob = glob
+        self.i = 0
+        self.prev: str | None = None
+        self.stack: list[list[_Token]] = [[]]
+
+    def error(self, msg: str) -> GlobError:
+        return GlobError(f"error parsing glob '{self.glob}': {msg}")
+
+    def peek(self) -> str | None:
+        return self.glob[self.i] if self.i < len(self.glob) else None
+
+    def push(self, tok: _Token) -> None:
+        self.stack[-1].append(tok)
+
+    def parse(self) -> list[_Token]:
+        while (c := self.peek()) is not None:
+            self.prev = self.glob[self.i - 1] if self.i else None
+            self.i += 1
+            if c == "?":
+                self.push(_ANY)
+            elif c == "*":
+                self.star()
+            elif c == "[":
+                self.push(self.klass())
+            elif c == "{":
+                if len(self.stack) > 1:
+                    raise self.error("nested alternate groups are not allowed")
+                self.stack.append([])
+            elif c == "}":
+                alts: list[list[_Token]] = []
+                while len(self.stack) >= 2:
+                    alts.append(self.stack.pop())
+                self.push(alts[::-1])
+            elif c == ",":
+                if len(self.stack) <= 1:
+                    self.push(_lit(","))
+                else:
+                    self.stack.append([])
+            elif c == "\\":
+                esc = self.peek()
+                if esc is None:
+                    raise self.error("dangling '\\'")
+                self.i += 1
+                self.push(_lit(esc))
+            else:
+                self.push(_SEP if c == "/" else _lit(c))
+        if len(self.stack) > 1:
+            raise self.error("unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?)")
+        return self.stack[0]
+
+    def star(self) -> None:
+        prev = self.prev
+        if self.peek() != "*":
+            self.push(_STAR)
+            return
+        self.i += 1
+        nxt = self.peek()
+        if not self.stack[-1]:
+            if nxt is not None and nxt != "/":
+                self.push(_STAR)
+                self.push(_STAR)
+            else:
+                self.push(_RPREFIX)
+                if nxt is not None:
+                    self.i += 1
+            return
+        if prev != "/" and (len(self.stack) <= 1 or prev not in (",", "{")):
+            self.push(_STAR)
+            self.push(_STAR)
+            return
+        if nxt is None or (nxt in ",}" and len(self.stack) >= 2):
+            is_suffix = True
+        elif nxt == "/":
+            self.i += 1
+            is_suffix = False
+        else:
+            self.push(_STAR)
+            self.push(_STAR)
+            return
+        last = self.stack[-1].pop()
+        if last in (_RPREFIX, _RSUFFIX):
+            self.push(last)
+        else:
+            self.push(_RSUFFIX if is_suffix else _RZERO)
+
+    def klass(self) -> str:
+        negated = self.peek() in ("!", "^")
+        if negated:
+            self.i += 1
+        ranges: list[list[str]] = []
+        first = True
+        in_range = False
+        while True:
+            c = self.peek()
+            if c is None:
+                raise self.error("unclosed character class; missing ']'")
+            self.i += 1
+            if c == "]" and not first:
+                break
+            if c == "-" and not first:
+                if in_range:
+                    self.extend(ranges[-1], "-")
+                    in_range = False
+                else:
+                    in_range = True
+            elif in_range:
+                self.extend(ranges[-1], c)
+                in_range = False
+            else:
+                ranges.append([c, c])
+            first = False
+        if in_range:
+            ranges.append(["-", "-"])
+        body = "".join(_lit(a) if a == b else f"{_lit(a)}-{_lit(b)}" for a, b in ranges)
+        return "[" + ("^" if negated else "") + body + "]"
+
+    def extend(self, rng: list[str], c: str) -> None:
+        if rng[0] > c:
+            raise self.error(f"invalid range; '{rng[0]}' > '{c}'")
+        rng[1] = c
+
+
+def _tokens_regex(tokens: list[_Token]) -> str:
+    out = []
+    for tok in tokens:
+        if isinstance(tok, str):
+            out.append(tok)
+        else:
+            parts = [r for r in (_tokens_regex(alt) for alt in tok) if r]
+            if parts:
+                out.append("(?:" + "|".join(parts) + ")")
+    return "".join(out)
+
+
+def glob_to_regex(glob: str) -> str:
+    """Translate one glob into the body of an anchored bytes regex (globset semantics).
+
+    Raises :class:`GlobError` for the globs ripgrep rejects (unclosed class or
+    alternation, nested alternation, invalid range, dangling escape).
+    """
+    tokens = _GlobParser(glob).parse()
+    if tokens == [_RPREFIX]:
+        return ".*"
+    return _tokens_regex(tokens)
+
+
+def compile_glob(glob: str, *, case_insensitive: bool = False) -> re.Pattern[bytes]:
+    """Compile a glob into an anchored bytes regex matching whole relative paths."""
+    flags = re.IGNORECASE if case_insensitive else 0
+    return re.compile(("^(?:" + glob_to_regex(glob) + ")$").encode("ascii"), flags)
+
+
+# ------------------------------------------------------------------ gitignore lines
+
+
+@dataclass(frozen=True, slots=True)
+class IgnoreGlob:
+    """One parsed line of an ignore file (or one override glob)."""
+
+    original: str
+    regex: re.Pattern[bytes]
+    whitelist: bool
+    only_dir: bool
+
+
+def parse_ignore_line(line: str, *, case_insensitive: bool = False) -> IgnoreGlob | None:
+    """Parse one gitignore-syntax line the way ripgrep's ``ignore`` crate does.
+
+    Returns ``None`` for blank lines and comments.  Raises :class:`GlobError` when the
+    glob is invalid (ripgrep skips such lines with a warning; callers do the same).
+    """
+    if line.startswith("#"):
+        return None
+    if not line.endswith("\\ "):
+        line = line.rstrip()
+    if not line:
+        return None
+    original = line
+    whitelist = False
+    absolute = False
+    if line.startswith(("\\!", "\\#")):
+        line = line[1:]
+        absolute = line.startswith("/")
+    else:
+        if line.startswith("!"):
+            whitelist = True
+            line = line[1:]
+        if line.startswith("/"):
+            line = line[1:]
+            absolute = True
+    only_dir = False
+    if line.endswith("/"):
+        only_dir = True
+        line = line[:-1]
+        if line.endswith("\\"):
+            line = line[:-1]
+    actual = line
+    if not absolute and "/" not in line and not (actual.startswith("**/") or actual == "**"):
+        actual = "**/" + actual
+    if actual.endswith("/**"):
+        actual += "/*"
+    regex = compile_glob(actual, case_insensitive=case_insensitive)
+    return IgnoreGlob(original, regex, whitelist, only_dir)
+
+
+class IgnoreSpec:
+    """The globs of one ignore file (or one override list), in file order."""
+
+    __slots__ = ("_any", "globs")
+
+    def __init__(self, globs: Sequence[IgnoreGlob]) -> None:
+        self.globs = tuple(globs)
+        self._any = (
+            re.compile(b"|".join(b"(?:" + g.regex.pattern + b")" for g in self.globs))
+            if self.globs and len({g.regex.flags for g in self.globs}) == 1
+            else None
+        )
+        if self._any is not None and self.globs[0].regex.flags & re.IGNORECASE:
+            self._any = re.compile(self._any.pattern, re.IGNORECASE)
+
+    @classmethod
+    def from_lines(cls, lines: Iterable[str], *, case_insensitive: bool = False) -> IgnoreSpec:
+        """Build a spec from ignore-file lines, skipping blank, comment and invalid lines."""
+        globs = []
+        for line in lines:
+            try:
+                g = parse_ignore_line(line, case_insensitive=case_insensitive)
+            except GlobError:
+                continue
+            if g is not None:
+                globs.append(g)
+        return cls(globs)
+
+    @classmethod
+    def from_file(cls, path: Path) -> IgnoreSpec | None:
+        """Read an ignore file; ``None`` when it is absent or unreadable.
+
+        Like ripgrep, reading stops at the first line that is not valid UTF-8.
+        """
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            return None
+        lines = []
+        for i, raw in enumerate(data.split(b"\n")):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                break
+            if i == 0:
+                line = line.lstrip("\ufeff")
+            lines.append(line.removesuffix("\r"))
+        spec = cls.from_lines(lines)
+        return spec if spec.globs else None
+
+    def match(self, rel: bytes, is_dir: bool) -> bool | None:
+        """``True`` = ignored, ``False`` = whitelisted (``!``), ``None`` = no line matches."""
+        if self._any is not None and self._any.match(rel) is None:
+            return None
+        for g in reversed(self.globs):
+            if (is_dir or not g.only_dir) and g.regex.match(rel) is not None:
+                return not g.whitelist
+        return None
+
+
+class Verdict(Enum):
+    """What an override list says about a path."""
+
+    NONE = 0
+    INCLUDE = 1
+    EXCLUDE = 2
+
+
+class Overrides:
+    """ripgrep's ``--glob`` / ``--iglob`` list: globs include, ``!globs`` exclude."""
+
+    __slots__ = ("_has_includes", "_spec")
+
+    def __init__(self, globs: Sequence[tuple[str, bool]]) -> None:
+        """``globs``: (glob, case_insensitive) pairs, later ones taking precedence."""
+        parsed = []
+        for glob, ci in globs:
+            g = parse_ignore_line(glob, case_insensitive=ci)
+            if g is not None:
+                parsed.append(g)
+        self._spec = IgnoreSpec(parsed)
+        self._has_includes = any(not g.whitelist for g in parsed)
+
+    def match(self, rel: bytes, is_dir: bool) -> Verdict:
+        """Verdict for a path (a file matching no include glob is excluded)."""
+        m = self._spec.match(rel, is_dir)
+        if m is None:
+            if self._has_includes and not is_dir:
+                return Verdict.EXCLUDE
+            return Verdict.NONE
+        return Verdict.INCLUDE if m else Verdict.EXCLUDE
+
+
+# ---------------------------------------------------------------- directory rules
+
+
+@dataclass(frozen=True, slots=True)
+class _Level:
+    """One directory's ignore file: paths are matched as ``prefix + rel[strip:]``."""
+
+    prefix: bytes
+    strip: int
+    spec: IgnoreSpec
+
+
+@dataclass(frozen=True, slots=True)
+class DirRules:
+    """Ignore files in force inside one directory: one tuple per kind, deepest first."""
+
+    levels: tuple[tuple[_Level, ...], ...] = ((), (), ())
+
+    def child(self, abs_dir: Path, rel_dir: bytes = b"", *, prefix: bytes = b"") -> DirRules:
+        """Rules inside ``abs_dir``: its own ignore files on top of ours.
+
+        ``rel_dir`` is the directory relative to the search root (``b""`` for the root);
+        ``prefix`` is the search root relative to ``abs_dir`` + ``/`` for directories
+        above the root.
+        """
+        strip = len(rel_dir) + 1 if rel_dir else 0
+        new = []
+        for kind, name in enumerate(IGNORE_FILE_KINDS):
+            spec = IgnoreSpec.from_file(abs_dir / name)
+            lv = self.levels[kind]
+            new.append((_Level(prefix, strip, spec), *lv) if spec is not None else lv)
+        return DirRules(tuple(new))
+
+    def is_ignored(self, rel: bytes, is_dir: bool) -> bool:
+        """Whether ``rel`` (relative to the search root) is ignored by these rules."""
+        for levels in self.levels:
+            for lv in levels:
+                m = lv.spec.match(lv.prefix + rel[lv.strip :], is_dir)
+                if m is not None:
+                    return m
+        return False
+
+    @property
+    def empty(self) -> bool:
+        """True when no ignore file applies."""
+        return not any(self.levels)
+
+
+def root_rules(directory: Path, ignore_root: Path | None = None) -> DirRules:
+    """Rules at the search root: its own ignore files, plus those of ``ignore_root`` and
+    of every directory between it and ``directory`` when ``ignore_root`` contains it."""
+    rules = DirRules()
+    if ignore_root is not None and ignore_root != directory:
+        try:
+            parts = directory.relative_to(ignore_root).parts
+        except ValueError:
+            parts = ()
+        for k in range(len(parts)):
+            prefix = os.fsencode("/".join(parts[k:])) + b"/"
+            rules = rules.child(ignore_root.joinpath(*parts[:k]), prefix=prefix)
+    return rules.child(directory)
+
+
+class PathFilter:
+    """Answers "is this file ignored?" for paths relative to a search root, loading and
+    caching each directory's ignore files on the way.
+
+    Used to post-filter the files ripgrep reached through an including ``--glob``
+    (which, in ripgrep, takes precedence over ignore files).
+    """
+
+    def __init__(self, directory: Path, ignore_root: Path | None = None) -> None:
+        self._dir = directory
+        self._cache: dict[bytes, DirRules | None] = {b"": root_rules(directory, ignore_root)}
+
+    def rules(self, d: bytes) -> DirRules | None:
+        """Rules inside directory ``d``, or ``None`` when ``d`` or a parent is ignored."""
+        try:
+            return self._cache[d]
+        except KeyError:
+            pass
+        parent = d.rpartition(b"/")[0]
+        prules = self.rules(parent)
+        if prules is None or prules.is_ignored(d, True):
+            res = None
+        else:
+            res = prules.child(self._dir / os.fsdecode(d), d)
+        self._cache[d] = res
+        return res
+
+    def is_ignored(self, rel: bytes, is_dir: bool = False) -> bool:
+        """Whether ``rel`` or any directory above it is ignored."""
+        rules = self.rules(rel.rpartition(b"/")[0])
+        return rules is None or rules.is_ignored(rel, is_dir)

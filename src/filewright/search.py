@@ -1,0 +1,592 @@
+"""Finding files and text: grep, glob and list_directory, at ripgrep speed.
+
+The engine resolves the workspace path and the policy, then calls these functions with a
+real directory and a ``visible`` callback; nothing here leaves that directory, follows a
+symlink, or returns (or reads, in the Python engine) a path the callback refuses.
+
+Two engines give the same results on the same tree:
+
+* ``"rg"`` drives the ripgrep binary (``rg`` on ``PATH``, else the one the ``ripgrep``
+  wheel installs next to Python) with JSON output;
+* ``"python"`` is a pure-Python walker and matcher (:mod:`filewright.search_py`).
+
+``"auto"`` (the default) uses ripgrep when it is available.
+
+Decisions, shared by both engines:
+
+* **Which files**: regular files only (symlinks are neither followed nor reported),
+  hidden files included (hiding is the policy's job), ``.git`` never searched.  With
+  ``respect_gitignore`` the ``.gitignore``, ``.ignore`` and ``.rgignore`` files of the
+  searched directory and its subdirectories apply, with git's syntax and ripgrep's
+  precedence, whether or not the tree is a git repository.  The global gitignore and
+  ``.git/info/exclude`` are not read; ignore files above the searched directory apply
+  only when the caller passes ``ignore_root`` (the workspace root).
+* **Order**: grep reports files in path order (ripgrep's ``--sort path``: directory by
+  directory, names compared as bytes); when matches exceed ``max_matches`` the first
+  ones in that order are kept, so results are deterministic.
+* **Regex dialect**: ripgrep's (Rust ``regex``) in the rg engine, Python's :mod:`re`
+  in the fallback.  Literal text, classes, ``\\d \\w \\s \\b``, anchors (``^``/``$`` at
+  line ends), groups, alternation, repetition and inline flags behave alike.
+  Look-around and backreferences exist only in Python's dialect: with ``engine="auto"``
+  such a pattern (which ripgrep, built without PCRE2, rejects) runs on the Python
+  engine; with ``engine="rg"`` it is an error.  ``\\p{Greek}``-style classes, ``\\z``
+  and POSIX classes exist only in ripgrep's.  A line is matched without its ``\\n``
+  (so ``\\n`` never matches, and a ``\\r`` before it stays part of the line).
+* **Binary files** (a NUL byte in the first 64 KiB) are skipped; UTF-16 files with a
+  BOM are searched as text; bytes that are not UTF-8 are shown as U+FFFD.
+* **glob** patterns use Gemini CLI's semantics: the pattern matches the whole path
+  relative to the searched directory, so ``*.md`` finds Markdown files at the top level
+  only and ``**/*.md`` at any depth; ``*`` and ``?`` stop at ``/``; ``{a,b}``, ``[a-z]``
+  and ``\\`` escapes work; ``.`` files match ``*``.  Case-insensitive by default (ASCII
+  letters).  A pattern naming an existing file is taken literally (for names such as
+  ``[id].tsx``).  ``.git`` and ``node_modules`` are always skipped.  Newest modification
+  first, ties in path order.
+* **list_directory** sorts directories first, then files, each by case-insensitive
+  name.  A symlink is listed (marked ``is_symlink``) but only counts as a directory when
+  it resolves to a directory inside ``symlink_root`` (default: the listed directory).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from filewright.gitignore import GlobError, Overrides, PathFilter, compile_glob, root_rules
+from filewright.search_py import LineSearcher, read_file, searchable_text, walk
+from filewright.search_rg import (
+    files_args,
+    find_rg,
+    grep_args,
+    is_regex_error,
+    iter_paths,
+    regex_error_detail,
+    run_grep,
+    start_files,
+)
+from filewright.search_types import (
+    Entry,
+    FileMatches,
+    GlobResult,
+    GrepResult,
+    LineMatch,
+    ListResult,
+    MatchCollector,
+    ProgressCallback,
+    Visible,
+    always_visible,
+    sort_key,
+)
+
+__all__ = [
+    "Entry",
+    "FileMatches",
+    "GlobResult",
+    "GrepResult",
+    "LineMatch",
+    "ListResult",
+    "Visible",
+    "find_rg",
+    "format_glob_gemini",
+    "format_grep_gemini",
+    "format_list_gemini",
+    "glob",
+    "grep",
+    "list_directory",
+]
+
+ENGINES = ("auto", "rg", "python")
+GLOB_EXCLUDES = ("!.git", "!node_modules")
+DEFAULT_MAX_GLOB_RESULTS = 1000
+RG_MISSING = "ripgrep (rg) is not available; use engine='python' or 'auto'"
+
+
+def _pick_engine(engine: str) -> str | None:
+    """The rg binary to use, or ``None`` for the Python engine."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
+    return None if engine == "python" else find_rg()
+
+
+def _compile_python(pattern: str, case_sensitive: bool, fixed_strings: bool) -> LineSearcher | str:
+    """A compiled searcher, or the error text for an invalid pattern."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return LineSearcher(pattern, case_sensitive=case_sensitive, fixed_strings=fixed_strings)
+    except (re.error, OverflowError, RecursionError) as exc:
+        return f'Invalid regular expression "{pattern}": {exc}'
+
+
+def _monotonic(cb: ProgressCallback | None) -> ProgressCallback | None:
+    if cb is None:
+        return None
+    best = [-1]
+
+    def report(n: int) -> None:
+        if n > best[0]:
+            best[0] = n
+            cb(n)
+
+    return report
+
+
+# ------------------------------------------------------------------------------ grep
+
+
+def grep(
+    directory: Path,
+    pattern: str,
+    *,
+    include: str | None = None,
+    case_sensitive: bool = True,
+    fixed_strings: bool = False,
+    context: int = 0,
+    max_matches: int = 2000,
+    max_line_chars: int = 500,
+    respect_gitignore: bool = True,
+    visible: Visible = always_visible,
+    engine: str = "auto",
+    on_progress: ProgressCallback | None = None,
+    ignore_root: Path | None = None,
+) -> GrepResult:
+    """Search the files under ``directory`` for lines matching ``pattern``.
+
+    ``include`` is a glob filtering the files (ripgrep ``--glob`` syntax: ``*.ts``
+    matches at any depth, ``src/**/*.ts`` from the directory).  ``context`` adds that
+    many lines before and after each match.  At most ``max_matches`` matching lines are
+    returned (``truncated`` says when more existed); lines longer than
+    ``max_line_chars`` are cut.  ``on_progress`` receives the number of matching lines
+    found so far, now and then.  An invalid pattern or include glob gives a result with
+    ``error`` set.  See the module docstring for the engines and the regex dialect.
+    """
+    directory = Path(directory)
+    rg = _pick_engine(engine)
+    if engine == "rg" and rg is None:
+        return GrepResult([], 0, False, "rg", error=RG_MISSING)
+    if include:
+        try:
+            Overrides([(include, False)])
+        except GlobError as exc:
+            return GrepResult([], 0, False, "rg" if rg else "python", error=str(exc))
+    progress = _monotonic(on_progress)
+    opts = dict(
+        include=include or None,
+        case_sensitive=case_sensitive,
+        fixed_strings=fixed_strings,
+        context=max(0, context),
+        respect_gitignore=respect_gitignore,
+    )
+
+    def collector() -> MatchCollector:
+        return MatchCollector(
+            max_matches=max_matches,
+            max_line_chars=max_line_chars,
+            context=max(0, context),
+            on_progress=progress,
+        )
+
+    if rg is not None:
+        accept = _acceptor(directory, visible, respect_gitignore, include, ignore_root)
+        col = collector()
+        out = run_grep(rg, directory, grep_args(pattern, sort=False, **opts), col, accept)
+        if out.error is None and not out.completed:
+            # More matches than the cap: rerun in path order to keep the first ones.
+            col = collector()
+            out = run_grep(rg, directory, grep_args(pattern, sort=True, **opts), col, accept)
+        if out.error is None:
+            return col.result("rg", out.files_searched)
+        if not is_regex_error(out.error):
+            return GrepResult([], 0, False, "rg", error=out.error)
+        if engine == "rg" or isinstance(
+            _compile_python(pattern, case_sensitive, fixed_strings), str
+        ):
+            detail = regex_error_detail(out.error)
+            return GrepResult(
+                [], 0, False, "rg", error=f'Invalid regular expression "{pattern}": {detail}'
+            )
+    searcher = _compile_python(pattern, case_sensitive, fixed_strings)
+    if isinstance(searcher, str):
+        return GrepResult([], 0, False, "python", error=searcher)
+    return _grep_python(directory, searcher, collector(), visible, ignore_root, progress, **opts)
+
+
+def _acceptor(
+    directory: Path,
+    visible: Visible,
+    respect_gitignore: bool,
+    include: str | None,
+    ignore_root: Path | None,
+) -> Callable[[bytes], str | None]:
+    """Decide, for each path ripgrep reports, the display path or ``None`` to drop it.
+
+    ripgrep lets an including ``--glob`` override ignore files, and does not read ignore
+    files above the directory; both are re-checked here when they can matter.
+    """
+    filt = (
+        PathFilter(directory, ignore_root)
+        if respect_gitignore and (include or ignore_root is not None)
+        else None
+    )
+
+    def accept(rel: bytes) -> str | None:
+        if filt is not None and filt.is_ignored(rel):
+            return None
+        path = os.fsdecode(rel)
+        return path if visible(path) else None
+
+    return accept
+
+
+def _grep_python(
+    directory: Path,
+    searcher: LineSearcher,
+    col: MatchCollector,
+    visible: Visible,
+    ignore_root: Path | None,
+    progress: ProgressCallback | None,
+    *,
+    include: str | None,
+    case_sensitive: bool,
+    fixed_strings: bool,
+    context: int,
+    respect_gitignore: bool,
+) -> GrepResult:
+    overrides = Overrides([*([(include, False)] if include else []), ("!.git", False)])
+    rules = root_rules(directory, ignore_root) if respect_gitignore else None
+    base = os.fsencode(directory) + b"/"
+    searched = 0
+    for rel, _ignored in walk(directory, overrides, rules):
+        path = os.fsdecode(rel)
+        if not visible(path):
+            continue
+        data = read_file(base + rel)
+        if data is None:
+            continue
+        searched += 1
+        if progress is not None and searched % 1000 == 0:
+            progress(col.total)
+        text = searchable_text(data, context)
+        if text is None:
+            continue
+        lines = searcher.search(text, context)
+        if not lines:
+            continue
+        col.begin(path)
+        if not all(col.line(n, line, is_ctx) for n, line, is_ctx in lines):
+            break
+        col.end()
+    return col.result("python", searched)
+
+
+# ------------------------------------------------------------------------------ glob
+
+
+def _anchor(directory: Path, pattern: str) -> str:
+    """The override glob for a glob-tool pattern: anchored at ``directory``."""
+    if os.path.isabs(pattern):
+        prefix = str(directory).rstrip("/") + "/"
+        if pattern.startswith(prefix):
+            pattern = pattern[len(prefix) :]
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    literal = directory / pattern
+    try:
+        if pattern and literal.is_file() and not literal.is_symlink():
+            pattern = re.sub(r"([\\*?\[\]{}])", r"\\\1", pattern)
+            if pattern.endswith(" "):
+                pattern = pattern[:-1] + "\\ "
+    except (OSError, ValueError):
+        pass
+    return "/" + pattern.lstrip("/")
+
+
+def glob(
+    directory: Path,
+    pattern: str,
+    *,
+    case_sensitive: bool = False,
+    respect_gitignore: bool = True,
+    max_results: int = DEFAULT_MAX_GLOB_RESULTS,
+    visible: Visible = always_visible,
+    engine: str = "auto",
+    count_ignored: bool = True,
+    ignore_root: Path | None = None,
+) -> GlobResult:
+    """Find the files under ``directory`` whose relative path matches ``pattern``.
+
+    Newest modification time first (ties in path order), at most ``max_results``
+    (``truncated`` and ``total`` say how many matched).  ``ignored_count`` tells how many
+    more files match but are hidden by ignore files (computing it costs a second walk
+    that includes ignored directories; pass ``count_ignored=False`` to skip it).  An
+    invalid pattern gives a result with ``error`` set.  Semantics: module docstring.
+    """
+    directory = Path(directory)
+    rg = _pick_engine(engine)
+    name = "rg" if rg else "python"
+    if engine == "rg" and rg is None:
+        return GlobResult([], False, 0, 0, "rg", error=RG_MISSING)
+    if not pattern.strip():
+        return GlobResult([], False, 0, 0, name, error="The pattern cannot be empty.")
+    anchored = _anchor(directory, pattern)
+    try:
+        overrides = Overrides(
+            [(anchored, not case_sensitive), *((g, False) for g in GLOB_EXCLUDES)]
+        )
+    except GlobError as exc:
+        return GlobResult([], False, 0, 0, name, error=str(exc))
+    count = count_ignored and respect_gitignore
+    if rg is not None:
+        items, ignored = _glob_rg(
+            rg, directory, anchored, case_sensitive, respect_gitignore, count, visible, ignore_root
+        )
+    else:
+        items, ignored = _glob_python(
+            directory, overrides, respect_gitignore, count, visible, ignore_root
+        )
+    items.sort()
+    cap = max(0, max_results)
+    return GlobResult(
+        paths=[p for _, _, p in items[:cap]],
+        truncated=len(items) > cap,
+        total=len(items),
+        ignored_count=ignored,
+        engine=name,
+    )
+
+
+_Item = tuple[int, bytes, str]  # (-mtime_ns, sort key, display path)
+
+
+def _glob_rg(
+    rg: str,
+    directory: Path,
+    anchored: str,
+    case_sensitive: bool,
+    respect_gitignore: bool,
+    count: bool,
+    visible: Visible,
+    ignore_root: Path | None,
+) -> tuple[list[_Item], int]:
+    import tempfile
+
+    def args(respect: bool) -> list[str]:
+        return files_args(
+            anchored,
+            case_sensitive=case_sensitive,
+            respect_gitignore=respect,
+            excludes=GLOB_EXCLUDES,
+        )
+
+    with tempfile.TemporaryFile() as unignored:
+        # The count of ignored files comes from a concurrent walk that ignores nothing.
+        everything = start_files(rg, directory, args(False), unignored) if count else None
+        proc = start_files(rg, directory, args(respect_gitignore))
+        filt = PathFilter(directory, ignore_root) if respect_gitignore else None
+        items: list[_Item] = []
+        seen: set[bytes] = set()
+        dfd = os.open(directory, os.O_RDONLY)
+        try:
+            assert proc.stdout is not None
+            for rel in iter_paths(proc.stdout):
+                # An including --glob overrides ignore files in ripgrep: re-check.
+                if filt is not None and filt.is_ignored(rel):
+                    continue
+                if count:
+                    seen.add(rel)
+                path = os.fsdecode(rel)
+                if not visible(path):
+                    continue
+                try:
+                    st = os.stat(rel, dir_fd=dfd, follow_symlinks=False)
+                except OSError:
+                    continue
+                items.append((-st.st_mtime_ns, sort_key(rel), path))
+        finally:
+            os.close(dfd)
+            proc.wait()
+        ignored = 0
+        if everything is not None:
+            everything.wait()
+            unignored.seek(0)
+            for rel in iter_paths(unignored):  # type: ignore[arg-type]
+                if rel not in seen and visible(os.fsdecode(rel)):
+                    ignored += 1
+    return items, ignored
+
+
+def _glob_python(
+    directory: Path,
+    overrides: Overrides,
+    respect_gitignore: bool,
+    count: bool,
+    visible: Visible,
+    ignore_root: Path | None,
+) -> tuple[list[_Item], int]:
+    rules = root_rules(directory, ignore_root) if respect_gitignore else None
+    items: list[_Item] = []
+    ignored = 0
+    dfd = os.open(directory, os.O_RDONLY)
+    try:
+        for rel, is_ignored in walk(directory, overrides, rules, with_ignored=count):
+            path = os.fsdecode(rel)
+            if not visible(path):
+                continue
+            if is_ignored:
+                ignored += 1
+                continue
+            try:
+                st = os.stat(rel, dir_fd=dfd, follow_symlinks=False)
+            except OSError:
+                continue
+            items.append((-st.st_mtime_ns, sort_key(rel), path))
+    finally:
+        os.close(dfd)
+    return items, ignored
+
+
+# -------------------------------------------------------------------- list_directory
+
+
+def _name_matcher(globs: Sequence[str]) -> Callable[[bytes], bool]:
+    regexes = []
+    for g in globs:
+        try:
+            regexes.append(compile_glob(g))
+        except GlobError:
+            regexes.append(re.compile(re.escape(os.fsencode(g)) + b"$"))
+    return lambda name: any(r.match(name) for r in regexes)
+
+
+def _dir_inside(link: str, root: Path) -> bool:
+    """Whether symlink ``link`` resolves to a directory inside ``root``."""
+    try:
+        target = Path(os.path.realpath(link))
+        return target.is_dir() and target.is_relative_to(root.resolve())
+    except (OSError, ValueError):
+        return False
+
+
+def list_directory(
+    directory: Path,
+    *,
+    ignore: list[str] | None = None,
+    respect_gitignore: bool = True,
+    visible: Visible = always_visible,
+    ignore_root: Path | None = None,
+    symlink_root: Path | None = None,
+) -> ListResult:
+    """The entries of one directory: directories first, then files, each group by
+    case-insensitive name.
+
+    ``ignore`` globs (matched against names) drop entries; with ``respect_gitignore``,
+    entries hidden by ignore files, and ``.git``, are dropped and counted in
+    ``ignored_count``.  Entries the policy hides are dropped and not counted.
+    """
+    directory = Path(directory)
+    skip = _name_matcher(ignore or [])
+    rules = root_rules(directory, ignore_root) if respect_gitignore else None
+    entries: list[Entry] = []
+    ignored = 0
+    with os.scandir(directory) as it:
+        for e in it:
+            if not visible(e.name):
+                continue
+            name_b = os.fsencode(e.name)
+            if skip(name_b):
+                continue
+            try:
+                is_dir = e.is_dir(follow_symlinks=False)
+                is_link = e.is_symlink()
+            except OSError:
+                continue
+            if rules is not None and (e.name == ".git" or rules.is_ignored(name_b, is_dir)):
+                ignored += 1
+                continue
+            if is_link:
+                is_dir = _dir_inside(e.path, symlink_root or directory)
+            entries.append(Entry(e.name, is_dir, is_link))
+    entries.sort(key=lambda en: (not en.is_dir, en.name.casefold(), en.name))
+    return ListResult(entries, ignored)
+
+
+# ------------------------------------------------------------------------ formatting
+
+
+def format_grep_gemini(
+    result: GrepResult, pattern: str, path_display: str, include: str | None = None
+) -> str:
+    """The text Gemini CLI's ``search_file_content`` shows the model.
+
+    Matching lines are ``L<n>: text``, context lines ``L<n>- text``; a capped result
+    says ``(results limited to N matches for performance)``; an error reads
+    ``Error during grep search operation: ...``.
+    """
+    if result.error:
+        return f"Error during grep search operation: {result.error}"
+    where = f'in path "{path_display}"' + (f' (filter: "{include}")' if include else "")
+    if not result.files:
+        return f'No matches found for pattern "{pattern}" {where}.'
+    term = "match" if result.total_matches == 1 else "matches"
+    out = [f'Found {result.total_matches} {term} for pattern "{pattern}" {where}']
+    if result.truncated:
+        out.append(f" (results limited to {result.total_matches} matches for performance)")
+    out.append(":\n---\n")
+    for f in result.files:
+        out.append(f"File: {f.path}\n")
+        for m in f.matches:
+            out.append(f"L{m.line}{'-' if m.is_context else ':'} {m.text.rstrip()}\n")
+        out.append("---\n")
+    return "".join(out).strip()
+
+
+def format_glob_gemini(
+    result: GlobResult,
+    pattern: str,
+    dir_display: str,
+    *,
+    render_path: Callable[[str], str] | None = None,
+) -> str:
+    """The text Gemini CLI's ``glob`` shows the model.
+
+    ``render_path`` turns each relative path into what the model should see (Gemini
+    shows absolute paths); by default the relative path is shown.  A capped result ends
+    with a line saying how many of how many files are shown.
+    """
+    if result.error:
+        return f"Error during glob search operation: {result.error}"
+    if not result.paths:
+        msg = f'No files found matching pattern "{pattern}" within {dir_display}'
+        if result.ignored_count:
+            msg += f" ({result.ignored_count} files were ignored)"
+        return msg
+    render = render_path or (lambda p: p)
+    msg = f'Found {result.total} file(s) matching "{pattern}" within {dir_display}'
+    if result.ignored_count:
+        msg += f" ({result.ignored_count} additional files were ignored)"
+    msg += ", sorted by modification time (newest first):\n"
+    msg += "\n".join(render(p) for p in result.paths)
+    if result.truncated:
+        msg += (
+            f"\n(showing the {len(result.paths)} most recently modified of {result.total} "
+            "files; use a more specific pattern to see the others)"
+        )
+    return msg
+
+
+def format_list_gemini(result: ListResult, dir_display: str) -> str:
+    """The text Gemini CLI's ``list_directory`` shows the model.
+
+    ``[DIR] name`` for directories, bare names for files; ``(N ignored)`` after a blank
+    line when ignore files hid entries; ``Directory X is empty.`` when there is nothing
+    at all.
+    """
+    if not result.entries and not result.ignored_count:
+        return f"Directory {dir_display} is empty."
+    body = "\n".join(f"[DIR] {e.name}" if e.is_dir else e.name for e in result.entries)
+    msg = f"Directory listing for {dir_display}:\n{body}"
+    if result.ignored_count:
+        msg += f"\n\n({result.ignored_count} ignored)"
+    return msg

@@ -1,0 +1,172 @@
+"""The pure-Python search engine: the fallback when no ``rg`` binary is available.
+
+It walks the tree the way ripgrep does (sorted by name, depth first, symlinks never
+followed, ignore files via :mod:`filewright.gitignore`) and reads files the way ripgrep
+does (UTF-16 with a BOM is transcoded, a UTF-8 BOM is dropped, a NUL byte in the first
+64 KiB marks a binary file that is skipped; a later NUL ends the search of that file where
+ripgrep's 64 KiB read buffer would).  Patterns use Python's :mod:`re` dialect.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from filewright.gitignore import DirRules, Overrides, Verdict
+
+BUFFER = 65536
+"""ripgrep's read buffer capacity: binary detection looks at what each read brings."""
+
+
+def walk(
+    directory: Path,
+    overrides: Overrides | None,
+    rules: DirRules | None,
+    *,
+    with_ignored: bool = False,
+) -> Iterator[tuple[bytes, bool]]:
+    """Yield ``(relative path, ignored)`` for the regular files under ``directory``.
+
+    Order is ripgrep's ``--sort path``.  Entries an override excludes are skipped (a
+    directory with all it holds).  With ``rules`` set, ignored entries are skipped too,
+    unless ``with_ignored``: then their files are yielded with ``ignored=True`` (for
+    counting what the ignore files hid).  Symlinks and special files are never yielded
+    and symlinked directories never entered.
+    """
+    yield from _walk(os.fsencode(directory), b"", overrides, rules, with_ignored, False)
+
+
+def _walk(
+    abs_dir: bytes,
+    rel_dir: bytes,
+    overrides: Overrides | None,
+    rules: DirRules | None,
+    with_ignored: bool,
+    ignored: bool,
+) -> Iterator[tuple[bytes, bool]]:
+    try:
+        with os.scandir(abs_dir) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        name = entry.name
+        rel = rel_dir + b"/" + name if rel_dir else name
+        try:
+            is_dir = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            continue
+        if overrides is not None and overrides.match(rel, is_dir) is Verdict.EXCLUDE:
+            continue
+        hidden = ignored
+        if not hidden and rules is not None and rules.is_ignored(rel, is_dir):
+            if not with_ignored:
+                continue
+            hidden = True
+        if is_dir:
+            sub = abs_dir + b"/" + name
+            sub_rules = (
+                rules.child(Path(os.fsdecode(sub)), rel)
+                if rules is not None and not hidden
+                else rules
+            )
+            yield from _walk(sub, rel, overrides, sub_rules, with_ignored, hidden)
+        elif entry.is_file(follow_symlinks=False):
+            yield rel, hidden
+
+
+def read_file(path: bytes) -> bytes | None:
+    """Read a file without following a symlink at its last component (``None`` on error)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def searchable_text(data: bytes, context: int = 0) -> str | None:
+    """The part of a file's bytes ripgrep would search, decoded; ``None`` if binary."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        data = data.decode("utf-16", "replace").encode("utf-8")
+    elif data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        if nul < BUFFER:
+            return None
+        data = data[: binary_cutoff(data, nul, context)]
+    return data.decode("utf-8", "replace")
+
+
+def binary_cutoff(data: bytes, nul: int, context: int = 0) -> int:
+    """Where ripgrep stops searching a file whose first NUL byte is at ``nul``.
+
+    ripgrep reads 64 KiB at a time, keeping the unfinished last line (and the lines
+    needed as before-context) for the next read; it searches each read's complete lines
+    and quits, without searching it, at the first read that brings a NUL byte.
+    """
+    capacity = BUFFER
+    kept = 0  # start of the bytes carried over into the buffer
+    end = 0  # end of the bytes read so far
+    searched = 0  # end of the complete lines searched so far
+    n = len(data)
+    while True:
+        while True:
+            if end - kept >= capacity:
+                capacity *= 2
+            read = min(capacity - (end - kept), n - end)
+            if read <= 0:
+                return n
+            old, end = end, end + read
+            if nul < end:
+                return searched
+            lineterm = data.rfind(b"\n", old, end)
+            if lineterm >= 0:
+                break
+        searched = lineterm + 1
+        kept = searched
+        for _ in range(context):
+            if kept <= 0:
+                break
+            kept = data.rfind(b"\n", 0, kept - 1) + 1
+
+
+_NO_PREFILTER = re.compile(r"\\[AZ]|\(\?<?[=!]")
+
+
+class LineSearcher:
+    """A compiled grep pattern in Python's dialect, matched line by line like ripgrep."""
+
+    def __init__(self, pattern: str, *, case_sensitive: bool, fixed_strings: bool) -> None:
+        """Compile; raises :class:`re.error` for an invalid pattern."""
+        source = re.escape(pattern) if fixed_strings else pattern
+        flags = 0 if case_sensitive else re.IGNORECASE
+        self.line_re = re.compile(source, flags)
+        # A whole-file search with ^/$ at line boundaries finds every file that has a
+        # matching line, unless the pattern looks at what surrounds a line.
+        self.file_re = (
+            None if _NO_PREFILTER.search(source) else re.compile(source, flags | re.MULTILINE)
+        )
+
+    def search(self, text: str, context: int) -> list[tuple[int, str, bool]]:
+        """``(line number, line, is_context)`` for matching lines and their context."""
+        if self.file_re is not None and self.file_re.search(text) is None:
+            return []
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        search = self.line_re.search
+        hits = [i for i, line in enumerate(lines) if search(line) is not None]
+        if not context or not hits:
+            return [(i + 1, lines[i], False) for i in hits]
+        wanted: set[int] = set()
+        for i in hits:
+            wanted.update(range(max(0, i - context), min(len(lines), i + context + 1)))
+        hit_set = set(hits)
+        return [(i + 1, lines[i], i not in hit_set) for i in sorted(wanted)]

@@ -1,0 +1,231 @@
+"""The ripgrep engine: runs ``rg`` and stream-parses its output.
+
+grep runs ``rg --json`` (every path and line arrives JSON-encoded, so names with
+colons, newlines or invalid UTF-8 cannot corrupt parsing); glob runs ``rg --files``
+(one path per line).  Both pin ripgrep's configuration so that it agrees with the
+pure-Python engine: no config file, hidden files included, ``.git`` excluded, symlinks
+not followed, ignore files of the searched tree only (no global gitignore, no
+``.git/info/exclude``, no ignore files above the searched directory).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import BinaryIO
+
+from filewright.search_types import MatchCollector
+
+BASE_ARGS: tuple[str, ...] = (
+    "--no-config",
+    "--hidden",
+    "--no-follow",
+    "--no-require-git",
+    "--no-ignore-global",
+    "--no-ignore-parent",
+    "--no-ignore-exclude",
+    "--no-messages",
+    "--path-separator",
+    "/",
+)
+
+
+@lru_cache(maxsize=1)
+def find_rg() -> str | None:
+    """The ``rg`` binary: one on ``PATH``, else the ``ripgrep`` wheel's next to Python."""
+    found = shutil.which("rg")
+    if found:
+        return found
+    for name in ("rg", "rg.exe"):
+        candidate = Path(sys.executable).parent / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return None
+
+
+def _path_bytes(obj: dict[str, str]) -> bytes:
+    """Decode ripgrep's ``{"text": ...}`` / ``{"bytes": base64}`` into raw bytes."""
+    text = obj.get("text")
+    if text is not None:
+        return text.encode("utf-8", "surrogateescape")
+    return base64.b64decode(obj.get("bytes", ""))
+
+
+def _line_text(obj: dict[str, str]) -> str:
+    text = obj.get("text")
+    if text is not None:
+        return text
+    return base64.b64decode(obj.get("bytes", "")).decode("utf-8", "replace")
+
+
+def _strip_dot(rel: bytes) -> bytes:
+    return rel[2:] if rel.startswith(b"./") else rel
+
+
+@dataclass(slots=True)
+class RgOutcome:
+    """How one ``rg --json`` run ended."""
+
+    completed: bool
+    """rg ran to the end (not stopped at the cap)."""
+    files_searched: int | None
+    error: str | None
+    """rg's own message when it refused to run (bad regex or glob)."""
+
+
+def grep_args(
+    pattern: str,
+    *,
+    include: str | None,
+    case_sensitive: bool,
+    fixed_strings: bool,
+    context: int,
+    respect_gitignore: bool,
+    sort: bool,
+) -> list[str]:
+    """The ``rg`` command line (without the binary) for one grep."""
+    args = ["--json", *BASE_ARGS, "--no-mmap", "-s" if case_sensitive else "-i"]
+    if fixed_strings:
+        args.append("-F")
+    if context > 0:
+        args += ["-C", str(context)]
+    if not respect_gitignore:
+        args.append("--no-ignore")
+    if include:
+        args += ["--glob", include]
+    args += ["--glob", "!.git"]
+    if sort:
+        args += ["--sort", "path"]
+    args += ["-e", pattern, "--", "."]
+    return args
+
+
+def run_grep(
+    rg: str,
+    directory: Path,
+    args: list[str],
+    collector: MatchCollector,
+    accept: Callable[[bytes], str | None],
+) -> RgOutcome:
+    """Run ``rg`` and feed its matches to ``collector`` until done or the cap is hit.
+
+    ``accept`` maps a relative path to the display path, or ``None`` to drop the file
+    (policy or ignore-rule post-filtering).
+    """
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(
+            [rg, *args],
+            cwd=directory,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=err,
+        )
+        assert proc.stdout is not None
+        stopped = False
+        searched: int | None = None
+        skipping = True
+        try:
+            for raw in proc.stdout:
+                msg = json.loads(raw)
+                kind = msg["type"]
+                data = msg["data"]
+                if kind == "match" or kind == "context":
+                    if skipping:
+                        continue
+                    if not collector.line(
+                        data["line_number"], _line_text(data["lines"]), kind == "context"
+                    ):
+                        stopped = True
+                        break
+                elif kind == "begin":
+                    shown = accept(_strip_dot(_path_bytes(data["path"])))
+                    skipping = shown is None
+                    if shown is not None:
+                        collector.begin(shown)
+                elif kind == "end":
+                    if not skipping:
+                        collector.end()
+                    skipping = True
+                elif kind == "summary":
+                    searched = data["stats"]["searches"]
+        finally:
+            if proc.poll() is None and (stopped or searched is None):
+                proc.kill()
+            proc.stdout.close()
+            rc = proc.wait()
+        if stopped:
+            return RgOutcome(False, None, None)
+        if searched is None and rc == 2:
+            err.seek(0)
+            return RgOutcome(False, None, _rg_message(err.read()))
+        return RgOutcome(True, searched, None)
+
+
+def _rg_message(stderr: bytes) -> str:
+    text = stderr.decode("utf-8", "replace").strip()
+    return text.removeprefix("rg: ") or "ripgrep failed"
+
+
+def is_regex_error(message: str) -> bool:
+    """Whether an rg error message is about the pattern (not a glob or the system)."""
+    return message.startswith(("regex parse error", "the literal", "error parsing regex")) or (
+        "regex" in message and "glob" not in message
+    )
+
+
+def regex_error_detail(message: str) -> str:
+    """The gist of an rg regex error (its ``error: ...`` line, or its first line)."""
+    for line in message.splitlines():
+        if line.startswith("error: "):
+            return line.removeprefix("error: ")
+    return message.splitlines()[0] if message else message
+
+
+def files_args(
+    glob: str, *, case_sensitive: bool, respect_gitignore: bool, excludes: tuple[str, ...]
+) -> list[str]:
+    """The ``rg --files`` command line for one glob (anchored at the searched directory)."""
+    args = ["--files", "--null", *BASE_ARGS]
+    if not respect_gitignore:
+        args.append("--no-ignore")
+    args += ["--glob" if case_sensitive else "--iglob", glob]
+    for ex in excludes:
+        args += ["--glob", ex]
+    args += ["--", "."]
+    return args
+
+
+def start_files(
+    rg: str, directory: Path, args: list[str], stdout: BinaryIO | int = subprocess.PIPE
+) -> subprocess.Popen[bytes]:
+    """Start ``rg --files``; read its output with :func:`iter_paths`."""
+    return subprocess.Popen(
+        [rg, *args],
+        cwd=directory,
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def iter_paths(stream: BinaryIO) -> Iterator[bytes]:
+    """The NUL-terminated paths ``rg --files --null`` prints (``./`` stripped), read as
+    they come."""
+    rest = b""
+    read = getattr(stream, "read1", stream.read)
+    while chunk := read(1 << 16):
+        paths = (rest + chunk).split(b"\0")
+        rest = paths.pop()
+        for p in paths:
+            yield p[2:] if p.startswith(b"./") else p
+    if rest:
+        yield _strip_dot(rest)
