@@ -104,7 +104,16 @@ def _pick_block(
 
 
 def _edit_block(rng: random.Random, block: list[str]) -> list[str]:
-    """The intended edit: rename one identifier occurrence on one line."""
+    """The intended edit: rename an identifier (60%), add a line (25%) or delete one (15%)."""
+    nonblank = [j for j, x in enumerate(block) if x.strip()]
+    roll = rng.random()
+    if roll > 0.85 and len(nonblank) >= 3:
+        j = rng.choice(nonblank[1:-1])
+        return block[:j] + block[j + 1 :]
+    if roll > 0.6:
+        j = rng.choice(nonblank)
+        ws = _lead(block[j])
+        return [*block[: j + 1], ws + "added_v2 = compute(1)", *block[j + 1 :]]
     cands = [(j, m) for j, x in enumerate(block) for m in _IDENT.finditer(x)]
     j, m = rng.choice(cands)
     line = block[j]
@@ -121,9 +130,14 @@ def _lead(x: str) -> str:
 
 
 def p_trailing(lines: list[str], rng: random.Random) -> list[str]:
-    pads = [rng.choice(["", " ", "  ", "\t", "   "]) for _ in lines]
+    """Add trailing whitespace to about half the lines (strip it where the file has some).
+
+    Decided per line content, so ``old`` and ``new`` get the same noise on the same lines.
+    """
+    salt = rng.randrange(1 << 30)
+    pads = [random.Random(f"{salt}:{x}").choice(["", " ", "  ", "\t", "   "]) for x in lines]
     if not any(pads):
-        pads[0] = " "
+        pads = [" "] * len(lines)
     return [x.rstrip() if x != x.rstrip() else x + p for x, p in zip(lines, pads, strict=True)]
 
 
@@ -147,10 +161,11 @@ def p_tabs(lines: list[str], _rng: random.Random) -> list[str]:
     return out
 
 
-def p_drop_blank(lines: list[str], rng: random.Random) -> list[str]:
-    blanks = [j for j in range(1, len(lines) - 1) if not lines[j].strip()]
-    j = rng.choice(blanks)
-    return lines[:j] + lines[j + 1 :]
+def p_drop_blank(lines: list[str], _rng: random.Random) -> list[str]:
+    """Drop every interior blank line."""
+    return (
+        [lines[0], *(x for x in lines[1:-1] if x.strip()), lines[-1]] if len(lines) > 1 else lines
+    )
 
 
 def p_collapse(lines: list[str], _rng: random.Random) -> list[str]:

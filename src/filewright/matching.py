@@ -423,7 +423,7 @@ def find(text: str, old: str, *, max_matches: int | None = 1, fuzzy: bool = True
 def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str) -> str:
     """Apply the inverse of ``outcome``'s normalisation to ``new`` for ``region``.
 
-    In order: line endings normalised (if ``old`` had ``\\r``); ``new`` unescaped (if
+    In order: line endings normalised (if ``new`` has ``\\r`` and the text has none); ``new`` unescaped (if
     ``old`` was); line-number prefixes of the style ``old`` carried stripped; as many
     stray blank lines trimmed as ``old`` had.  Then, for the line levels, lines of
     ``new`` that are unchanged from ``old`` are written as the file has them (with
@@ -434,7 +434,7 @@ def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str
     """
     from filewright.normalize import strip_line_numbers_like, trim_blank_lines_like
 
-    if outcome.crlf and "\r" in new:
+    if "\r" in new and (outcome.crlf or "\r" not in text):
         new = new.replace("\r\n", "\n").replace("\r", "\n")
     if outcome.unescaped:
         new = unescape(new)

@@ -118,6 +118,19 @@ def _reindenter(flines: list[str], olines: list[str], align: dict[int, int], ono
     return reindent
 
 
+def _fill_gap(gap: list[str], gap_norm: list[str], pending: list[str]) -> list[str]:
+    """File lines between two anchors, with ``pending`` (new lines) in place of old ones.
+
+    The gap's non-blank lines matched old lines that ``new`` dropped or rewrote; they give
+    way to ``pending``.  The file's blank lines around them stay; with no such lines, the
+    new lines go first and the blank lines after them (an added line joins the block above).
+    """
+    idx = [g for g, x in enumerate(gap_norm) if x]
+    if not idx:
+        return pending + gap
+    return gap[: idx[0]] + pending + gap[idx[-1] + 1 :]
+
+
 def adapt_lines(flines: list[str], olines: list[str], new_body: str, spec: LineSpec) -> str:
     """Rewrite ``new_body`` for a block whose file lines ``flines`` matched ``olines``."""
     fnorm = [norm_line(x, spec) for x in flines]
@@ -159,31 +172,22 @@ def adapt_lines(flines: list[str], olines: list[str], new_body: str, spec: LineS
                 mapped[j1 + k] = (i1 + k, tag == "equal")
 
     out: list[str] = []
-    pending: list[str] = []  # new lines since the last unchanged line we anchored on
-    pending_clean = True  # pending holds only unchanged blank lines of old
-    prev: tuple[int, int] | None = None  # (old index, file index) of that line
+    pending: list[str] = []  # changed or inserted lines of new since the last anchor
+    prev_f: int | None = None  # file line of the last anchor (a line of new mapped to old)
     for j, line in enumerate(nlines):
         o, same = mapped.get(j, (None, False))
         if o is not None and o in align and (same or line.strip()):
             f = align[o]
-            gap_ok = (
-                prev is not None
-                and pending_clean
-                and all(not onorm[k] for k in range(prev[0] + 1, o))
-                and f > prev[1]
-            )
-            if gap_ok and prev is not None:
-                out.extend(flines[prev[1] + 1 : f])
+            if spec.skip_blank and prev_f is not None:
+                out.extend(_fill_gap(flines[prev_f + 1 : f], fnorm[prev_f + 1 : f], pending))
             else:
                 out.extend(pending)
             out.append(flines[f] if same else changed(line, flines[f]))
-            pending, pending_clean, prev = [], True, (o, f)
+            pending, prev_f = [], f
             continue
-        if o is None or onorm[o] or not same:
-            pending_clean = False
-            pending.append(inserted(line))
-        else:
-            pending.append(line)  # an unchanged blank line of old
+        if o is not None and same and not onorm[o] and spec.skip_blank:
+            continue  # old's own blank lines are noise at this level: the file's are kept
+        pending.append(inserted(line))
     out.extend(pending)
     body = "\n".join(out)
     if spec.typo:
