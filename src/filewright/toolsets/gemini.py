@@ -119,6 +119,7 @@ class GeminiToolset(Toolset):
         "not_found": "Error: Directory not found or inaccessible: {path}",
         "hidden": "Error: Directory not found or inaccessible: {path}",
         "not_directory": "Error: Path is not a directory: {path}",
+        "outside": "Path must be within one of the workspace directories: {roots}",
     }
 
     def tools(self) -> list[Tool]:
@@ -162,7 +163,7 @@ class GeminiToolset(Toolset):
         enriched = Failure(failure.code, failure.path, detail)
         template = self.dir_messages.get(failure.code) if directory else None
         if template is not None:
-            text = template.format(path=shown)
+            text = template.format(path=shown, roots=detail["roots"])
         else:
             text = self.text_for(enriched, shown)
         payload = {k: v for k, v in failure.detail.items() if k != "message"}
@@ -258,7 +259,8 @@ class GeminiToolset(Toolset):
         if isinstance(loc, Result):
             return loc
         result = search.list_directory(loc.real, ignore=p.ignore, respect_gitignore=p.respect_git_ignore,
-                                       visible=self.engine.visibility(loc))
+                                       visible=self.engine.visibility(loc), ignore_root=loc.root,
+                                       symlink_root=loc.root)
         text = search.format_list_gemini(result, str(loc.path))
         entries = [{"name": e.name, "is_dir": e.is_dir} for e in result.entries]
         return Result(True, text, {"path": str(loc.path), "entries": entries,
@@ -271,11 +273,12 @@ class GeminiToolset(Toolset):
         if isinstance(loc, Result):
             return loc
         result = search.glob(loc.real, p.pattern, case_sensitive=p.case_sensitive,
-                             respect_gitignore=p.respect_git_ignore, visible=self.engine.visibility(loc))
+                             respect_gitignore=p.respect_git_ignore, visible=self.engine.visibility(loc),
+                             ignore_root=loc.root)
+        text = search.format_glob_gemini(result, p.pattern, str(loc.path),
+                                         render_path=lambda rel: str(loc.path / rel))
         if result.error:
-            return Result(False, f"Error during glob search operation: {result.error}",
-                          {"error": "invalid_pattern", "path": str(loc.path)})
-        text = search.format_glob_gemini(result, p.pattern, str(loc.path))
+            return Result(False, text, {"error": "invalid_pattern", "path": str(loc.path)})
         paths = [str(loc.path / rel) for rel in result.paths]
         return Result(True, text, {"path": str(loc.path), "files": paths, "total": result.total,
                                    "truncated": result.truncated, "ignored_count": result.ignored_count})
@@ -286,11 +289,11 @@ class GeminiToolset(Toolset):
         loc = self._directory(p.path, "search_file_content")
         if isinstance(loc, Result):
             return loc
-        result = search.grep(loc.real, p.pattern, include=p.include, visible=self.engine.visibility(loc))
-        if result.error:
-            return Result(False, f"Error during grep search operation: {result.error}",
-                          {"error": "invalid_pattern", "path": str(loc.path)})
+        result = search.grep(loc.real, p.pattern, include=p.include, visible=self.engine.visibility(loc),
+                             ignore_root=loc.root)
         text = search.format_grep_gemini(result, p.pattern, p.path or ".", p.include)
+        if result.error:
+            return Result(False, text, {"error": "invalid_pattern", "path": str(loc.path)})
         matches = [{"file": f.path, "line": m.line, "text": m.text}
                    for f in result.files for m in f.matches if not m.is_context]
         return Result(True, text, {"path": str(loc.path), "matches": matches,
