@@ -1,17 +1,31 @@
-"""Result wording shared by several toolsets (formatting only; no file logic)."""
+"""Result wording shared by several toolsets (formatting only; no file logic).
+
+Reading goes through `filewright.readers`: the engine decides what a file is and reads
+it; these helpers only choose a style and word the outcome or the failure.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from filewright.result import Failure, OperationFailed, Result
+from filewright.readers import (
+    DEFAULT_LIMIT,
+    MAX_LINE_CHARS,
+    ReadOutcome,
+    TextSlice,
+    notices,
+    read_any,
+    render_outcome,
+)
+from filewright.result import OperationFailed, Result
 
 if TYPE_CHECKING:
     from filewright.toolsets.base import Toolset
 
-DEFAULT_LIMIT = 2000
-MAX_LINE_CHARS = 2000
+__all__ = ["DEFAULT_LIMIT", "MAX_LINE_CHARS", "number_lines", "read_result", "read_text_result"]
+
+BINARY_TEXT = "Cannot display content of binary file: {path}"
 
 
 def number_lines(lines: list[str], start: int) -> str:
@@ -22,6 +36,52 @@ def number_lines(lines: list[str], start: int) -> str:
     return "\n".join(f"{start + i:>{width}}\t{line}" for i, line in enumerate(lines))
 
 
+def read_result(
+    toolset: Toolset,
+    path: str,
+    *,
+    offset: int | None = None,
+    limit: int | None = None,
+    pages: str | None = None,
+    max_output_chars: int | None = None,
+    style: str = "default",
+    formatter: Callable[[list[str], int], str] | None = None,
+) -> Result:
+    """Read any file (text, image, PDF, notebook) and word the result in `style`.
+
+    `formatter`, when given, numbers text lines instead of the style's own numbering
+    (the style's notices are still added). Binary files get `BINARY_TEXT`.
+    """
+    try:
+        outcome = read_any(
+            toolset.engine,
+            path,
+            offset=offset or 1,
+            limit=limit or DEFAULT_LIMIT,
+            pages=pages,
+            max_output_chars=max_output_chars,
+        )
+    except OperationFailed as exc:
+        result = toolset.failed(exc.failure, path)
+        if exc.failure.code == "binary":
+            result.text = BINARY_TEXT.format(path=path)
+        return result
+    return Result(True, _text(outcome, style, formatter), outcome.data())
+
+
+def _text(
+    outcome: ReadOutcome, style: str, formatter: Callable[[list[str], int], str] | None
+) -> str:
+    s: TextSlice | None = outcome.text
+    if formatter is None or s is None:
+        return render_outcome(outcome, style)
+    body = (
+        formatter(s.lines, s.start) if s.lines else ("(empty file)" if s.total_lines == 0 else "")
+    )
+    notes = notices(s)
+    return "\n\n".join([body, "\n".join(notes)]) if notes else body
+
+
 def read_text_result(
     toolset: Toolset,
     path: str,
@@ -30,43 +90,6 @@ def read_text_result(
     limit: int | None,
     formatter: Callable[[list[str], int], str],
 ) -> Result:
-    """Read a text file's lines [offset, offset+limit) and word the result."""
-    engine = toolset.engine
-    try:
-        loc, _ = engine.locate(path, purpose="read", expect="file")
-        if not loc.exists:
-            return toolset.failed(Failure("not_found", path, {}), path)
-        tf, _state = engine.load_text(loc)
-    except OperationFailed as exc:
-        return toolset.failed(exc.failure, path)
-    engine.record_read(loc, tf.hash)
-    lines = tf.text.split("\n")
-    if tf.trailing_newline or tf.text == "":
-        lines = lines[:-1]
-    total = len(lines)
-    start = offset or 1
-    count = limit or DEFAULT_LIMIT
-    if total and start > total:
-        return toolset.failed(
-            Failure("line_out_of_range", path, {"line": start, "lines": total}), path
-        )
-    chosen = lines[start - 1 : start - 1 + count]
-    cut = [ln if len(ln) <= MAX_LINE_CHARS else ln[:MAX_LINE_CHARS] + " ... [truncated]" for ln in chosen]
-    text = formatter(cut, start) if cut else "(empty file)"
-    end = start + len(chosen) - 1
-    truncated = end < total
-    if truncated:
-        text += f"\n\n[Showing lines {start}-{end} of {total}. Use offset={end + 1} to read more.]"
-    return Result(
-        True,
-        text,
-        {
-            "path": str(loc.path),
-            "total_lines": total,
-            "start_line": start,
-            "end_line": end,
-            "truncated": truncated,
-            "encoding": tf.encoding_label,
-            "hash": tf.hash,
-        },
-    )
+    """Read a file's lines [offset, offset+limit) numbered by `formatter` (kept for callers
+    of the earlier API; images, PDFs and notebooks are read too)."""
+    return read_result(toolset, path, offset=offset, limit=limit, formatter=formatter)

@@ -14,7 +14,7 @@ from pydantic import Field
 from filewright.pipeline import Change, Outcome
 from filewright.result import Result
 from filewright.toolsets.base import Params, Tool, Toolset
-from filewright.toolsets.common import number_lines, read_text_result
+from filewright.toolsets.common import read_result
 
 
 class ReadParams(Params):
@@ -91,7 +91,7 @@ class DefaultToolset(Toolset):
         return Result(True, text, outcome.data())
 
     def read(self, p: ReadParams) -> Result:
-        return read_text_result(self, p.path, offset=p.offset, limit=p.limit, formatter=number_lines)
+        return read_result(self, p.path, offset=p.offset, limit=p.limit, style="default")
 
     def write(self, p: WriteParams) -> Result:
         content = p.content

@@ -1,0 +1,403 @@
+"""What a file is by its content, and readers for images, PDFs and Jupyter notebooks.
+
+`sniff` looks at a file's first bytes (magic numbers; the name is only a hint) and says
+whether it is an image, a PDF, a notebook, a known binary format, or possibly text.
+Images become base64 with their MIME type and, where the header says so cheaply, their
+size in pixels; converters shape them for MCP, Anthropic and Gemini. PDFs are extracted
+page by page with pypdf (imported only when a PDF is read). Notebooks are rendered cell
+by cell with their text outputs. Everything here is pure: bytes in, values out.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import struct
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+IMAGE_MAX_BYTES = 5 * 1024 * 1024
+PDF_MAX_PAGES = 50  # pages extracted when no range is given
+OUTPUT_MAX_CHARS = 10_000  # per notebook output
+
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp")
+_BMP_HEADER_SIZES = {12, 16, 40, 52, 56, 64, 108, 124}
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+class MediaError(Exception):
+    """A file could not be read as what it is. `code` is a Failure code."""
+
+    def __init__(self, code: str, message: str, **detail: Any) -> None:
+        self.code = code
+        self.message = message
+        self.detail = detail
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Sniff:
+    """What a file's first bytes say it is.
+
+    `kind`: "image", "pdf", "notebook", "binary", or "text" (not a known format; the
+    text reader decides). `description` names a binary format for messages.
+    """
+
+    kind: str
+    mime_type: str = "text/plain"
+    description: str = ""
+
+
+# (offset, magic, mime type, description) of binary formats that are not read as text.
+_BINARY_MAGIC: tuple[tuple[int, bytes, str, str], ...] = (
+    (0, b"PK\x03\x04", "application/zip", "ZIP archive"),
+    (0, b"PK\x05\x06", "application/zip", "ZIP archive"),
+    (0, b"\x7fELF", "application/x-executable", "ELF executable"),
+    (0, b"\x1f\x8b", "application/gzip", "gzip archive"),
+    (0, b"BZh", "application/x-bzip2", "bzip2 archive"),
+    (0, b"\xfd7zXZ\x00", "application/x-xz", "xz archive"),
+    (0, b"7z\xbc\xaf\x27\x1c", "application/x-7z-compressed", "7-Zip archive"),
+    (0, b"\x28\xb5\x2f\xfd", "application/zstd", "zstd archive"),
+    (0, b"Rar!\x1a\x07", "application/vnd.rar", "RAR archive"),
+    (257, b"ustar", "application/x-tar", "tar archive"),
+    (0, b"SQLite format 3\x00", "application/vnd.sqlite3", "SQLite database"),
+    (0, b"\xca\xfe\xba\xbe", "application/java-vm", "Java class or Mach-O binary"),
+    (0, b"\xcf\xfa\xed\xfe", "application/x-mach-binary", "Mach-O binary"),
+    (0, b"\xce\xfa\xed\xfe", "application/x-mach-binary", "Mach-O binary"),
+    (0, b"MZ", "application/vnd.microsoft.portable-executable", "Windows executable"),
+    (0, b"\x00asm", "application/wasm", "WebAssembly module"),
+    (0, b"\x00\x00\x01\x00", "image/x-icon", "icon image"),
+    (0, b"II*\x00", "image/tiff", "TIFF image"),
+    (0, b"MM\x00*", "image/tiff", "TIFF image"),
+    (0, b"ID3", "audio/mpeg", "MP3 audio"),
+    (0, b"OggS", "audio/ogg", "Ogg media"),
+    (0, b"fLaC", "audio/flac", "FLAC audio"),
+    (0, b"\x1a\x45\xdf\xa3", "video/webm", "Matroska/WebM video"),
+    (0, b"wOFF", "font/woff", "WOFF font"),
+    (0, b"wOF2", "font/woff2", "WOFF2 font"),
+    (
+        0,
+        b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1",
+        "application/x-ole-storage",
+        "Microsoft Office document",
+    ),
+)
+
+
+def image_type(head: bytes) -> str | None:
+    """The MIME type of a PNG, JPEG, GIF, WEBP or BMP image by its magic bytes, else None."""
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if head.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    if head[:2] == b"BM" and len(head) >= 18:
+        reserved = head[6:10]
+        (dib,) = struct.unpack_from("<I", head, 14)
+        if reserved == b"\x00\x00\x00\x00" and dib in _BMP_HEADER_SIZES:
+            return "image/bmp"
+    return None
+
+
+def sniff(head: bytes, name: str = "") -> Sniff:
+    """Classify a file by its first bytes (at least 512 of them when the file has them)."""
+    mime = image_type(head)
+    if mime is not None:
+        return Sniff("image", mime)
+    if b"%PDF-" in head[:1024]:
+        return Sniff("pdf", "application/pdf")
+    if name.lower().endswith(".ipynb"):
+        return Sniff("notebook", "application/x-ipynb+json")
+    if head[4:8] == b"ftyp":
+        return Sniff("binary", "video/mp4", "MP4/QuickTime media")
+    for offset, magic, mime_type, description in _BINARY_MAGIC:
+        if head[offset : offset + len(magic)] == magic:
+            if magic in (b"BZh", b"MZ", b"ID3") and b"\x00" not in head[:4096]:
+                continue  # short magics that plain text can start with
+            return Sniff("binary", mime_type, description)
+    return Sniff("text")
+
+
+# -- images ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Image:
+    """An image ready for a model: MIME type, base64 data, pixel size when known."""
+
+    mime_type: str
+    data: str
+    size: int
+    width: int | None = None
+    height: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"mime_type": self.mime_type, "data": self.data}
+        if self.width is not None and self.height is not None:
+            out["width"], out["height"] = self.width, self.height
+        return out
+
+
+def image_dimensions(raw: bytes, mime: str) -> tuple[int, int] | None:
+    """(width, height) from the image header, or None when it cannot be read cheaply."""
+    try:
+        if mime == "image/png" and raw[12:16] == b"IHDR":
+            w, h = struct.unpack_from(">II", raw, 16)
+            return w, h
+        if mime == "image/gif":
+            w, h = struct.unpack_from("<HH", raw, 6)
+            return w, h
+        if mime == "image/bmp":
+            (dib,) = struct.unpack_from("<I", raw, 14)
+            if dib == 12:
+                w, h = struct.unpack_from("<HH", raw, 18)
+                return w, h
+            w, h = struct.unpack_from("<ii", raw, 18)
+            return abs(w), abs(h)
+        if mime == "image/webp":
+            return _webp_dimensions(raw)
+        if mime == "image/jpeg":
+            return _jpeg_dimensions(raw)
+    except struct.error:
+        return None
+    return None
+
+
+def _webp_dimensions(raw: bytes) -> tuple[int, int] | None:
+    chunk = raw[12:16]
+    if chunk == b"VP8 " and raw[23:26] == b"\x9d\x01\x2a":
+        w, h = struct.unpack_from("<HH", raw, 26)
+        return w & 0x3FFF, h & 0x3FFF
+    if chunk == b"VP8L" and raw[20:21] == b"\x2f":
+        (bits,) = struct.unpack_from("<I", raw, 21)
+        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+    if chunk == b"VP8X":
+        w = int.from_bytes(raw[24:27], "little") + 1
+        h = int.from_bytes(raw[27:30], "little") + 1
+        return w, h
+    return None
+
+
+def _jpeg_dimensions(raw: bytes) -> tuple[int, int] | None:
+    i = 2
+    while i + 4 <= len(raw):
+        if raw[i] != 0xFF:
+            return None
+        marker = raw[i + 1]
+        if marker == 0xFF:
+            i += 1
+            continue
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+            i += 2
+            continue
+        (length,) = struct.unpack_from(">H", raw, i + 2)
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            h, w = struct.unpack_from(">HH", raw, i + 5)
+            return w, h
+        i += 2 + length
+    return None
+
+
+def image_from_bytes(raw: bytes, mime: str | None = None) -> Image:
+    """An Image from a file's bytes; raises MediaError("binary") if it is no known image."""
+    mime = mime or image_type(raw)
+    if mime is None:
+        raise MediaError("binary", "not a PNG, JPEG, GIF, WEBP or BMP image")
+    dims = image_dimensions(raw, mime)
+    w, h = dims if dims else (None, None)
+    return Image(mime, base64.b64encode(raw).decode("ascii"), len(raw), w, h)
+
+
+def image_block_mcp(img: Image) -> dict[str, Any]:
+    """An MCP `ImageContent` block."""
+    return {"type": "image", "data": img.data, "mimeType": img.mime_type}
+
+
+def image_block_anthropic(img: Image) -> dict[str, Any]:
+    """An Anthropic Messages API image content block."""
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": img.mime_type, "data": img.data},
+    }
+
+
+def inline_data_gemini(img: Image) -> dict[str, Any]:
+    """A Gemini `Part` with `inlineData`."""
+    return {"inlineData": {"mimeType": img.mime_type, "data": img.data}}
+
+
+# -- PDF -------------------------------------------------------------------------------
+
+
+@dataclass
+class PdfText:
+    """Text of the chosen pages of a PDF. `pages` holds (1-based number, text) pairs."""
+
+    page_count: int
+    pages: list[tuple[int, str]] = field(default_factory=list)
+    more_pages: bool = False  # pages exist beyond the chosen ones (no range given)
+
+    @property
+    def has_text(self) -> bool:
+        return any(text.strip() for _, text in self.pages)
+
+    def render(self) -> str:
+        """Pages with `--- Page N ---` markers."""
+        return "\n\n".join(f"--- Page {n} ---\n{text.rstrip()}" for n, text in self.pages)
+
+
+def parse_pages(spec: str, page_count: int) -> list[int]:
+    """Pages named by `spec` ("3", "1-5", "2,4-6", "7-" for 7 to the end), 1-based.
+
+    Raises MediaError("invalid") for bad syntax and ("page_out_of_range") for pages the
+    document does not have.
+    """
+    chosen: list[int] = []
+    for part in spec.replace(" ", "").split(","):
+        match = re.fullmatch(r"(\d+)(?:-(\d*))?", part)
+        if match is None:
+            raise MediaError(
+                "invalid", f"invalid page range {spec!r}; use e.g. '3', '1-5' or '2,4-6'"
+            )
+        first = int(match.group(1))
+        last = first if match.group(2) is None else int(match.group(2) or page_count)
+        if first < 1 or last < first:
+            raise MediaError("invalid", f"invalid page range {part!r} in {spec!r}")
+        if last > page_count:
+            raise MediaError(
+                "page_out_of_range",
+                f"page {last} is out of range: the PDF has {page_count} page(s)",
+                page=last,
+                pages=page_count,
+            )
+        chosen.extend(p for p in range(first, last + 1) if p not in chosen)
+    return chosen
+
+
+def extract_pdf(
+    stream: IO[bytes], pages: str | None = None, *, max_pages: int = PDF_MAX_PAGES
+) -> PdfText:
+    """Extract text page by page. Without `pages`, the first `max_pages` pages.
+
+    Raises MediaError with code "encrypted" (password-protected) or "corrupt".
+    """
+    try:
+        from pypdf import PdfReader
+        from pypdf.errors import PyPdfError
+    except ImportError as exc:  # pragma: no cover - pypdf is a dependency
+        raise MediaError("unsupported", f"reading PDFs needs pypdf ({exc})") from None
+    try:
+        reader = PdfReader(stream)
+        if reader.is_encrypted and not _decrypt_empty(reader):
+            raise MediaError(
+                "encrypted", "the PDF is encrypted (password-protected); its text cannot be read"
+            )
+        count = len(reader.pages)
+        chosen = parse_pages(pages, count) if pages else list(range(1, min(count, max_pages) + 1))
+        out = PdfText(count, more_pages=not pages and count > len(chosen))
+        for n in chosen:
+            out.pages.append((n, reader.pages[n - 1].extract_text() or ""))
+        return out
+    except MediaError:
+        raise
+    except (
+        PyPdfError,
+        ValueError,
+        KeyError,
+        TypeError,
+        AttributeError,
+        IndexError,
+        OSError,
+    ) as exc:
+        raise MediaError(
+            "corrupt", f"the PDF cannot be read (damaged or not a PDF): {exc}"
+        ) from None
+
+
+def _decrypt_empty(reader: Any) -> bool:
+    try:
+        return bool(reader.decrypt(""))
+    except Exception:  # missing crypto backend, unsupported algorithm …
+        return False
+
+
+# -- Jupyter notebooks -----------------------------------------------------------------
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, list):
+        return "".join(str(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n... [output truncated: {len(text) - limit} more characters]"
+
+
+def _outputs(outputs: Iterable[Any], limit: int) -> list[str]:
+    shown: list[str] = []
+    for out in outputs:
+        if not isinstance(out, dict):
+            continue
+        kind = out.get("output_type")
+        if kind == "stream":
+            shown.append(_clip(_text(out.get("text")).rstrip("\n"), limit))
+        elif kind == "error":
+            shown.append(f"{out.get('ename', 'Error')}: {out.get('evalue', '')}")
+        elif kind in ("execute_result", "display_data"):
+            data = out.get("data") if isinstance(out.get("data"), dict) else {}
+            for mime in data:
+                if mime != "text/plain":
+                    shown.append(f"[{mime} output omitted]")
+            if "text/plain" in data:
+                shown.append(_clip(_text(data["text/plain"]).rstrip("\n"), limit))
+    return shown
+
+
+def render_notebook(raw: bytes, *, output_chars: int = OUTPUT_MAX_CHARS) -> tuple[str, int]:
+    """Render a notebook: header, then each cell's number, type, source and outputs.
+
+    Returns (text, number of cells). Raises MediaError("invalid_notebook").
+    """
+    try:
+        nb = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise MediaError(
+            "invalid_notebook", f"the notebook is not valid UTF-8: {exc.reason}"
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise MediaError(
+            "invalid_notebook",
+            f"the notebook is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+        ) from None
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+        raise MediaError("invalid_notebook", "the notebook has no 'cells' list")
+    meta = nb.get("metadata") if isinstance(nb.get("metadata"), dict) else {}
+    kernel = meta.get("kernelspec") if isinstance(meta.get("kernelspec"), dict) else {}
+    language = (
+        (meta.get("language_info") or {}).get("name")
+        if isinstance(meta.get("language_info"), dict)
+        else None
+    )
+    parts = [f"Jupyter Notebook ({kernel.get('display_name') or language or 'Unknown kernel'})\n"]
+    for index, cell in enumerate(nb["cells"], 1):
+        if not isinstance(cell, dict):
+            continue
+        kind = cell.get("cell_type", "unknown")
+        head = f"[Cell {index}] Type: {kind}"
+        if kind == "code" and cell.get("execution_count") is not None:
+            head += f" (execution count {cell['execution_count']})"
+        block = [head, "\u2500" * 60, _text(cell.get("source")).rstrip("\n")]
+        shown = _outputs(cell.get("outputs") or [], output_chars)
+        if shown:
+            block.append("\nOutput:")
+            block.append(_ANSI.sub("", "\n".join(shown)))
+        parts.append("\n".join(block) + "\n")
+    return "\n".join(parts), len(nb["cells"])

@@ -1,0 +1,402 @@
+"""Lines of an open text file as a `TextSlice`: a range, or the last lines.
+
+`read_lines_fd` works on a file descriptor and knows nothing of workspaces; the
+workspace-aware `readers.read_lines` wraps it. Text files of any size are streamed (see
+`linestream`): a range is found by scanning line breaks in blocks, the last lines by
+reading backwards from the end, and memory stays flat. Each line is cut at
+`max_line_chars` (marked with `CUT_MARKER`), and an optional output budget in characters
+stops a read early; the slice says why it stopped and where to continue.
+
+`total_lines` is always exact for range reads (the rest of the file is counted at
+`bytes.count` speed). For the last lines of a file larger than `TAIL_COUNT_BYTES` it is
+not counted unless asked for: the slice then says `from_end` and numbers its lines from
+the end (-1 is the last line).
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from filewright import linestream
+from filewright.linestream import (
+    MAX_CHAR_BYTES,
+    ByteBlocks,
+    Encoding,
+    LineWalker,
+    decode_bytes,
+    hash_fd,
+    sniff_encoding,
+    tail_start,
+    text_blocks,
+)
+from filewright.result import fail
+from filewright.textfile import TextFileError
+
+DEFAULT_LIMIT = 2000
+MAX_LINE_CHARS = 2000
+CUT_MARKER = " ... [truncated]"
+TAIL_COUNT_BYTES = 64 * 1024 * 1024  # tails of larger files are numbered from the end
+
+
+@dataclass
+class TextSlice:
+    """Some lines of a text file and what is known about the whole file.
+
+    `start`/`end` are the 1-based numbers of the first and last line shown (`end` is
+    `start - 1` when no line is shown); for an uncounted tail (`from_end`) they count
+    from the end: -3..-1. `total_lines` is None only when it was not counted.
+    `truncated` says lines exist that were not shown, `truncated_by` why ("limit",
+    "budget"); `cut_lines` lists lines cut at `max_line_chars`. `hash` is the sha256 of
+    the whole file (None above the hashing limit); `lossy` says some bytes did not
+    decode and are shown as U+FFFD.
+    """
+
+    lines: list[str]
+    start: int
+    end: int
+    total_lines: int | None
+    truncated: bool = False
+    truncated_by: str | None = None
+    cut_lines: list[int] = field(default_factory=list)
+    encoding: str = "utf-8"
+    hash: str | None = None
+    size: int = 0
+    lossy: bool = False
+    from_end: bool = False
+    tail: bool = False
+    max_line_chars: int = MAX_LINE_CHARS
+    max_output_chars: int | None = None
+
+    @property
+    def next_offset(self) -> int | None:
+        """The 1-based line to continue from, when lines follow the ones shown."""
+        if self.tail or not self.truncated:
+            return None
+        return self.end + 1
+
+    def data(self) -> dict[str, Any]:
+        """The structured part of a read result."""
+        return {
+            "total_lines": self.total_lines,
+            "start_line": self.start,
+            "end_line": self.end,
+            "lines_read": len(self.lines),
+            "truncated": self.truncated,
+            "truncated_by": self.truncated_by,
+            "next_offset": self.next_offset,
+            "cut_lines": list(self.cut_lines),
+            "encoding": self.encoding,
+            "lossy": self.lossy,
+            "from_end": self.from_end,
+            "size": self.size,
+            "hash": self.hash,
+        }
+
+
+# -- reading lines from an open file --------------------------------------------------
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    chunks: list[bytes] = []
+    offset = 0
+    while True:
+        chunk = os.pread(fd, max(size - offset, 0) + 1, offset)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        offset += len(chunk)
+
+
+def _decode_line(raw: Any, enc: Encoding, complete: bool) -> tuple[str, bool]:
+    if isinstance(raw, str):
+        return raw, False
+    if complete:
+        return decode_bytes(raw, enc)
+    try:  # a cut line may end inside a character: drop the partial one
+        return codecs.getincrementaldecoder(enc.codec)().decode(raw, final=False), False
+    except UnicodeDecodeError:
+        return raw.decode(enc.codec, errors="replace"), True
+
+
+def _cut(text: str, limit: int) -> str:
+    return text[: max(limit, 0)] + CUT_MARKER
+
+
+class _Source:
+    """An open text file: its encoding and a way to walk its lines from any start."""
+
+    def __init__(self, fd: int, size: int, hash_limit: int | None) -> None:
+        self.fd = fd
+        self.size = size
+        self.hash_limit = hash_limit
+        self.data: bytes | None = None
+        self.hasher: Any = None
+        self.blocks: ByteBlocks | None = None
+        self._lossy = [False]
+        if size <= linestream.SMALL_FILE_BYTES:
+            self.data = _read_all(fd, size)
+            self.size = len(self.data)
+            self.enc = sniff_encoding(self.data, complete=True)
+        else:
+            self.enc = sniff_encoding(os.pread(fd, linestream.SAMPLE_BYTES, 0), complete=False)
+        self.base = len(self.enc.bom)
+        self.bytewise = self.enc.bytewise
+
+    @property
+    def lossy(self) -> bool:
+        return self.enc.lossy or self._lossy[0]
+
+    def walker(self, offset: int | None = None, *, hashed: bool = False) -> LineWalker:
+        """A walker from byte `offset` (default: the start of the text)."""
+        start = self.base if offset is None else offset
+        if self.data is not None:
+            body = self.data[start:]
+            if self.bytewise:
+                return LineWalker(iter([(body, len(body))] if body else []), text=False)
+            text, lossy = decode_bytes(body, self.enc)
+            self._lossy[0] |= lossy
+            return LineWalker(iter([(text, len(text))] if text else []), text=True)
+        if (
+            hashed
+            and start == self.base
+            and self.hash_limit is not None
+            and self.size <= self.hash_limit
+        ):
+            self.hasher = hashlib.sha256(self.enc.bom)
+        self.blocks = ByteBlocks(self.fd, start, hold_cr=self.bytewise, hasher=self.hasher)
+        if self.bytewise:
+            return LineWalker(iter(self.blocks), text=False)
+        return LineWalker(text_blocks(self.blocks, self.enc.codec, self._lossy), text=True)
+
+    def digest(self) -> str | None:
+        """sha256 of the whole file, reusing a hash made while scanning when there is one."""
+        if self.data is not None:
+            return hashlib.sha256(self.data).hexdigest()
+        if self.hash_limit is None or self.size > self.hash_limit:
+            return None
+        if self.hasher is not None and self.blocks is not None and self.blocks.eof:
+            return str(self.hasher.hexdigest())
+        return hash_fd(self.fd, self.size)
+
+    def decode(self, raw: Any, complete: bool) -> str:
+        text, lossy = _decode_line(raw, self.enc, complete)
+        self._lossy[0] |= lossy
+        return text
+
+
+def read_lines_fd(
+    fd: int,
+    size: int,
+    start: int = 1,
+    limit: int | None = DEFAULT_LIMIT,
+    *,
+    tail: int | None = None,
+    max_line_chars: int = MAX_LINE_CHARS,
+    max_output_chars: int | None = None,
+    count_total: bool | None = None,
+    hash_limit: int | None = None,
+    whole_limit: int | None = None,
+    path: str = "",
+) -> TextSlice:
+    """Read lines [start, start+limit) — or the last `tail` lines — of an open text file.
+
+    `count_total`: None counts the file's lines except for tails of files above
+    `TAIL_COUNT_BYTES`. `hash_limit`: hash files up to this size (None: never, except
+    small files). `whole_limit`: refuse reading with no line limit above this size.
+    Raises OperationFailed: invalid, too_large, binary, line_out_of_range.
+    """
+    if start < 1:
+        raise fail("invalid", path, message=f"offset must be 1 or more, not {start}")
+    if limit is not None and limit < 1:
+        raise fail("invalid", path, message=f"limit must be 1 or more, not {limit}")
+    if tail is not None and tail < 1:
+        raise fail("invalid", path, message=f"tail must be 1 or more, not {tail}")
+    if max_line_chars < 1 or (max_output_chars is not None and max_output_chars < 1):
+        raise fail("invalid", path, message="line and output limits must be 1 or more")
+    if limit is None and tail is None and whole_limit is not None and size > whole_limit:
+        raise fail(
+            "too_large",
+            path,
+            size=size,
+            limit=whole_limit,
+            message=f"{size} bytes ({human_size(size)}) is over the {human_size(whole_limit)} limit "
+            "for reading a whole file; read a part of it with offset and limit",
+        )
+    try:
+        src = _Source(fd, size, hash_limit)
+    except TextFileError as exc:
+        raise fail(exc.code, path, message=exc.detail) from None
+    if tail is not None:
+        out = _read_tail(src, tail, max_line_chars, max_output_chars, count_total, path)
+    else:
+        out = _read_range(src, start, limit, max_line_chars, max_output_chars, count_total, path)
+    out.encoding, out.size, out.lossy = src.enc.label, src.size, src.lossy
+    out.max_line_chars, out.max_output_chars = max_line_chars, max_output_chars
+    out.hash = src.digest()
+    return out
+
+
+def _keep_units(src: _Source, max_line_chars: int) -> int:
+    return (max_line_chars + 1) * (MAX_CHAR_BYTES if src.bytewise else 1)
+
+
+def _read_range(
+    src: _Source,
+    start: int,
+    limit: int | None,
+    max_line_chars: int,
+    budget: int | None,
+    count_total: bool | None,
+    path: str,
+) -> TextSlice:
+    walker = src.walker(hashed=True)
+    skipped = walker.skip(start - 1)
+    if skipped < start - 1 or (start > 1 and not walker.has_more()):
+        total = skipped + (0 if walker.at_line_start else 1)
+        raise fail(
+            "line_out_of_range",
+            path,
+            line=start,
+            lines=total,
+            message=f"line {start} is past the end of the file ({total} lines)",
+        )
+    lines: list[str] = []
+    cut: list[int] = []
+    used = 0
+    consumed = 0
+    by_budget = False
+    keep = _keep_units(src, max_line_chars)
+    while limit is None or consumed < limit:
+        got = walker.next_line(keep)
+        if got is None:
+            break
+        raw, longer, _eol = got
+        consumed += 1
+        number = start + len(lines)
+        text = src.decode(raw, complete=not longer)
+        if longer or len(text) > max_line_chars:
+            text = _cut(text, max_line_chars)
+            cut.append(number)
+        cost = len(text) + len(str(number)) + 2
+        if budget is not None and used + cost > budget:
+            by_budget = True
+            if lines:
+                break
+            text = _cut(text, budget - len(str(number)) - 2 - len(CUT_MARKER))
+            if not cut or cut[-1] != number:
+                cut.append(number)
+            lines.append(text)
+            consumed_more = walker.has_more()
+            if not consumed_more:
+                by_budget = False
+            break
+        used += cost
+        lines.append(text)
+    more = (by_budget and len(lines) < consumed) or walker.has_more()
+    if count_total is False and more:
+        total: int | None = None
+    else:
+        total = start - 1 + consumed + (walker.lines_left() if more else 0)
+    if by_budget and not more:
+        by_budget = False
+    return TextSlice(
+        lines=lines,
+        start=start,
+        end=start + len(lines) - 1,
+        total_lines=total,
+        truncated=more,
+        truncated_by=("budget" if by_budget else "limit") if more else None,
+        cut_lines=cut,
+    )
+
+
+def _read_tail(
+    src: _Source,
+    n: int,
+    max_line_chars: int,
+    budget: int | None,
+    count_total: bool | None,
+    path: str,
+) -> TextSlice:
+    count = count_total if count_total is not None else src.size <= TAIL_COUNT_BYTES
+    if not src.bytewise:  # wide encodings: count, then read the range
+        total = src.walker().lines_left()
+        first = max(total - n + 1, 1)
+        out = _read_range(src, first, None, max_line_chars, None, True, path)
+        out.tail = True
+        return _tail_budget(out, budget)
+    offset, before = tail_start(src.fd, src.size, src.base, n)
+    walker = src.walker(offset)
+    keep = _keep_units(src, max_line_chars)
+    raw_lines: list[str] = []
+    longer_flags: list[bool] = []
+    while (got := walker.next_line(keep)) is not None:
+        raw, longer, _eol = got
+        text = src.decode(raw, complete=not longer)
+        longer_flags.append(longer or len(text) > max_line_chars)
+        raw_lines.append(_cut(text, max_line_chars) if longer_flags[-1] else text)
+    if before is None and count:
+        before = _lines_before(src, offset)
+    if before is None:
+        k = len(raw_lines)
+        out = TextSlice(
+            raw_lines, -k, -1, None, truncated=True, truncated_by="limit", from_end=True
+        )
+        out.cut_lines = [-k + i for i, f in enumerate(longer_flags) if f]
+    else:
+        first = before + 1
+        out = TextSlice(
+            raw_lines,
+            first,
+            first + len(raw_lines) - 1,
+            before + len(raw_lines),
+            truncated=before > 0,
+            truncated_by="limit" if before > 0 else None,
+        )
+        out.cut_lines = [first + i for i, f in enumerate(longer_flags) if f]
+    out.tail = True
+    return _tail_budget(out, budget)
+
+
+def _lines_before(src: _Source, offset: int) -> int:
+    """The number of lines before byte `offset` (which directly follows a line break)."""
+    if src.data is not None:
+        body = src.data[src.base : offset]
+        return LineWalker(iter([(body, len(body))] if body else []), text=False).lines_left()
+    walker = LineWalker(iter(ByteBlocks(src.fd, src.base, stop=offset)), text=False)
+    return walker.lines_left()
+
+
+def _tail_budget(out: TextSlice, budget: int | None) -> TextSlice:
+    """Keep the last lines that fit in `budget` characters."""
+    if budget is None:
+        return out
+    used = 0
+    keep = 0
+    for i in range(len(out.lines) - 1, -1, -1):
+        cost = len(out.lines[i]) + len(str(out.start + i)) + 2
+        if used + cost > budget and keep:
+            break
+        used += cost
+        keep += 1
+    dropped = len(out.lines) - keep
+    if dropped:
+        out.lines = out.lines[dropped:]
+        out.start += dropped
+        out.cut_lines = [c for c in out.cut_lines if c >= out.start]
+        out.truncated, out.truncated_by = True, "budget"
+    return out
+
+
+def human_size(n: int) -> str:
+    """Bytes for people: 512 B, 1.5 KB, 3.2 MB, 1.0 GB."""
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{int(size)} B" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GB"  # pragma: no cover
