@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -119,7 +118,9 @@ def parse_call(call: Any, format: str | None = None) -> ToolCall:
         fn = d.get("function") or {}
         return ToolCall(fmt, d.get("id"), str(fn.get("name", "")), fn.get("arguments"))
     if fmt == "openai-responses":
-        return ToolCall(fmt, d.get("call_id") or d.get("id"), str(d.get("name", "")), d.get("arguments"))
+        return ToolCall(
+            fmt, d.get("call_id") or d.get("id"), str(d.get("name", "")), d.get("arguments")
+        )
     if fmt == "anthropic":
         return ToolCall(fmt, d.get("id"), str(d.get("name", "")), d.get("input"))
     if fmt == "gemini":
@@ -190,28 +191,52 @@ def format_result(call: ToolCall, result: Result) -> list[dict[str, Any]]:
     text = result.text or EMPTY_TEXT
     images = images_of(result)
     if call.format == "openai":
-        items: list[dict[str, Any]] = [{"role": "tool", "tool_call_id": call.id or "", "content": text}]
+        items: list[dict[str, Any]] = [
+            {"role": "tool", "tool_call_id": call.id or "", "content": text}
+        ]
         if images:
             parts: list[dict[str, Any]] = [
-                {"type": "text", "text": f"Image output of the {call.name} call {call.id or ''}".rstrip()}
+                {
+                    "type": "text",
+                    "text": f"Image output of the {call.name} call {call.id or ''}".rstrip(),
+                }
             ]
-            parts += [{"type": "image_url", "image_url": {"url": _data_url(m, d)}} for m, d in images]
+            parts += [
+                {"type": "image_url", "image_url": {"url": _data_url(m, d)}} for m, d in images
+            ]
             items.append({"role": "user", "content": parts})
         return items
     if call.format == "openai-responses":
         output: str | list[dict[str, Any]] = text
         if images:
             output = [{"type": "input_text", "text": text}]
-            output += [{"type": "input_image", "image_url": _data_url(m, d), "detail": "auto"} for m, d in images]
+            output += [
+                {"type": "input_image", "image_url": _data_url(m, d), "detail": "auto"}
+                for m, d in images
+            ]
         return [{"type": "function_call_output", "call_id": call.id or "", "output": output}]
     if call.format == "anthropic":
         content: list[dict[str, Any]] = [{"type": "text", "text": text}]
         for mime, data in images:
             if mime in ANTHROPIC_IMAGE_TYPES:
-                content.append({"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}})
+                content.append(
+                    {
+                        "type": "image",
+                        "source": {"type": "base64", "media_type": mime, "data": data},
+                    }
+                )
             else:
-                content.append({"type": "text", "text": f"[image of type {mime} omitted: not supported]"})
-        return [{"type": "tool_result", "tool_use_id": call.id or "", "content": content, "is_error": not result.ok}]
+                content.append(
+                    {"type": "text", "text": f"[image of type {mime} omitted: not supported]"}
+                )
+        return [
+            {
+                "type": "tool_result",
+                "tool_use_id": call.id or "",
+                "content": content,
+                "is_error": not result.ok,
+            }
+        ]
     if call.format == "gemini":
         response = {"output": text} if result.ok else {"error": text}
         fr: dict[str, Any] = {"name": call.name, "response": response}
@@ -234,7 +259,9 @@ def dispatch(toolset: Toolset, call: Any, format: str | None = None) -> list[dic
     return format_result(parsed, run_call(toolset, parsed))
 
 
-def dispatch_response(toolset: Toolset, response: Any, format: str | None = None) -> list[dict[str, Any]]:
+def dispatch_response(
+    toolset: Toolset, response: Any, format: str | None = None
+) -> list[dict[str, Any]]:
     """Run every tool call in a model response; return all answering items, in order."""
     items: list[dict[str, Any]] = []
     for call in extract_calls(response, format):

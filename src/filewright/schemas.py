@@ -63,7 +63,9 @@ def _simplify(node: Any, *, optional: bool = False) -> Any:
         if key == "title" and not isinstance(value, dict):
             continue
         if key == "properties" and isinstance(value, dict):
-            out[key] = {name: _simplify(prop, optional=name not in required) for name, prop in value.items()}
+            out[key] = {
+                name: _simplify(prop, optional=name not in required) for name, prop in value.items()
+            }
         else:
             out[key] = _simplify(value)
     any_of = out.get("anyOf")
@@ -234,5 +236,7 @@ def definition(tool: Tool, format: str) -> dict[str, Any]:
 def definitions(toolset: Toolset, format: str = "openai") -> list[dict[str, Any]]:
     """Definitions of every tool of `toolset` in `format` (see `FORMATS`)."""
     if format not in FORMATS:
-        raise ValueError(f"unknown definitions format {format!r}; expected one of {', '.join(FORMATS)}")
+        raise ValueError(
+            f"unknown definitions format {format!r}; expected one of {', '.join(FORMATS)}"
+        )
     return [definition(tool, format) for tool in toolset.tools()]

@@ -92,9 +92,14 @@ def question(request: ConfirmRequest) -> str:
     verb = "create" if request.created else request.operation
     diff = request.diff
     if len(diff) > MAX_DIFF_IN_QUESTION:
-        diff = diff[:MAX_DIFF_IN_QUESTION] + f"\n… ({len(request.diff) - MAX_DIFF_IN_QUESTION} more characters)"
-    return (f"filewright ({request.toolset or 'tools'}) wants to {verb} {request.path} "
-            f"(risk: {request.risk}).\n\n{diff}\nApply this change?")
+        diff = (
+            diff[:MAX_DIFF_IN_QUESTION]
+            + f"\n… ({len(request.diff) - MAX_DIFF_IN_QUESTION} more characters)"
+        )
+    return (
+        f"filewright ({request.toolset or 'tools'}) wants to {verb} {request.path} "
+        f"(risk: {request.risk}).\n\n{diff}\nApply this change?"
+    )
 
 
 def approved(result: types.ElicitResult) -> bool:
@@ -120,8 +125,12 @@ class RoundState:
         if raw:
             try:
                 d = json.loads(raw)
-                state = cls(list(d.get("approved", [])), list(d.get("declined", [])),
-                            d.get("pending"), bool(d.get("asked_roots")))
+                state = cls(
+                    list(d.get("approved", [])),
+                    list(d.get("declined", [])),
+                    d.get("pending"),
+                    bool(d.get("asked_roots")),
+                )
             except (ValueError, TypeError, AttributeError):
                 state = cls()
         answer = (_safe(lambda: context.input_responses) or {}).get("confirm") if context else None
@@ -131,8 +140,14 @@ class RoundState:
         return state
 
     def dump(self) -> str:
-        return json.dumps({"approved": self.approved, "declined": self.declined,
-                           "pending": self.pending, "asked_roots": self.asked_roots})
+        return json.dumps(
+            {
+                "approved": self.approved,
+                "declined": self.declined,
+                "pending": self.pending,
+                "asked_roots": self.asked_roots,
+            }
+        )
 
 
 class Confirmer:
@@ -160,7 +175,10 @@ class Confirmer:
                 return True
             if key in self.state.declined:
                 return False
-            if self.pending is None and len(self.state.approved) + len(self.state.declined) < MAX_CONFIRM_ROUNDS:
+            if (
+                self.pending is None
+                and len(self.state.approved) + len(self.state.declined) < MAX_CONFIRM_ROUNDS
+            ):
                 self.pending = request
             return False
         raise fail("no_confirmation", request.path, message=NO_CONFIRM_MESSAGE)
@@ -169,7 +187,9 @@ class Confirmer:
         assert self.context is not None
         try:
             result = await self.context.session.elicit_form(
-                question(request), APPROVE_SCHEMA, related_request_id=self.context.request_context.request_id,
+                question(request),
+                APPROVE_SCHEMA,
+                related_request_id=self.context.request_context.request_id,
             )
         except Exception as exc:  # the client failed to answer: refuse, never approve
             log.warning("elicitation failed, refusing the change: %s", exc)
@@ -179,9 +199,14 @@ class Confirmer:
     def input_required(self) -> types.InputRequiredResult:
         assert self.pending is not None
         self.state.pending = request_key(self.pending)
-        ask = types.ElicitRequest(params=types.ElicitRequestFormParams(
-            message=question(self.pending), requested_schema=APPROVE_SCHEMA))
-        return types.InputRequiredResult(input_requests={"confirm": ask}, request_state=self.state.dump())
+        ask = types.ElicitRequest(
+            params=types.ElicitRequestFormParams(
+                message=question(self.pending), requested_schema=APPROVE_SCHEMA
+            )
+        )
+        return types.InputRequiredResult(
+            input_requests={"confirm": ask}, request_state=self.state.dump()
+        )
 
 
 _CURRENT: threading.local = threading.local()
@@ -218,7 +243,9 @@ def to_mcp_result(result: Result) -> types.CallToolResult:
     content += [types.ImageContent(type="image", data=d, mime_type=m) for m, d in images_of(result)]
     if "trace" in result.data:
         log.warning("tool failed unexpectedly:\n%s", result.data["trace"])
-    return types.CallToolResult(content=content, structured_content=structured(result.data), is_error=not result.ok)
+    return types.CallToolResult(
+        content=content, structured_content=structured(result.data), is_error=not result.ok
+    )
 
 
 # -- roots -----------------------------------------------------------------------------------
@@ -287,7 +314,9 @@ class FilewrightServer(MCPServer):
             version=__version__,
             instructions=f"File tools (filewright toolset '{toolset}'): read, write and edit files "
             "inside the workspace roots. Changes that need the user's approval are asked for.",
-            log_level=level if level in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL") else "WARNING",  # type: ignore[arg-type]
+            log_level=level
+            if level in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+            else "WARNING",  # type: ignore[arg-type]
         )
         self.toolset_name = toolset
         self.locale = locale
@@ -300,9 +329,12 @@ class FilewrightServer(MCPServer):
         self._client_roots: list[str] | None = None
         first = self.workspace(self.fixed_roots or fallback_roots(toolset))
         self._tools: dict[str, Tool] = {t.name: t for t in first.toolset(toolset).tools()}
-        self._listing = [types.Tool.model_validate(schemas.definition(t, "mcp")) for t in self._tools.values()]
+        self._listing = [
+            types.Tool.model_validate(schemas.definition(t, "mcp")) for t in self._tools.values()
+        ]
         self._lowlevel_server.add_notification_handler(
-            "notifications/roots/list_changed", types.NotificationParams, self._roots_changed)
+            "notifications/roots/list_changed", types.NotificationParams, self._roots_changed
+        )
 
     # -- workspaces and roots ---------------------------------------------------------------
 
@@ -314,7 +346,9 @@ class FilewrightServer(MCPServer):
         with self._ws_lock:
             ws = self._workspaces.get(key)
             if ws is None:
-                ws = Workspace(list(roots), locale=self.locale, memory=self.memory, confirm=_confirm_current)
+                ws = Workspace(
+                    list(roots), locale=self.locale, memory=self.memory, confirm=_confirm_current
+                )
                 if len(self._workspaces) > 16:
                     self._workspaces.pop(next(iter(self._workspaces))).close()
                 self._workspaces[key] = ws
@@ -323,7 +357,9 @@ class FilewrightServer(MCPServer):
     async def _roots_changed(self, _ctx: Any, _params: Any) -> None:
         self._client_roots = None
 
-    async def roots_for(self, context: Context | None, state: RoundState) -> list[str] | types.InputRequiredResult:
+    async def roots_for(
+        self, context: Context | None, state: RoundState
+    ) -> list[str] | types.InputRequiredResult:
         """The roots for this call (see the module doc), or an input_required round asking for them."""
         if self.fixed_roots:
             return self.fixed_roots
@@ -343,8 +379,9 @@ class FilewrightServer(MCPServer):
                 self._client_roots = []
             else:
                 state.asked_roots = True
-                return types.InputRequiredResult(input_requests={"roots": types.ListRootsRequest()},
-                                                 request_state=state.dump())
+                return types.InputRequiredResult(
+                    input_requests={"roots": types.ListRootsRequest()}, request_state=state.dump()
+                )
         else:
             try:
                 with warnings.catch_warnings():
@@ -395,7 +432,9 @@ class FilewrightServer(MCPServer):
                 return "push"
         return "yes" if self.yes else "refuse"
 
-    def _progress(self, context: Context | None) -> Callable[[float, float | None, str | None], None] | None:
+    def _progress(
+        self, context: Context | None
+    ) -> Callable[[float, float | None, str | None], None] | None:
         if context is None:
             return None
         last = [0.0]
@@ -410,8 +449,13 @@ class FilewrightServer(MCPServer):
         return report
 
 
-def _run(toolset: Toolset, name: str, arguments: dict[str, Any], confirmer: Confirmer,
-         reporter: Callable[[float, float | None, str | None], None] | None) -> Result:
+def _run(
+    toolset: Toolset,
+    name: str,
+    arguments: dict[str, Any],
+    confirmer: Confirmer,
+    reporter: Callable[[float, float | None, str | None], None] | None,
+) -> Result:
     """Worker-thread body: install the call's confirmer and progress reporter, run the tool."""
     _CURRENT.confirmer = confirmer
     try:
@@ -445,7 +489,9 @@ def build_server(
     yes: bool = False,
 ) -> FilewrightServer:
     """A configured server (raises ValueError for an unknown toolset or an invalid root)."""
-    return FilewrightServer(roots, toolset, locale=locale, memory=memory, yes=yes, client_roots=not http)
+    return FilewrightServer(
+        roots, toolset, locale=locale, memory=memory, yes=yes, client_roots=not http
+    )
 
 
 def run_server(
@@ -458,12 +504,16 @@ def run_server(
 ) -> None:
     """Serve `toolset` over stdio, or streamable HTTP at `http` ("HOST:PORT", path /mcp)."""
     address = parse_http(http) if http else None
-    server = build_server(roots, toolset, http=address is not None, locale=locale, memory=memory, yes=yes)
+    server = build_server(
+        roots, toolset, http=address is not None, locale=locale, memory=memory, yes=yes
+    )
     if address is None:
         anyio.run(server.run_stdio_async)
     else:
         host, port = address
-        print(f"filewright: serving toolset {toolset!r} on http://{host}:{port}/mcp", file=sys.stderr)
+        print(
+            f"filewright: serving toolset {toolset!r} on http://{host}:{port}/mcp", file=sys.stderr
+        )
         anyio.run(lambda: server.run_streamable_http_async(host=host, port=port))
 
 
