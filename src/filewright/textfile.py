@@ -127,12 +127,16 @@ def detect_encoding(data: bytes) -> tuple[str, bytes]:
     )
 
 
-# When detection cannot tell candidates apart (same chaos and coherence), Western text is
-# read as cp1252 rather than another single-byte code page, and detection's own order
-# decides the rest. Within one group of encodings that decode the bytes identically, the
-# common narrow one is kept (so a GBK file stays GBK instead of silently becoming
-# GB18030, which can encode anything).
+# Detection scores (chaos, coherence) barely separate the Latin code pages from each
+# other: French text scores as well, or better, as cp1250 or cp1257 as it does as cp1252.
+# cp1252 (Latin-1's superset) is by far the most common of them, so it wins whenever it
+# decodes the bytes losslessly and scores within _WESTERN_SLACK of the best candidate;
+# languages it cannot represent score far worse (or fail to decode) and keep their own.
+# Within one group of encodings that decode the bytes identically, the common narrow one
+# is kept (so a GBK file stays GBK instead of silently becoming GB18030, which can
+# encode anything).
 _WESTERN = ("cp1252", "latin_1")
+_WESTERN_SLACK = 0.05
 _NARROW = ("gbk", "euc_jp", "cp932", "big5", "cp949")
 
 
@@ -143,11 +147,18 @@ def _canonical(name: str) -> str | None:
         return None
 
 
+def _lossless(data: bytes, name: str) -> bool:
+    try:
+        return data.decode(name).encode(name) == data
+    except (UnicodeDecodeError, UnicodeEncodeError, LookupError):
+        return False
+
+
 def _detect_legacy(data: bytes) -> str | None:
     """The most plausible legacy encoding that decodes `data` losslessly, or None."""
     from charset_normalizer import from_bytes  # heavy; only for non-UTF-8 files
 
-    ranked: list[tuple[float, float, int, int, int, str]] = []
+    ranked: list[tuple[float, float, int, int, str]] = []
     for index, match in enumerate(from_bytes(data)):
         primary = _canonical(match.encoding)
         for alias in [match.encoding, *match.could_be_from_charset]:
@@ -156,21 +167,23 @@ def _detect_legacy(data: bytes) -> str | None:
             # which the binary check already refused; what remains is misdetected noise.
             if name is None or name.startswith(("utf_16", "utf_32", "utf_7")):
                 continue
-            western = _WESTERN.index(name) if name in _WESTERN else len(_WESTERN)
             narrow = 0 if name in _NARROW else (1 if name == primary else 2)
-            chaos, coherence = round(match.chaos, 3), round(match.coherence, 3)
-            ranked.append((chaos, -coherence, western, index, narrow, name))
+            ranked.append((match.chaos, -match.coherence, index, narrow, name))
     seen: set[str] = set()
-    for *_key, name in sorted(ranked):
-        if name in seen:
-            continue
-        seen.add(name)
-        try:
-            if data.decode(name).encode(name) == data:
+    lossless: list[tuple[float, str]] = []
+    for chaos, _coherence, _index, _narrow, name in sorted(ranked):
+        if name not in seen:
+            seen.add(name)
+            if _lossless(data, name):
+                lossless.append((chaos, name))
+    if not lossless:
+        return None
+    best_chaos, best = lossless[0]
+    for western in _WESTERN:
+        for chaos, name in lossless:
+            if name == western and chaos <= best_chaos + _WESTERN_SLACK:
                 return codecs.lookup(name).name
-        except (UnicodeDecodeError, UnicodeEncodeError, LookupError):
-            continue
-    return None
+    return codecs.lookup(best).name
 
 
 _UTF8_SEQUENCE = re.compile(
@@ -248,8 +261,9 @@ def normalise_newlines(text: str) -> str:
 def _restore_endings(old: TextFile, new_text: str) -> str:
     """Give `new_text` ("\\n" newlines) the endings of `old`.
 
-    Lines unchanged from the old file keep their own ending; new or changed lines get
-    the file's dominant ending.
+    Lines unchanged from the old file, and lines changed in place (a block of old lines
+    replaced line for line), keep their own ending; inserted lines get the file's
+    dominant ending.
     """
     new_lines = new_text.split("\n")
     if not old.mixed_newlines:
@@ -257,13 +271,30 @@ def _restore_endings(old: TextFile, new_text: str) -> str:
     old_lines = old.text.split("\n")
     # old_lines has len(eols) entries (+1 when the file ends with a newline: a last "").
     old_eols = [*old.eols, ""][: len(old_lines)]
-    new_eols = [old.newline] * (len(new_lines) - 1) + [""]
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-    for tag, i1, i2, j1, _j2 in matcher.get_opcodes():
-        if tag == "equal":
-            for k in range(i2 - i1):
-                if j1 + k < len(new_lines) - 1:
-                    new_eols[j1 + k] = old_eols[i1 + k] or old.newline
+    n_old, n_new = len(old_lines), len(new_lines)
+    new_eols = [old.newline] * (n_new - 1) + [""]
+
+    def keep(i: int, j: int) -> None:
+        if j < n_new - 1:
+            new_eols[j] = old_eols[i] or old.newline
+
+    # The common case is one edit in a long file: align the shared head and tail
+    # directly and only diff what lies between.
+    head = 0
+    while head < min(n_old, n_new) and old_lines[head] == new_lines[head]:
+        keep(head, head)
+        head += 1
+    tail = 0
+    while tail < min(n_old, n_new) - head and old_lines[-1 - tail] == new_lines[-1 - tail]:
+        keep(n_old - 1 - tail, n_new - 1 - tail)
+        tail += 1
+    matcher = difflib.SequenceMatcher(
+        None, old_lines[head : n_old - tail], new_lines[head : n_new - tail], autojunk=False
+    )
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("equal", "replace"):
+            for k in range(min(i2 - i1, j2 - j1)):
+                keep(head + i1 + k, head + j1 + k)
     out: list[str] = []
     for line, eol in zip(new_lines, new_eols, strict=True):
         out.append(line)
