@@ -56,6 +56,7 @@ MEDIA_TYPES = {
     ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
     ".webp": "image/webp", ".bmp": "image/bmp", ".pdf": "application/pdf",
 }
+NUISANCE_DIRS = frozenset({".git", "node_modules"})
 NO_OCCURRENCE_HINT = (
     "No edits made. The exact text in old_string was not found. Ensure you're not escaping "
     "content incorrectly and check whitespace, indentation, and context. Use read_file tool "
@@ -289,7 +290,14 @@ class GeminiToolset(Toolset):
         loc = self._directory(p.path, "search_file_content")
         if isinstance(loc, Result):
             return loc
-        result = search.grep(loc.real, p.pattern, include=p.include, visible=self.engine.visibility(loc),
+        visible = self.engine.visibility(loc)
+
+        def searched(rel: str, is_dir: bool = False) -> bool:
+            # The seed: "searches most files (respecting common ignores)", as Gemini CLI's
+            # grep skips .git and node_modules whatever the ignore files say.
+            return NUISANCE_DIRS.isdisjoint(rel.split("/")) and visible(rel, is_dir)
+
+        result = search.grep(loc.real, p.pattern, include=p.include, visible=searched,
                              ignore_root=loc.root)
         text = search.format_grep_gemini(result, p.pattern, p.path or ".", p.include)
         if result.error:
