@@ -15,11 +15,47 @@ from pathlib import Path
 
 GITIGNORE = "build/\nnode_modules/\n*.log\n!keep.log\n*.tmp\n"
 
-_WORDS = (
-    "alpha beta gamma delta value result index count buffer stream reader writer "
-    "config option handle client server request response token cache item list map "
-    "parse render update create delete fetch store load save open close start stop"
-).split()
+_WORDS = tuple(
+    [
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+        "value",
+        "result",
+        "index",
+        "count",
+        "buffer",
+        "stream",
+        "reader",
+        "writer",
+        "config",
+        "option",
+        "handle",
+        "client",
+        "server",
+        "request",
+        "response",
+        "token",
+        "cache",
+        "item",
+        "list",
+        "map",
+        "parse",
+        "render",
+        "update",
+        "create",
+        "delete",
+        "fetch",
+        "store",
+        "load",
+        "save",
+        "open",
+        "close",
+        "start",
+        "stop",
+    ]
+)
 
 _EXT = (".py", ".ts", ".go", ".md", ".txt")
 
@@ -43,7 +79,9 @@ def _content(rng: random.Random, needle: bool) -> bytes:
     if rng.random() < 0.05:
         lines.insert(rng.randrange(len(lines)), "    # TODO: revisit this")
     if needle:
-        lines.insert(rng.randrange(len(lines)), "def needle_handler_%d(request):" % rng.randint(0, 999))
+        lines.insert(
+            rng.randrange(len(lines)), f"def needle_handler_{rng.randint(0, 999)}(request):"
+        )
     return ("\n".join(lines) + "\n").encode()
 
 
@@ -55,7 +93,9 @@ def _write(path: Path, data: bytes) -> None:
         os.close(fd)
 
 
-def generate(root: Path, *, packages: int = 80, modules: int = 12, files: int = 100, seed: int = 7) -> TreeStats:
+def generate(
+    root: Path, *, packages: int = 80, modules: int = 12, files: int = 100, seed: int = 7
+) -> TreeStats:
     """Write the tree under ``root`` (which must be empty or absent) and return its counts.
 
     With the defaults: 96,000 source files, 2,000 docs, 4,000 build outputs, 2,000
@@ -83,7 +123,11 @@ def generate(root: Path, *, packages: int = 80, modules: int = 12, files: int = 
             if m == 0:
                 _write(d / "keep.log", b"kept log line\n")
                 total += 1
-    for sub, count, is_ignored in (("docs", 2000, False), ("build", 4000, True), ("node_modules", 2000, True)):
+    for sub, count, is_ignored in (
+        ("docs", 2000, False),
+        ("build", 4000, True),
+        ("node_modules", 2000, True),
+    ):
         for i in range(count):
             d = root / sub / f"part{i // 100:02d}"
             d.mkdir(parents=True, exist_ok=True)

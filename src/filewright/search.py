@@ -32,8 +32,8 @@ Decisions, shared by both engines:
   engine; with ``engine="rg"`` it is an error.  ``\\p{Greek}``-style classes, ``\\z``
   and POSIX classes exist only in ripgrep's.  A line is matched without its ``\\n``
   (so ``\\n`` never matches, and a ``\\r`` before it stays part of the line).
-* **Binary files** (a NUL byte in the first 64 KiB) are skipped; UTF-16 files with a
-  BOM are searched as text; bytes that are not UTF-8 are shown as U+FFFD.
+* **Binary files** (a NUL byte anywhere) are skipped; UTF-16 files with a BOM are
+  searched as text; bytes that are not UTF-8 are shown as U+FFFD.
 * **glob** patterns use Gemini CLI's semantics: the pattern matches the whole path
   relative to the searched directory, so ``*.md`` finds Markdown files at the top level
   only and ``**/*.md`` at any depth; ``*`` and ``?`` stop at ``/``; ``{a,b}``, ``[a-z]``
@@ -55,6 +55,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from filewright.gitignore import GlobError, Overrides, PathFilter, compile_glob, root_rules
+from filewright.search_format import format_glob_gemini, format_grep_gemini, format_list_gemini
 from filewright.search_py import LineSearcher, read_file, searchable_text, walk
 from filewright.search_rg import (
     files_args,
@@ -197,7 +198,7 @@ def grep(
             col = collector()
             out = run_grep(rg, directory, grep_args(pattern, sort=True, **opts), col, accept)
         if out.error is None:
-            return col.result("rg", out.files_searched)
+            return col.result("rg", None)
         if not is_regex_error(out.error):
             return GrepResult([], 0, False, "rg", error=out.error)
         if engine == "rg" or isinstance(
@@ -268,7 +269,7 @@ def _grep_python(
         searched += 1
         if progress is not None and searched % 1000 == 0:
             progress(col.total)
-        text = searchable_text(data, context)
+        text = searchable_text(data)
         if text is None:
             continue
         lines = searcher.search(text, context)
@@ -332,9 +333,7 @@ def glob(
         return GlobResult([], False, 0, 0, name, error="The pattern cannot be empty.")
     anchored = _anchor(directory, pattern)
     try:
-        overrides = Overrides(
-            [(anchored, not case_sensitive), *((g, False) for g in GLOB_EXCLUDES)]
-        )
+        overrides = Overrides([(anchored, not case_sensitive), *((g, True) for g in GLOB_EXCLUDES)])
     except GlobError as exc:
         return GlobResult([], False, 0, 0, name, error=str(exc))
     count = count_ignored and respect_gitignore
@@ -510,83 +509,3 @@ def list_directory(
             entries.append(Entry(e.name, is_dir, is_link))
     entries.sort(key=lambda en: (not en.is_dir, en.name.casefold(), en.name))
     return ListResult(entries, ignored)
-
-
-# ------------------------------------------------------------------------ formatting
-
-
-def format_grep_gemini(
-    result: GrepResult, pattern: str, path_display: str, include: str | None = None
-) -> str:
-    """The text Gemini CLI's ``search_file_content`` shows the model.
-
-    Matching lines are ``L<n>: text``, context lines ``L<n>- text``; a capped result
-    says ``(results limited to N matches for performance)``; an error reads
-    ``Error during grep search operation: ...``.
-    """
-    if result.error:
-        return f"Error during grep search operation: {result.error}"
-    where = f'in path "{path_display}"' + (f' (filter: "{include}")' if include else "")
-    if not result.files:
-        return f'No matches found for pattern "{pattern}" {where}.'
-    term = "match" if result.total_matches == 1 else "matches"
-    out = [f'Found {result.total_matches} {term} for pattern "{pattern}" {where}']
-    if result.truncated:
-        out.append(f" (results limited to {result.total_matches} matches for performance)")
-    out.append(":\n---\n")
-    for f in result.files:
-        out.append(f"File: {f.path}\n")
-        for m in f.matches:
-            out.append(f"L{m.line}{'-' if m.is_context else ':'} {m.text.rstrip()}\n")
-        out.append("---\n")
-    return "".join(out).strip()
-
-
-def format_glob_gemini(
-    result: GlobResult,
-    pattern: str,
-    dir_display: str,
-    *,
-    render_path: Callable[[str], str] | None = None,
-) -> str:
-    """The text Gemini CLI's ``glob`` shows the model.
-
-    ``render_path`` turns each relative path into what the model should see (Gemini
-    shows absolute paths); by default the relative path is shown.  A capped result ends
-    with a line saying how many of how many files are shown.
-    """
-    if result.error:
-        return f"Error during glob search operation: {result.error}"
-    if not result.paths:
-        msg = f'No files found matching pattern "{pattern}" within {dir_display}'
-        if result.ignored_count:
-            msg += f" ({result.ignored_count} files were ignored)"
-        return msg
-    render = render_path or (lambda p: p)
-    msg = f'Found {result.total} file(s) matching "{pattern}" within {dir_display}'
-    if result.ignored_count:
-        msg += f" ({result.ignored_count} additional files were ignored)"
-    msg += ", sorted by modification time (newest first):\n"
-    msg += "\n".join(render(p) for p in result.paths)
-    if result.truncated:
-        msg += (
-            f"\n(showing the {len(result.paths)} most recently modified of {result.total} "
-            "files; use a more specific pattern to see the others)"
-        )
-    return msg
-
-
-def format_list_gemini(result: ListResult, dir_display: str) -> str:
-    """The text Gemini CLI's ``list_directory`` shows the model.
-
-    ``[DIR] name`` for directories, bare names for files; ``(N ignored)`` after a blank
-    line when ignore files hid entries; ``Directory X is empty.`` when there is nothing
-    at all.
-    """
-    if not result.entries and not result.ignored_count:
-        return f"Directory {dir_display} is empty."
-    body = "\n".join(f"[DIR] {e.name}" if e.is_dir else e.name for e in result.entries)
-    msg = f"Directory listing for {dir_display}:\n{body}"
-    if result.ignored_count:
-        msg += f"\n\n({result.ignored_count} ignored)"
-    return msg

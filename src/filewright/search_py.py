@@ -2,9 +2,8 @@
 
 It walks the tree the way ripgrep does (sorted by name, depth first, symlinks never
 followed, ignore files via :mod:`filewright.gitignore`) and reads files the way ripgrep
-does (UTF-16 with a BOM is transcoded, a UTF-8 BOM is dropped, a NUL byte in the first
-64 KiB marks a binary file that is skipped; a later NUL ends the search of that file where
-ripgrep's 64 KiB read buffer would).  Patterns use Python's :mod:`re` dialect.
+does (UTF-16 with a BOM is transcoded, a UTF-8 BOM is dropped, a file with a NUL byte
+is binary and skipped).  Patterns use Python's :mod:`re` dialect.
 """
 
 from __future__ import annotations
@@ -15,9 +14,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from filewright.gitignore import DirRules, Overrides, Verdict
-
-BUFFER = 65536
-"""ripgrep's read buffer capacity: binary detection looks at what each read brings."""
 
 
 def walk(
@@ -90,51 +86,30 @@ def read_file(path: bytes) -> bytes | None:
         return None
 
 
-def searchable_text(data: bytes, context: int = 0) -> str | None:
-    """The part of a file's bytes ripgrep would search, decoded; ``None`` if binary."""
+def searchable_text(data: bytes) -> str | None:
+    """A file's text as ripgrep searches it, or ``None`` for a binary file.
+
+    A UTF-16 BOM means UTF-16 (transcoded), a UTF-8 BOM is dropped, and a file holding a
+    NUL byte anywhere (after transcoding) is binary.  (ripgrep alone skips a file when
+    a NUL shows up in its first read and, for a later NUL, reports the matches before
+    it; where that boundary falls depends on the buffer size left over from the files
+    the same thread searched before, so filewright treats every file with a NUL as
+    binary, in both engines.)
+    """
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        data = data.decode("utf-16", "replace").encode("utf-8")
-    elif data.startswith(b"\xef\xbb\xbf"):
+        text = data.decode("utf-16", "replace")
+        return None if "\x00" in text else text
+    if b"\x00" in data:
+        return None
+    if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        if nul < BUFFER:
-            return None
-        data = data[: binary_cutoff(data, nul, context)]
     return data.decode("utf-8", "replace")
 
 
-def binary_cutoff(data: bytes, nul: int, context: int = 0) -> int:
-    """Where ripgrep stops searching a file whose first NUL byte is at ``nul``.
-
-    ripgrep reads 64 KiB at a time, keeping the unfinished last line (and the lines
-    needed as before-context) for the next read; it searches each read's complete lines
-    and quits, without searching it, at the first read that brings a NUL byte.
-    """
-    capacity = BUFFER
-    kept = 0  # start of the bytes carried over into the buffer
-    end = 0  # end of the bytes read so far
-    searched = 0  # end of the complete lines searched so far
-    n = len(data)
-    while True:
-        while True:
-            if end - kept >= capacity:
-                capacity *= 2
-            read = min(capacity - (end - kept), n - end)
-            if read <= 0:
-                return n
-            old, end = end, end + read
-            if nul < end:
-                return searched
-            lineterm = data.rfind(b"\n", old, end)
-            if lineterm >= 0:
-                break
-        searched = lineterm + 1
-        kept = searched
-        for _ in range(context):
-            if kept <= 0:
-                break
-            kept = data.rfind(b"\n", 0, kept - 1) + 1
+def is_binary_file(path: bytes) -> bool:
+    """Whether the file at ``path`` is binary (see :func:`searchable_text`)."""
+    data = read_file(path)
+    return data is None or searchable_text(data) is None
 
 
 _NO_PREFILTER = re.compile(r"\\[AZ]|\(\?<?[=!]")

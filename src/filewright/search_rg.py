@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
 
+from filewright.search_py import is_binary_file
 from filewright.search_types import MatchCollector
 
 BASE_ARGS: tuple[str, ...] = (
@@ -109,6 +110,10 @@ def grep_args(
     return args
 
 
+PENDING_LIMIT = 4096
+"""Lines of one file held back before checking the file for binary data ourselves."""
+
+
 def run_grep(
     rg: str,
     directory: Path,
@@ -119,8 +124,11 @@ def run_grep(
     """Run ``rg`` and feed its matches to ``collector`` until done or the cap is hit.
 
     ``accept`` maps a relative path to the display path, or ``None`` to drop the file
-    (policy or ignore-rule post-filtering).
+    (policy or ignore-rule post-filtering).  A file's lines are held back until its
+    ``end`` message, which tells whether ripgrep met a NUL byte after its matches; such
+    a file is binary and dropped.
     """
+    base = os.fsencode(directory) + b"/"
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(
             [rg, *args],
@@ -132,29 +140,40 @@ def run_grep(
         assert proc.stdout is not None
         stopped = False
         searched: int | None = None
-        skipping = True
+        state = _FileState()
         try:
             for raw in proc.stdout:
                 msg = json.loads(raw)
                 kind = msg["type"]
                 data = msg["data"]
                 if kind == "match" or kind == "context":
-                    if skipping:
+                    if state.skip:
                         continue
-                    if not collector.line(
-                        data["line_number"], _line_text(data["lines"]), kind == "context"
-                    ):
-                        stopped = True
-                        break
+                    state.pending.append(
+                        (data["line_number"], _line_text(data["lines"]), kind == "context")
+                    )
+                    if len(state.pending) >= PENDING_LIMIT:
+                        if state.streaming or not is_binary_file(base + state.rel):
+                            state.streaming = True
+                            if not state.flush(collector):
+                                stopped = True
+                                break
+                        else:
+                            state.skip = True
                 elif kind == "begin":
-                    shown = accept(_strip_dot(_path_bytes(data["path"])))
-                    skipping = shown is None
+                    rel = _strip_dot(_path_bytes(data["path"]))
+                    shown = accept(rel)
+                    state = _FileState(rel, shown)
                     if shown is not None:
                         collector.begin(shown)
                 elif kind == "end":
-                    if not skipping:
+                    if state.shown:
+                        binary = data.get("binary_offset") is not None and not state.streaming
+                        if not (state.skip or binary) and not state.flush(collector):
+                            stopped = True
+                            break
                         collector.end()
-                    skipping = True
+                    state = _FileState()
                 elif kind == "summary":
                     searched = data["stats"]["searches"]
         finally:
@@ -168,6 +187,24 @@ def run_grep(
             err.seek(0)
             return RgOutcome(False, None, _rg_message(err.read()))
         return RgOutcome(True, searched, None)
+
+
+class _FileState:
+    """Lines of the file being parsed, held until ripgrep says whether it is binary."""
+
+    __slots__ = ("pending", "rel", "shown", "skip", "streaming")
+
+    def __init__(self, rel: bytes = b"", shown: str | None = None) -> None:
+        self.rel = rel
+        self.shown = shown is not None
+        self.skip = shown is None
+        self.streaming = False
+        self.pending: list[tuple[int, str, bool]] = []
+
+    def flush(self, collector: MatchCollector) -> bool:
+        ok = all(collector.line(n, text, ctx) for n, text, ctx in self.pending)
+        self.pending.clear()
+        return ok
 
 
 def _rg_message(stderr: bytes) -> str:
@@ -198,8 +235,9 @@ def files_args(
     if not respect_gitignore:
         args.append("--no-ignore")
     args += ["--glob" if case_sensitive else "--iglob", glob]
+    # ripgrep applies all --iglob after all --glob: excludes go last to take precedence.
     for ex in excludes:
-        args += ["--glob", ex]
+        args += ["--iglob", ex]
     args += ["--", "."]
     return args
 

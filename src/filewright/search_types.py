@@ -66,7 +66,9 @@ class GrepResult:
     error: str | None = None
     """Set (and nothing found) when the pattern or include glob is invalid."""
     files_searched: int | None = None
-    """Files searched, when known (not known when a search stopped at the cap)."""
+    """Files read and searched, when cheaply known: the Python engine counts them;
+    ripgrep's JSON statistics only count files with output, so the rg engine reports
+    ``None``, as does any search stopped at the cap."""
 
 
 @dataclass(slots=True)

@@ -1,0 +1,515 @@
+"""Tests for filewright.search: grep, glob and list_directory on real trees.
+
+The central property: the ripgrep engine and the pure-Python engine return the same
+results on the same tree, for every option.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from filewright.gitignore import GlobError, IgnoreSpec, compile_glob, glob_to_regex
+from filewright.search import (
+    GlobResult,
+    GrepResult,
+    ListResult,
+    find_rg,
+    format_glob_gemini,
+    format_grep_gemini,
+    format_list_gemini,
+    glob,
+    grep,
+    list_directory,
+)
+
+HAVE_RG = find_rg() is not None
+needs_rg = pytest.mark.skipif(not HAVE_RG, reason="no rg binary")
+
+
+def policy(path: str) -> bool:
+    """A policy hiding .env files and everything under secrets/."""
+    return not (path.split("/")[-1] == ".env" or path.split("/")[0] == "secrets")
+
+
+def write(root: Path, rel: str, data: str | bytes) -> Path:
+    p = root / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, str):
+        p.write_text(data, encoding="utf-8", newline="")
+    else:
+        p.write_bytes(data)
+    return p
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A tree with every hard case: ignore files at several levels, negation, hidden
+    files, binary files, encodings, odd names, and symlinks pointing outside."""
+    outside = tmp_path / "outside"
+    write(outside, "secret.txt", "needle outside the workspace\n")
+    root = tmp_path / "ws"
+    write(root, ".gitignore", "*.log\n!keep.log\nbuild/\n# comment\n\n")
+    write(root, "keep.log", "needle kept by negation\n")
+    write(root, "debug.log", "needle in an ignored log\n")
+    write(root, "build/out.txt", "needle in an ignored dir\n")
+    write(root, "src/.gitignore", "gen/\n*.tmp\n!important.tmp\n")
+    write(
+        root,
+        "src/main.py",
+        "import os\n\ndef find_needle():\n    return 'Needle'\n\n# needle here\nx = 1\ny = 2\n",
+    )
+    write(root, "src/gen/x.py", "needle generated\n")
+    write(root, "src/a.tmp", "needle tmp\n")
+    write(root, "src/important.tmp", "needle important\n")
+    write(root, "src/sub/.ignore", "skip_me.txt\n")
+    write(root, "src/sub/skip_me.txt", "needle skipped by .ignore\n")
+    write(root, "src/sub/deep.txt", "a needle deep down\nneedle again\n")
+    write(root, ".hidden/h.txt", "needle in a hidden dir\n")
+    write(root, ".env", "NEEDLE_TOKEN=needle\n")
+    write(root, "secrets/key.txt", "needle secret\n")
+    write(root, ".git/config", "needle in git\n")
+    write(root, ".git/HEAD", "ref: refs/heads/main\n")
+    write(root, "node_modules/pkg/index.js", "// needle in node_modules\n")
+    write(root, "bin.dat", b"needle\x00binary\n")
+    write(root, "late.bin", b"needle early\n" + b"x" * 70000 + b"\n\x00late nul\n")
+    write(root, "utf16.txt", "needle utf16\nsecond line\n".encode("utf-16"))
+    write(root, "bom.txt", b"\xef\xbb\xbfneedle after a BOM\n")
+    write(root, "crlf.txt", b"needle crlf\r\nplain\r\n")
+    write(root, "latin1.txt", b"needle caf\xe9\n")
+    write(root, "ünïcødé/naïve.txt", "needle unicode dir\n")
+    write(root, "日本語.md", "needle 日本\n")
+    write(root, "weird:12:name.txt", "needle: weird:3: colon\n")
+    write(root, "new\nline.txt", "needle in a file with a newline in its name\n")
+    write(root, "long.txt", "x" * 900 + " needle " + "y" * 900 + "\n")
+    write(root, "regex.txt", "a.b(c literal\naxb(c not literal\n")
+    write(root, "many.txt", "".join(f"needle {i}\n" for i in range(30)))
+    write(root, "a-b/x.txt", "needle dash dir\n")
+    write(root, "a/x.txt", "needle plain dir\n")
+    (root / "link_out").symlink_to(outside, target_is_directory=True)
+    (root / "link_file").symlink_to(outside / "secret.txt")
+    (root / "link_in").symlink_to(root / "src", target_is_directory=True)
+    return root
+
+
+def snapshot(r: GrepResult) -> tuple[object, ...]:
+    files = [(f.path, [(m.line, m.text, m.is_context) for m in f.matches]) for f in r.files]
+    return (files, r.total_matches, r.truncated, r.error is None)
+
+
+def paths_of(r: GrepResult) -> list[str]:
+    return [f.path for f in r.files]
+
+
+GREP_CASES: list[tuple[str, dict[str, object]]] = [
+    ("needle", {}),
+    ("needle", {"case_sensitive": False}),
+    ("NEEDLE", {"case_sensitive": True}),
+    (r"nee+dle\s\w+", {}),
+    ("^needle", {}),
+    (r"crlf\r?$", {}),
+    ("a.b(c", {"fixed_strings": True}),
+    ("needle", {"context": 2}),
+    ("needle", {"context": 1, "max_matches": 5}),
+    ("needle", {"include": "*.txt"}),
+    ("needle", {"include": "src/**/*.{py,tmp}"}),
+    ("needle", {"include": "*.log"}),
+    ("needle", {"respect_gitignore": False}),
+    ("needle", {"max_matches": 7}),
+    ("needle", {"max_matches": 40, "max_line_chars": 20}),
+    ("needle", {"visible": policy}),
+    ("needle", {"visible": policy, "respect_gitignore": False, "context": 1}),
+    ("café|日本|naïve", {}),
+]
+
+
+@needs_rg
+@pytest.mark.parametrize(("pattern", "opts"), GREP_CASES)
+def test_grep_engines_agree(tree: Path, pattern: str, opts: dict[str, object]) -> None:
+    rg = grep(tree, pattern, engine="rg", **opts)  # type: ignore[arg-type]
+    py = grep(tree, pattern, engine="python", **opts)  # type: ignore[arg-type]
+    assert rg.engine == "rg" and py.engine == "python"
+    assert snapshot(rg) == snapshot(py)
+    assert rg.files, "every case finds something"
+
+
+@pytest.mark.parametrize("engine", ["rg", "python"])
+def test_grep_finds_what_it_should_and_nothing_else(tree: Path, engine: str) -> None:
+    if engine == "rg" and not HAVE_RG:
+        pytest.skip("no rg binary")
+    r = grep(tree, "needle", engine=engine, visible=policy, max_matches=10_000)
+    found = paths_of(r)
+    for expected in [
+        "keep.log",
+        ".hidden/h.txt",
+        "weird:12:name.txt",
+        "new\nline.txt",
+        "ünïcødé/naïve.txt",
+        "日本語.md",
+        "utf16.txt",
+        "bom.txt",
+        "crlf.txt",
+        "latin1.txt",
+        "node_modules/pkg/index.js",
+        "src/important.tmp",
+        "src/sub/deep.txt",
+    ]:
+        assert expected in found, expected
+    for banned in ["debug.log", "src/a.tmp", "bin.dat", "late.bin", ".env"]:
+        assert banned not in found, banned
+    for fragment in [".git/", "build/", "gen/", "skip_me", "secrets/", "link_", "outside"]:
+        assert not any(fragment in p for p in found), fragment
+    by_path = {f.path: f for f in r.files}
+    assert by_path["weird:12:name.txt"].matches[0].text == "needle: weird:3: colon"
+    assert by_path["crlf.txt"].matches[0].text == "needle crlf"
+    assert by_path["utf16.txt"].matches[0].text == "needle utf16"
+    assert by_path["bom.txt"].matches[0].text == "needle after a BOM"
+    assert by_path["latin1.txt"].matches[0].text == "needle caf\ufffd"
+    assert found == sorted(found, key=lambda p: p.encode().replace(b"/", b"\0"))
+    assert r.total_matches == sum(len(f.matches) for f in r.files)
+
+
+@pytest.mark.parametrize("engine", ["rg", "python"])
+def test_grep_options(tree: Path, engine: str) -> None:
+    if engine == "rg" and not HAVE_RG:
+        pytest.skip("no rg binary")
+    main = "src/main.py"
+    sensitive = grep(tree, "Needle", engine=engine, include="*.py")
+    assert [(m.line, m.text) for m in sensitive.files[0].matches] == [(4, "    return 'Needle'")]
+    insensitive = grep(tree, "Needle", engine=engine, include="*.py", case_sensitive=False)
+    assert [m.line for m in insensitive.files[0].matches] == [3, 4, 6]
+    fixed = grep(tree, "a.b(c", engine=engine, fixed_strings=True)
+    assert [(f.path, [m.line for m in f.matches]) for f in fixed.files] == [("regex.txt", [1])]
+    regex = grep(tree, "a.b\\(c", engine=engine)
+    assert [m.line for m in regex.files[0].matches] == [1, 2]
+    ctx = grep(tree, "return", engine=engine, include=main, context=1)
+    assert [(m.line, m.is_context) for m in ctx.files[0].matches] == [
+        (3, True),
+        (4, False),
+        (5, True),
+    ]
+    cut = grep(tree, "needle", engine=engine, include="long.txt", max_line_chars=10)
+    assert cut.files[0].matches[0].text == "xxxxxxxxxx... [1798 more characters]"
+
+
+@pytest.mark.parametrize("engine", ["rg", "python"])
+def test_grep_cap_keeps_first_matches_in_path_order(tree: Path, engine: str) -> None:
+    if engine == "rg" and not HAVE_RG:
+        pytest.skip("no rg binary")
+    full = grep(tree, "needle", engine=engine, max_matches=10_000)
+    capped = grep(tree, "needle", engine=engine, max_matches=12)
+    assert capped.truncated and not full.truncated
+    assert capped.total_matches == 12
+    flat_full = [(f.path, m.line) for f in full.files for m in f.matches][:12]
+    flat_capped = [(f.path, m.line) for f in capped.files for m in f.matches]
+    assert flat_capped == flat_full
+    exact = grep(tree, "needle", engine=engine, max_matches=full.total_matches)
+    assert not exact.truncated and exact.total_matches == full.total_matches
+
+
+@needs_rg
+def test_grep_cap_inside_a_big_file(tmp_path: Path) -> None:
+    write(tmp_path, "big.txt", "".join(f"hit {i}\n" for i in range(10_000)))
+    write(tmp_path, "big_binary.txt", "".join(f"hit {i}\n" for i in range(10_000)) + "\x00")
+    for engine in ("rg", "python"):
+        r = grep(tmp_path, "hit", engine=engine, max_matches=5_000, context=1)
+        assert [f.path for f in r.files] == ["big.txt"]
+        assert r.truncated and r.total_matches == 5_000
+        assert r.files[0].matches[-1].line == 5_000
+
+
+def test_grep_invalid_regex(tree: Path) -> None:
+    py = grep(tree, "(unclosed", engine="python")
+    assert py.error is not None and py.error.startswith('Invalid regular expression "(unclosed":')
+    assert not py.files
+    text = format_grep_gemini(py, "(unclosed", ".")
+    assert text.startswith("Error during grep search operation: Invalid regular expression")
+    if HAVE_RG:
+        rg = grep(tree, "(unclosed", engine="rg")
+        assert rg.error == 'Invalid regular expression "(unclosed": unclosed group'
+        assert grep(tree, "(unclosed").error is not None
+
+
+def test_grep_invalid_include(tree: Path) -> None:
+    r = grep(tree, "needle", include="src/[a", engine="python")
+    assert r.error is not None and "unclosed character class" in r.error
+
+
+def test_grep_python_dialect_fallback(tree: Path) -> None:
+    py = grep(tree, r"(?<=def )find_\w+", engine="python")
+    assert [(f.path, f.matches[0].text) for f in py.files] == [
+        ("src/main.py", "def find_needle():")
+    ]
+    if HAVE_RG:
+        auto = grep(tree, r"(?<=def )find_\w+")
+        assert auto.engine == "python" and snapshot(auto) == snapshot(py)
+        strict = grep(tree, r"(?<=def )find_\w+", engine="rg")
+        assert strict.error is not None and "look-around" in strict.error
+
+
+def test_grep_progress(tree: Path) -> None:
+    seen: list[int] = []
+    r = grep(tree, "needle", engine="python", on_progress=seen.append)
+    assert seen and seen[-1] == r.total_matches
+    assert seen == sorted(seen)
+
+
+@needs_rg
+def test_grep_whitelist_idiom_agrees(tmp_path: Path) -> None:
+    # "*" / "!*/" / "!*.py": a directory-only negation must not re-include files.
+    write(tmp_path, ".gitignore", "*\n!*/\n!*.py\n!.gitignore\n")
+    write(tmp_path, "a.py", "hit\n")
+    write(tmp_path, "a.txt", "hit\n")
+    write(tmp_path, "d/b.py", "hit\n")
+    write(tmp_path, "d/b.txt", "hit\n")
+    rg = grep(tmp_path, "hit", engine="rg")
+    py = grep(tmp_path, "hit", engine="python")
+    assert paths_of(rg) == paths_of(py) == ["a.py", "d/b.py"]
+
+
+@pytest.mark.parametrize("engine", ["rg", "python"])
+def test_ignore_root_applies_parent_ignore_files(tree: Path, engine: str) -> None:
+    if engine == "rg" and not HAVE_RG:
+        pytest.skip("no rg binary")
+    write(tree, "src/sub/trace.log", "needle log below\n")
+    sub = tree / "src" / "sub"
+    alone = grep(sub, "needle", engine=engine)
+    assert "trace.log" in paths_of(alone)
+    with_parents = grep(sub, "needle", engine=engine, ignore_root=tree)
+    assert paths_of(with_parents) == ["deep.txt"]
+    g = glob(sub, "*", engine=engine, ignore_root=tree)
+    assert sorted(g.paths) == [".ignore", "deep.txt"]
+    assert g.ignored_count == 2
+
+
+# ------------------------------------------------------------------------------ glob
+
+GLOB_CASES: list[tuple[str, dict[str, object]]] = [
+    ("*.txt", {}),
+    ("**/*.txt", {}),
+    ("src/**/*.py", {}),
+    ("**/*.{py,md,tmp}", {}),
+    ("**/*.LOG", {}),
+    ("**/*.MD", {"case_sensitive": False}),
+    ("**/*.md", {"case_sensitive": True}),
+    ("**/*.log", {"respect_gitignore": False}),
+    ("**/*", {"visible": policy}),
+    ("**/*", {"respect_gitignore": False, "visible": policy}),
+    ("**/*", {"max_results": 5}),
+    ("src/*", {}),
+    ("ünïcødé/*", {}),
+    ("*:12:*", {}),
+]
+
+
+@needs_rg
+@pytest.mark.parametrize(("pattern", "opts"), GLOB_CASES)
+def test_glob_engines_agree(tree: Path, pattern: str, opts: dict[str, object]) -> None:
+    rg = glob(tree, pattern, engine="rg", **opts)  # type: ignore[arg-type]
+    py = glob(tree, pattern, engine="python", **opts)  # type: ignore[arg-type]
+    assert (rg.paths, rg.total, rg.truncated, rg.ignored_count) == (
+        py.paths,
+        py.total,
+        py.truncated,
+        py.ignored_count,
+    )
+    assert rg.paths
+
+
+@pytest.mark.parametrize("engine", ["rg", "python"])
+def test_glob_semantics(tree: Path, engine: str) -> None:
+    if engine == "rg" and not HAVE_RG:
+        pytest.skip("no rg binary")
+    top = glob(tree, "*.txt", engine=engine)
+    assert "src/sub/deep.txt" not in top.paths and "crlf.txt" in top.paths
+    deep = glob(tree, "**/*.txt", engine=engine)
+    assert "src/sub/deep.txt" in deep.paths
+    assert not any(p.startswith(("build/", "link_", ".git/")) for p in deep.paths)
+    assert "src/sub/skip_me.txt" not in deep.paths
+    assert deep.ignored_count == 2  # build/out.txt, src/sub/skip_me.txt
+    logs = glob(tree, "**/*.LOG", engine=engine)
+    assert logs.paths == ["keep.log"] and logs.ignored_count == 1
+    assert glob(tree, "**/*.LOG", engine=engine, case_sensitive=True).paths == []
+    everything = glob(tree, "**/*", engine=engine, respect_gitignore=False)
+    assert "debug.log" in everything.paths and everything.ignored_count == 0
+    assert not any(p.startswith(("node_modules/", ".git/", "link_")) for p in everything.paths)
+    assert "link_file" not in everything.paths
+
+
+@pytest.mark.parametrize("engine", ["rg", "python"])
+def test_glob_sorted_newest_first(tmp_path: Path, engine: str) -> None:
+    if engine == "rg" and not HAVE_RG:
+        pytest.skip("no rg binary")
+    for name, age in [("old.ts", 300), ("new.ts", 10), ("mid.ts", 100), ("b/tie.ts", 50)]:
+        p = write(tmp_path, name, "x")
+        os.utime(p, (1_700_000_000 - age, 1_700_000_000 - age))
+    p = write(tmp_path, "a/tie.ts", "x")
+    os.utime(p, (1_700_000_000 - 50, 1_700_000_000 - 50))
+    r = glob(tmp_path, "**/*.ts", engine=engine)
+    assert r.paths == ["new.ts", "a/tie.ts", "b/tie.ts", "mid.ts", "old.ts"]
+    capped = glob(tmp_path, "**/*.ts", engine=engine, max_results=2)
+    assert capped.paths == ["new.ts", "a/tie.ts"] and capped.truncated and capped.total == 5
+
+
+def test_glob_literal_path_and_errors(tmp_path: Path) -> None:
+    write(tmp_path, "app/[id].tsx", "x")
+    write(tmp_path, "app/i.tsx", "x")
+    for engine in ["python", *(["rg"] if HAVE_RG else [])]:
+        assert glob(tmp_path, "app/[id].tsx", engine=engine).paths == ["app/[id].tsx"]
+        assert glob(tmp_path, "app/[ab].tsx", engine=engine).paths == []
+        bad = glob(tmp_path, "app/{a,b", engine=engine)
+        assert bad.error is not None and "unclosed alternate group" in bad.error
+        assert glob(tmp_path, "  ", engine=engine).error == "The pattern cannot be empty."
+        absolute = glob(tmp_path, str(tmp_path / "app" / "*.tsx"), engine=engine)
+        assert sorted(absolute.paths) == ["app/[id].tsx", "app/i.tsx"]
+
+
+# -------------------------------------------------------------------- list_directory
+
+
+def test_list_directory(tree: Path) -> None:
+    r = list_directory(tree, visible=policy)
+    names = [(e.name, e.is_dir) for e in r.entries]
+    dirs = [n for n, d in names if d]
+    assert dirs == sorted(dirs, key=str.casefold)
+    assert names.index(("src", True)) < names.index(("bom.txt", False))
+    assert ("link_in", True) in names  # resolves inside the listed directory
+    assert ("link_out", False) in names  # points outside: shown, not a directory
+    link = next(e for e in r.entries if e.name == "link_out")
+    assert link.is_symlink
+    assert not any(n in (".env", "secrets", ".git", "debug.log", "build") for n, _ in names)
+    assert r.ignored_count == 3  # .git, debug.log, build
+    plain = list_directory(tree, respect_gitignore=False, ignore=["*.txt", "link_*"])
+    plain_names = [e.name for e in plain.entries]
+    assert ".git" in plain_names and "debug.log" in plain_names and plain.ignored_count == 0
+    assert not any(n.endswith(".txt") or n.startswith("link_") for n in plain_names)
+    sub = list_directory(tree / "src")
+    assert [(e.name, e.is_dir) for e in sub.entries] == [
+        ("sub", True),
+        (".gitignore", False),
+        ("important.tmp", False),
+        ("main.py", False),
+    ]
+    assert sub.ignored_count == 2
+
+
+# ------------------------------------------------------------------------ formatting
+
+
+def test_format_grep_gemini_exact() -> None:
+    from filewright.search import FileMatches, LineMatch
+
+    r = GrepResult(
+        files=[
+            FileMatches(
+                "src/utils.ts",
+                [
+                    LineMatch(15, "export function myFunction() {"),
+                    LineMatch(22, "  myFunction.call();"),
+                ],
+            ),
+            FileMatches("src/index.ts", [LineMatch(5, "import { myFunction } from './utils';")]),
+        ],
+        total_matches=3,
+        truncated=False,
+        engine="rg",
+    )
+    assert format_grep_gemini(r, "myFunction", ".", "*.ts") == (
+        'Found 3 matches for pattern "myFunction" in path "." (filter: "*.ts"):\n'
+        "---\n"
+        "File: src/utils.ts\n"
+        "L15: export function myFunction() {\n"
+        "L22:   myFunction.call();\n"
+        "---\n"
+        "File: src/index.ts\n"
+        "L5: import { myFunction } from './utils';\n"
+        "---"
+    )
+    one = GrepResult(
+        [FileMatches("a.py", [LineMatch(1, "a", True), LineMatch(2, "x  ")])], 1, True, "rg"
+    )
+    assert format_grep_gemini(one, "x", "src") == (
+        'Found 1 match for pattern "x" in path "src" '
+        "(results limited to 1 matches for performance):\n"
+        "---\nFile: a.py\nL1- a\nL2: x\n---"
+    )
+    none = GrepResult([], 0, False, "python")
+    assert format_grep_gemini(none, "x", ".") == 'No matches found for pattern "x" in path ".".'
+    assert format_grep_gemini(none, "x", ".", "*.md") == (
+        'No matches found for pattern "x" in path "." (filter: "*.md").'
+    )
+
+
+def test_format_glob_gemini_exact() -> None:
+    r = GlobResult(["src/b.ts", "src/a.ts"], False, 2, 0, "rg")
+    assert format_glob_gemini(r, "*.ts", "src", render_path=lambda p: "/ws/" + p) == (
+        'Found 2 file(s) matching "*.ts" within src, sorted by modification time '
+        "(newest first):\n/ws/src/b.ts\n/ws/src/a.ts"
+    )
+    ignored = GlobResult(["a.ts"], True, 3, 4, "rg")
+    assert format_glob_gemini(ignored, "*.ts", "/ws") == (
+        'Found 3 file(s) matching "*.ts" within /ws (4 additional files were ignored), '
+        "sorted by modification time (newest first):\na.ts\n"
+        "(showing the 1 most recently modified of 3 files; use a more specific pattern "
+        "to see the others)"
+    )
+    assert format_glob_gemini(GlobResult([], False, 0, 0, "rg"), "*.ts", "src") == (
+        'No files found matching pattern "*.ts" within src'
+    )
+    assert format_glob_gemini(GlobResult([], False, 0, 2, "rg"), "*.ts", "src") == (
+        'No files found matching pattern "*.ts" within src (2 files were ignored)'
+    )
+
+
+def test_format_list_gemini_exact(tmp_path: Path) -> None:
+    from filewright.search import Entry
+
+    r = ListResult([Entry("subfolder1", True), Entry("file1.txt", False)], 0)
+    assert (
+        format_list_gemini(r, "/path")
+        == "Directory listing for /path:\n[DIR] subfolder1\nfile1.txt"
+    )
+    r.ignored_count = 2
+    assert format_list_gemini(r, "/p").endswith("file1.txt\n\n(2 ignored)")
+    empty = list_directory(tmp_path)
+    assert format_list_gemini(empty, str(tmp_path)) == f"Directory {tmp_path} is empty."
+
+
+# ----------------------------------------------------------------- glob translation
+
+
+@pytest.mark.parametrize(
+    ("glob_text", "yes", "no"),
+    [
+        ("*.py", ["a.py", ".py"], ["d/a.py", "a.pyc"]),
+        ("**/*.py", ["a.py", "d/e/a.py"], ["a.pyc"]),
+        ("src/**/*.ts", ["src/a.ts", "src/x/y/a.ts"], ["a.ts", "srcx/a.ts"]),
+        ("a/**", ["a/b", "a/b/c"], ["a", "ab/c"]),
+        ("*.{ts,tsx}", ["a.ts", "a.tsx"], ["a.t"]),
+        ("[!a-c]x?", ["dxy"], ["axy", "dx"]),
+        ("\\*", ["*"], ["a"]),
+        ("a**b", ["ab", "axxb"], ["a/b"]),
+        ("**", ["a", "a/b"], []),
+    ],
+)
+def test_glob_translation(glob_text: str, yes: list[str], no: list[str]) -> None:
+    rx = compile_glob(glob_text)
+    for p in yes:
+        assert rx.match(p.encode()), p
+    for p in no:
+        assert not rx.match(p.encode()), p
+
+
+def test_glob_errors_and_ignore_lines() -> None:
+    for bad in ["[a", "{a", "{a,{b}}", "a\\", "[z-a]"]:
+        with pytest.raises(GlobError):
+            glob_to_regex(bad)
+    spec = IgnoreSpec.from_lines(["*.log", "!keep.log", "build/", "/top", "\\#hash", "trail\\ "])
+    assert spec.match(b"x/a.log", False) is True
+    assert spec.match(b"x/keep.log", False) is False
+    assert spec.match(b"build", True) is True and spec.match(b"build", False) is None
+    assert spec.match(b"top", False) is True and spec.match(b"d/top", False) is None
+    assert spec.match(b"#hash", False) is True
+    assert spec.match(b"trail ", False) is True
