@@ -175,18 +175,18 @@ def test_search_file_content_default_path_no_match_and_bad_regex(tree: Path) -> 
 def test_read_file_text_whole_and_range(tree: Path) -> None:
     t = gemini(tree)
     r = t.call("read_file", {"path": str(tree / "src/index.ts")})
-    assert r.ok and r.text == (tree / "src/index.ts").read_text()
-    r = t.call("read_file", {"path": "src/index.ts", "offset": 1, "limit": 2})
+    assert r.ok and r.text == "const a = 1;\n\n\n\nimport { myFunction } from './utils';"
+    r = t.call("read_file", {"path": "src/index.ts", "offset": 0, "limit": 2})
     assert r.text == (
-        "[File content truncated: showing lines 2-3 of 5 total lines. "
-        "Use offset/limit parameters to view more.]\n\n"
+        "[File content truncated: showing lines 1-2 of 5 total lines. "
+        "Use offset/limit parameters to view more.]\nconst a = 1;\n"
     )
+    assert r.data["next_offset"] == 2
+    r = t.call("read_file", {"path": "src/index.ts", "offset": 2, "limit": 2})
+    assert r.text.startswith("[File content truncated: showing lines 3-4 of 5 total lines.")
     r = t.call("read_file", {"path": "src/index.ts", "offset": 4, "limit": 10})
-    assert r.text == (
-        "[File content truncated: showing lines 5-5 of 5 total lines. Use offset/limit "
-        "parameters to view more.]\nimport { myFunction } from './utils';\n"
-    )
-    assert r.data["start_line"] == 5 and r.data["total_lines"] == 5
+    assert r.text == "import { myFunction } from './utils';"
+    assert r.data["start_line"] == 5 and r.data["total_lines"] == 5 and r.data["next_offset"] is None
 
 
 def test_read_file_default_limit_and_long_lines(tree: Path) -> None:
@@ -200,7 +200,7 @@ def test_read_file_default_limit_and_long_lines(tree: Path) -> None:
     (tree / "wide.txt").write_text("x" * 2500 + "\nshort\n")
     r = gemini(tree).call("read_file", {"path": "wide.txt"})
     assert r.text == ("[File content partially truncated: some lines exceeded maximum length of 2000 "
-                      "characters.]\n" + "x" * 2000 + "... [truncated]\nshort\n")
+                      "characters.]\n" + "x" * 2000 + " ... [truncated]\nshort")
 
 
 def test_read_file_images_and_pdf_as_inline_data(tree: Path) -> None:
@@ -209,9 +209,12 @@ def test_read_file_images_and_pdf_as_inline_data(tree: Path) -> None:
     t = gemini(tree)
     r = t.call("read_file", {"path": "pic.png"})
     assert r.ok and r.data["inlineData"] == {"mimeType": "image/png", "data": base64.b64encode(PNG).decode()}
-    assert r.images == [{"mime_type": "image/png", "data": base64.b64encode(PNG).decode()}]
+    assert r.images == [{"mime_type": "image/png", "data": base64.b64encode(PNG).decode(),
+                         "width": 1, "height": 1}]
+    assert r.text == f"[Image file: pic.png (image/png, 1x1 pixels, {len(PNG)} B)]"
     r = t.call("read_file", {"path": "doc.pdf"})
     assert r.ok and r.data["inlineData"] == {"mimeType": "application/pdf", "data": base64.b64encode(PDF).decode()}
+    assert r.text == f"[PDF file: doc.pdf ({len(PDF)} B), sent as inline data]"
 
 
 def test_read_file_binary_skipped_svg_as_text(tree: Path) -> None:
@@ -220,7 +223,7 @@ def test_read_file_binary_skipped_svg_as_text(tree: Path) -> None:
     t = gemini(tree)
     r = t.call("read_file", {"path": "data.bin"})
     assert r.ok and r.text == f"Cannot display content of binary file: {tree / 'data.bin'}"
-    assert t.call("read_file", {"path": "icon.svg"}).text == '<svg xmlns="http://www.w3.org/2000/svg"/>\n'
+    assert t.call("read_file", {"path": "icon.svg"}).text == '<svg xmlns="http://www.w3.org/2000/svg"/>'
 
 
 def test_read_file_failures(tree: Path, tmp_path: Path) -> None:
@@ -414,3 +417,10 @@ def test_tool_names_titles_and_parameters(tree: Path) -> None:
     assert set(params["search_file_content"]["properties"]) == {"pattern", "path", "include"}
     assert set(params["replace"]["properties"]) == {"file_path", "old_string", "new_string", "expected_replacements"}
     assert sorted(params["replace"]["required"]) == ["file_path", "new_string", "old_string"]
+
+
+def test_read_file_notebook_is_read_as_its_json_text(tree: Path) -> None:
+    raw = '{\n "cells": [],\n "nbformat": 4\n}\n'
+    (tree / "nb.ipynb").write_text(raw)
+    r = gemini(tree).call("read_file", {"path": "nb.ipynb"})
+    assert r.ok and r.text == raw.rstrip("\n")

@@ -30,7 +30,6 @@ region (or a different count than expected), with the message the model would ge
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import hashlib
 import os
@@ -40,22 +39,14 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from filewright import edits
+from filewright import edits, media, readers
 from filewright.pipeline import Change, Outcome
 from filewright.result import Failure, OperationFailed, Result
-from filewright.textfile import TextFileError, decode
+from filewright.textread import human_size
 from filewright.toolsets.base import Params, Tool, Toolset
 
 Corrector = Callable[[str, str, str, str], "tuple[str, str] | None"]
 
-DEFAULT_LIMIT = 2000
-MAX_LINE_CHARS = 2000
-# Sent to the model as base64 `inlineData`. SVG is read as text, as Gemini CLI does:
-# model APIs do not take SVG images.
-MEDIA_TYPES = {
-    ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
-    ".webp": "image/webp", ".bmp": "image/bmp", ".pdf": "application/pdf",
-}
 NUISANCE_DIRS = frozenset({".git", "node_modules"})
 NO_OCCURRENCE_HINT = (
     "No edits made. The exact text in old_string was not found. Ensure you're not escaping "
@@ -194,56 +185,43 @@ class GeminiToolset(Toolset):
     # -- reading ---------------------------------------------------------------------------
 
     def read_file(self, p: ReadFileParams) -> Result:
+        offset = p.offset or 0
         try:
-            loc, _ = self.engine.locate(p.path, purpose="read", expect="file")
-            if not loc.exists:
-                raise OperationFailed(Failure("not_found", p.path, {}))
-            raw = self.engine.read_bytes(loc).data
+            loc = readers.locate_file(self.engine, p.path)
+            with readers.open_file(self.engine, loc) as (fd, size):
+                kind = media.sniff(os.pread(fd, 4096, 0), loc.name).kind
+            if kind == "pdf":
+                part = readers.pdf_inline(self.engine, loc)
+                return Result(True, f"[PDF file: {loc.name} ({human_size(size)}), sent as inline data]",
+                              {"path": str(loc.path), "kind": "pdf", "mime_type": "application/pdf", **part})
+            if kind == "notebook":  # Gemini CLI reads a notebook as the JSON text it is
+                lines = readers.read_lines(self.engine, loc, offset + 1, p.limit or readers.DEFAULT_LIMIT)
+                outcome = readers.ReadOutcome("text", loc, size, "application/json", text=lines)
+            else:
+                outcome = readers.read_any(self.engine, loc, offset=offset + 1, limit=p.limit or readers.DEFAULT_LIMIT)
         except OperationFailed as exc:
-            return self._fail(exc.failure, self._absolute(p.path), "read_file")
-        shown = str(loc.path)
-        mime = _media_type(raw, loc.path.suffix)
-        if mime is not None:
-            encoded = base64.b64encode(raw).decode("ascii")
-            kind = "pdf" if mime == "application/pdf" else "image"
-            data: dict[str, Any] = {"path": shown, "inlineData": {"mimeType": mime, "data": encoded},
-                                    "mime_type": mime, "size": len(raw)}
-            if kind == "image":
-                data["images"] = [{"mime_type": mime, "data": encoded}]
-            return Result(True, f"Read {kind} file: {shown}", data)
-        try:
-            tf = decode(raw)
-        except TextFileError as exc:
-            if exc.code == "binary":
+            failure = exc.failure
+            shown = self._absolute(p.path)
+            if failure.code == "binary":
                 return Result(True, f"Cannot display content of binary file: {shown}",
-                              {"path": shown, "binary": True, "size": len(raw)})
-            return self._fail(Failure(exc.code, p.path, {"message": exc.detail}), shown, "read_file")
-        self.engine.record_read(loc, tf.hash)
-        lines = tf.text.split("\n")
-        if tf.trailing_newline or tf.text == "":
-            lines.pop()
-        total, start = len(lines), p.offset or 0
-        if start and start >= total:
-            return self._fail(Failure("line_out_of_range", p.path, {"line": start, "lines": total}),
-                              shown, "read_file")
-        chosen = lines[start : start + (p.limit or DEFAULT_LIMIT)]
-        end = start + len(chosen)
-        cut = [i for i, line in enumerate(chosen) if len(line) > MAX_LINE_CHARS]
-        for i in cut:
-            chosen[i] = chosen[i][:MAX_LINE_CHARS] + "... [truncated]"
-        body = "\n".join(chosen) + ("\n" if end == total and tf.trailing_newline else "")
-        partial = start > 0 or end < total
-        if partial:
-            body = (f"[File content truncated: showing lines {start + 1}-{end} of {total} total lines. "
-                    f"Use offset/limit parameters to view more.]\n{body}")
-        elif cut:
-            body = ("[File content partially truncated: some lines exceeded maximum length of "
-                    f"{MAX_LINE_CHARS} characters.]\n{body}")
-        return Result(True, body, {
-            "path": shown, "total_lines": total, "start_line": start + 1, "end_line": end,
-            "truncated": partial or bool(cut), "next_offset": end if end < total else None,
-            "encoding": tf.encoding_label, "hash": tf.hash,
-        })
+                              {"path": shown, "binary": True, "mime_type": failure.detail.get("mime_type")})
+            if failure.code == "line_out_of_range":  # the seed's offsets are 0-based
+                failure = Failure(failure.code, failure.path,
+                                  {**failure.detail, "line": int(failure.detail.get("line", 1)) - 1})
+            return self._fail(failure, shown, "read_file")
+        data = outcome.data()
+        if outcome.image is not None:
+            data.update(media.inline_data_gemini(outcome.image))
+            return Result(True, readers.render_outcome(outcome, "gemini"), data)
+        text = outcome.text
+        assert text is not None
+        data["next_offset"] = text.end if text.truncated else None  # 0-based, for `offset`
+        if text.cut_lines and not text.truncated:  # every line shown, some of them cut
+            body = (f"[File content partially truncated: some lines exceeded maximum length of "
+                    f"{text.max_line_chars} characters.]\n{readers.format_plain(text)}")
+        else:
+            body = readers.format_gemini(text)
+        return Result(True, body, data)
 
     # -- listing and searching -------------------------------------------------------------
 
@@ -429,25 +407,6 @@ def _closest_hint(closest: list[dict[str, Any]]) -> str:
     differs = best.get("differs") or []
     how = f" (differs in: {', '.join(map(str, differs))})" if differs else ""
     return f"\n\nThe most similar text in the file is at {where}{how}:\n{best.get('text', '')}"
-
-
-def _media_type(raw: bytes, suffix: str) -> str | None:
-    """The MIME type of an image or PDF (by content first, then by extension)."""
-    head = raw[:16]
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if head.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if head.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    if raw[:1024].find(b"%PDF-") != -1:
-        return "application/pdf"
-    mime = MEDIA_TYPES.get(suffix.lower())
-    if mime == "image/bmp" and head[:2] != b"BM":
-        return None
-    return mime
 
 
 __all__ = ["Corrector", "GeminiToolset"]
