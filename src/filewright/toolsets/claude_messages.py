@@ -107,6 +107,7 @@ WHITESPACE_SUGGESTION = (
 )
 CASE_SUGGESTION = "The string exists but with different case. Check capitalization."
 SIMILARITY_THRESHOLD = 0.5
+SEED_SIMILARITY = 0.8
 
 
 def failure(code: str, message: str, engine_code: str | None = None, **data: Any) -> Result:
@@ -178,7 +179,7 @@ def not_found_suggestions(old: str, content: str, closest: list[dict[str, Any]])
         label in ("whitespace", "indentation") for label in differs
     ):
         out.append(WHITESPACE_SUGGESTION)
-    similar = [r for r in closest if r.get("similarity", 0) >= SIMILARITY_THRESHOLD][:3]
+    similar = similar_regions(closest)
     if similar:
         out.append("Similar strings found:\n" + "\n".join(_region(r) for r in similar))
     words = list(dict.fromkeys(old.split()))
@@ -189,6 +190,17 @@ def not_found_suggestions(old: str, content: str, closest: list[dict[str, Any]])
     if old.lower() in content.lower() or any(r.get("differs") == ["case"] for r in closest):
         out.append(CASE_SUGGESTION)
     return out
+
+
+def similar_regions(closest: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The engine's closest regions worth showing: the best one when it is at least
+    half similar, and others as similar as the seed asks (0.8) or nearly as the best."""
+    if not closest or closest[0].get("similarity", 0) < SIMILARITY_THRESHOLD:
+        return []
+    best = closest[0]["similarity"]
+    keep = [closest[0]]
+    keep += [r for r in closest[1:] if r.get("similarity", 0) >= min(SEED_SIMILARITY, best - 0.05)]
+    return keep[:3]
 
 
 def _region(region: dict[str, Any]) -> str:
