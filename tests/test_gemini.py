@@ -424,3 +424,28 @@ def test_read_file_notebook_is_read_as_its_json_text(tree: Path) -> None:
     (tree / "nb.ipynb").write_text(raw)
     r = gemini(tree).call("read_file", {"path": "nb.ipynb"})
     assert r.ok and r.text == raw.rstrip("\n")
+
+
+def test_directories_outside_the_workspace_are_refused(tree: Path, tmp_path: Path) -> None:
+    t = gemini(tree)
+    expected = f"Path must be within one of the workspace directories: {tree}"
+    for tool, args in [
+        ("list_directory", {"path": str(tmp_path)}),
+        ("list_directory", {"path": ".."}),
+        ("glob", {"pattern": "*", "path": str(tmp_path)}),
+        ("search_file_content", {"pattern": "x", "path": "../"}),
+    ]:
+        r = t.call(tool, args)
+        assert not r.ok and r.text == expected and r.data["error"] == "outside", (tool, args)
+
+
+def test_write_after_an_external_change_to_a_read_file_is_refused(tree: Path) -> None:
+    t = gemini(tree)
+    assert t.call("read_file", {"path": "README.md"}).ok
+    (tree / "README.md").write_text("# changed elsewhere\n")
+    r = t.call("write_file", {"file_path": "README.md", "content": "mine\n"})
+    assert not r.ok and r.data["error"] == "stale"
+    assert (tree / "README.md").read_text() == "# changed elsewhere\n"
+    # replace matches against the current text, so it is not affected
+    r = t.call("replace", {"file_path": "README.md", "old_string": "changed elsewhere", "new_string": "ok"})
+    assert r.ok and (tree / "README.md").read_text() == "# ok\n"

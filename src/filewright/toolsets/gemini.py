@@ -185,6 +185,7 @@ class GeminiToolset(Toolset):
     # -- reading ---------------------------------------------------------------------------
 
     def read_file(self, p: ReadFileParams) -> Result:
+        """Text (0-based `offset`, `limit`), images and PDFs as inlineData; binaries skipped."""
         offset = p.offset or 0
         try:
             loc = readers.locate_file(self.engine, p.path)
@@ -232,6 +233,7 @@ class GeminiToolset(Toolset):
             return self._fail(exc.failure, self._absolute(path), tool, directory=True)
 
     def list_directory(self, p: ListDirectoryParams) -> Result:
+        """The entries of one directory, directories first (`[DIR] name`)."""
         from filewright import search
 
         loc = self._directory(p.path, "list_directory")
@@ -246,6 +248,7 @@ class GeminiToolset(Toolset):
                                    "ignored_count": result.ignored_count})
 
     def glob(self, p: GlobParams) -> Result:
+        """Files matching `pattern`, as absolute paths, newest first."""
         from filewright import search
 
         loc = self._directory(p.path, "glob")
@@ -263,6 +266,7 @@ class GeminiToolset(Toolset):
                                    "truncated": result.truncated, "ignored_count": result.ignored_count})
 
     def search_file_content(self, p: SearchFileContentParams) -> Result:
+        """Lines matching a regex, grouped by file (paths relative to the searched directory)."""
         from filewright import search
 
         loc = self._directory(p.path, "search_file_content")
@@ -288,6 +292,7 @@ class GeminiToolset(Toolset):
     # -- writing ---------------------------------------------------------------------------
 
     def write_file(self, p: WriteFileParams) -> Result:
+        """Create or overwrite a file (parents created) after the user approves the diff."""
         content = p.content
         outcome = self.change(Change(p.file_path, "write", lambda _old: content, create_parents=True,
                                      confirm=True))
@@ -303,6 +308,7 @@ class GeminiToolset(Toolset):
         return Result(True, text, outcome.data())
 
     def replace(self, p: ReplaceParams) -> Result:
+        """Replace `expected_replacements` occurrences (ladder, then corrector); empty old creates."""
         if p.old_string == "":
             return self._create(p)
         old, new, expected = p.old_string, p.new_string, p.expected_replacements

@@ -230,6 +230,7 @@ class WorkerToolset(Toolset):
     # -- the actions ----------------------------------------------------------------------
 
     def write_file(self, p: WriteFileParams) -> Result:
+        """Create or overwrite a file; the parent directory must exist."""
         content = p.content
         outcome = self.change(Change(p.path, "write", lambda _old: content, check_stale=False,
                                      dry_run=self._dry_run))
@@ -247,6 +248,7 @@ class WorkerToolset(Toolset):
         return self._result(True, text, risk, outcome, chars=n)
 
     def append_to_file(self, p: AppendToFileParams) -> Result:
+        """Append to an existing file exactly as given."""
         content = p.content
         outcome = self.change(Change(p.path, "append", lambda old: edits.append(old or "", content),
                                      must_exist=True, check_stale=False, dry_run=self._dry_run))
@@ -261,6 +263,7 @@ class WorkerToolset(Toolset):
         return self._result(True, text, "medium", outcome, chars=n)
 
     def replace_in_file(self, p: ReplaceInFileParams) -> Result:
+        """Literal (or regex) replace of all, or the first `count`, matches; none is a success."""
         old, new = p.old, p.new
         if not p.regex:
             old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
