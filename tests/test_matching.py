@@ -50,6 +50,17 @@ def test_exact_substring_mid_line() -> None:
     assert new == "alpha $1 \\g<0> gamma\n"
 
 
+def test_exact_whole_line_without_indent_continues_indentation() -> None:
+    text = "def f():\n    x = 1\n    return x\n"
+    new, out = apply(text, "x = 1", "x = 1\ny = 2")
+    assert out.strategy == "exact"
+    assert new == "def f():\n    x = 1\n    y = 2\n    return x\n"
+    new, _ = apply(text, "x = 1", "x = 1\n    y = 2")  # already indented: as given
+    assert new == "def f():\n    x = 1\n    y = 2\n    return x\n"
+    new, _ = apply(text, "x =", "x =\n2 +")  # not a whole line: as given
+    assert new == "def f():\n    x =\n2 + 1\n    return x\n"
+
+
 def test_exact_counts_non_overlapping() -> None:
     assert find("aaaa", "aa").count == 2
     assert find("aaa", "aa").count == 1
@@ -308,7 +319,7 @@ def test_no_match_scales_linearly() -> None:
 
     def cost(t: str) -> float:
         best = float("inf")
-        for _ in range(2):
+        for _ in range(3):
             t0 = time.perf_counter()
             assert find(t, old).count == 0
             best = min(best, time.perf_counter() - t0)

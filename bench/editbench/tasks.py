@@ -141,11 +141,15 @@ def p_trailing(lines: list[str], rng: random.Random) -> list[str]:
     return [x.rstrip() if x != x.rstrip() else x + p for x, p in zip(lines, pads, strict=True)]
 
 
-def p_reindent(lines: list[str], _rng: random.Random) -> list[str]:
-    nonblank = [x for x in lines if x.strip()]
+def p_reindent(lines: list[str], _rng: random.Random, ref: list[str] | None = None) -> list[str]:
+    """Dedent fully if the (reference) block is indented, else indent by four spaces.
+
+    The decision is taken on ``ref`` (the unedited block) so ``old`` and ``new`` shift alike.
+    """
+    nonblank = [x for x in (ref or lines) if x.strip()]
     common = min(len(_lead(x)) for x in nonblank)
     if common >= 2 and all(_lead(x)[:common].strip() == "" for x in nonblank):
-        return [x[common:] if x.strip() else x for x in lines]
+        return [x[common:] if x[:common].strip() == "" else x.lstrip() for x in lines]
     return ["    " + x if x.strip() else x for x in lines]
 
 
@@ -203,13 +207,15 @@ LINE_PERTURB: dict[str, Callable[[list[str], random.Random], list[str]]] = {
 _PREFIXES = ("{n:>6}\t", "{n}\u2192", "{n:>5} | ", "L{n}: ")
 
 
-def _perturb(cat: str, block: list[str], seed: int, first_line: int) -> str:
-    """The text a model would send for ``block`` in category ``cat``."""
+def _perturb(cat: str, block: list[str], seed: int, first_line: int, ref: list[str]) -> str:
+    """The text a model would send for ``block`` (``ref``: the unedited block) in ``cat``."""
     rng = random.Random(seed)  # same seed for old and new: same lines perturbed
+    if cat == "reindent":
+        return "\n".join(p_reindent(block, rng, ref))
     if cat in LINE_PERTURB:
         return "\n".join(LINE_PERTURB[cat](block, rng))
     if cat == "combo_reindent_ws":
-        return "\n".join(p_trailing(p_reindent(block, rng), rng))
+        return "\n".join(p_trailing(p_reindent(block, rng, ref), rng))
     s = "\n".join(block)
     if cat == "over_escaped":
         return json.dumps(s, ensure_ascii=False)[1:-1]
@@ -276,8 +282,8 @@ def _make(
         return Task(tid, cat, f.path, text, old, new, intended, real_lines, real)
 
     if cat in RECOVER:
-        old = _perturb(cat, block, pseed, i + 1)
-        new = _perturb(cat, edited, pseed, i + 1)
+        old = _perturb(cat, block, pseed, i + 1, block)
+        new = _perturb(cat, edited, pseed, i + 1, block)
         intended = "\n".join(lines[:i] + edited + lines[i + k :])
         return task(f.text, old, new, intended)
     if cat == "absent":

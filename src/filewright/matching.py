@@ -45,10 +45,12 @@ from filewright.normalize import (
     collapse_spaces,
     fold_typography,
     indent_offset,
+    leading_ws,
     norm_line,
     strip_line_numbers,
     trim_blank_lines,
     unescape,
+    ws_width,
 )
 from filewright.reindent import adapt_lines, restore_typography
 
@@ -139,7 +141,7 @@ class _TextIndex:
         self.text = text
         self._lines: list[str] | None = None
         self._starts: list[int] | None = None
-        self._norm: dict[str, tuple[list[str], list[int], dict[str, list[int]]]] = {}
+        self._norm: dict[str, tuple[list[str], list[int]]] = {}
         self._folded: dict[bool, tuple[str, list[int]]] = {}
 
     @property
@@ -163,8 +165,8 @@ class _TextIndex:
         """0-based line index containing ``offset``."""
         return bisect.bisect_right(self.starts, offset) - 1
 
-    def level(self, spec: LineSpec) -> tuple[list[str], list[int], dict[str, list[int]]]:
-        """(haystack of normalised lines, haystack position -> line index, norm -> positions)."""
+    def level(self, spec: LineSpec) -> tuple[list[str], list[int]]:
+        """(haystack of normalised lines, haystack position -> line index) for ``spec``."""
         cached = self._norm.get(spec.name)
         if cached is not None:
             return cached
@@ -181,12 +183,8 @@ class _TextIndex:
         else:
             pos = list(range(len(norm)))
             hay = norm
-        index: dict[str, list[int]] = {}
-        for p, x in enumerate(hay):
-            if x:
-                index.setdefault(x, []).append(p)
-        self._norm[spec.name] = (hay, pos, index)
-        return hay, pos, index
+        self._norm[spec.name] = (hay, pos)
+        return hay, pos
 
     def folded(self, typo: bool) -> tuple[str, list[int]]:
         """The whole text char-folded (for mid-line matches) and its line starts."""
@@ -238,6 +236,9 @@ def _split_edges(old: str) -> tuple[list[str], bool, bool] | None:
     return body.split("\n"), lead, trail
 
 
+_ANCHOR_KEYS = 8
+
+
 def _block_matches(ix: _TextIndex, olines: list[str], spec: LineSpec) -> list[tuple[int, int]]:
     """Whole-line blocks equal to ``olines`` at ``spec``'s level, as 0-based line ranges."""
     onorm = [norm_line(x, spec) for x in olines]
@@ -248,22 +249,26 @@ def _block_matches(ix: _TextIndex, olines: list[str], spec: LineSpec) -> list[tu
     else:
         keep = list(range(len(onorm)))
     seq = [onorm[k] for k in keep]
-    hay, pos, index = ix.level(spec)
-    anchor = -1
-    for k, x in enumerate(seq):
-        if not x:
-            continue
-        cands = index.get(x)
-        if not cands:
-            return []
-        if anchor < 0 or len(cands) < len(index[seq[anchor]]):
-            anchor = k
-    if anchor < 0:
+    hay, pos = ix.level(spec)
+    # anchor on the rarest of (up to 8 of the longest of) old's lines: counted and located
+    # with C-speed list.count / list.index, no index of the whole text is built
+    keys = sorted({x for x in seq if x}, key=len, reverse=True)[:_ANCHOR_KEYS]
+    if not keys:
         return []
+    counts = {x: hay.count(x) for x in keys}
+    key = min(keys, key=lambda x: counts[x])
+    if counts[key] == 0:
+        return []
+    anchor = seq.index(key)
+    hits: list[int] = []
+    p = -1
+    for _ in range(counts[key]):
+        p = hay.index(key, p + 1)
+        hits.append(p)
     m = len(seq)
     out: list[tuple[int, int]] = []
     lines = ix.lines
-    for p in index[seq[anchor]]:
+    for p in hits:
         s = p - anchor
         if s < 0 or s + m > len(hay) or hay[s : s + m] != seq:
             continue
@@ -420,6 +425,28 @@ def find(text: str, old: str, *, max_matches: int | None = 1, fuzzy: bool = True
     )
 
 
+def _continue_indent(text: str, region: Region, old: str, new: str) -> str:
+    """Exact level: indent ``new``'s continuation lines like the line ``old`` was taken from.
+
+    Only when ``old`` is one whole line without its indentation (the model worked relative
+    to column 0) and every continuation line of ``new`` is indented less than that line
+    (as written, it would fall out of the block).  Otherwise ``new`` is left as given.
+    """
+    if "\n" in old or "\n" not in new:
+        return new
+    ls = text.rfind("\n", 0, region.start) + 1
+    ws = text[ls : region.start]
+    if not ws or ws.strip() or text[region.end : region.end + 1] not in ("\n", ""):
+        return new
+    first, *rest = new.split("\n")
+    width = ws_width(ws, 4)
+    if not any(x.strip() for x in rest):
+        return new
+    if any(ws_width(leading_ws(x), 4) >= width for x in rest if x.strip()):
+        return new
+    return "\n".join([first, *(ws + x if x.strip() else x for x in rest)])
+
+
 def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str) -> str:
     """Apply the inverse of ``outcome``'s normalisation to ``new`` for ``region``.
 
@@ -430,7 +457,9 @@ def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str
     blank lines that ``old`` dropped between them), and changed lines are re-indented by
     the matched offset in the file's tab/space style; at the typography level runs of
     text equal to the file's (after folding) get the file's quotes/dashes back.
-    Exact matches leave ``new`` as given.
+    Exact matches leave ``new`` as given, except that when ``old`` was one whole line
+    sent without its indentation and ``new``'s further lines are all indented less than
+    that line, they get the line's indentation (see :func:`_continue_indent`).
     """
     from filewright.normalize import strip_line_numbers_like, trim_blank_lines_like
 
@@ -443,7 +472,7 @@ def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str
     if outcome.trimmed != (0, 0):
         new = trim_blank_lines_like(new, *outcome.trimmed)
     if outcome.base in ("exact", "line_endings", "none"):
-        return new
+        return _continue_indent(text, region, outcome.old, new)
     span = outcome.spans.get(region)
     if span is None:  # mid-line match
         if outcome.base == "typography":

@@ -76,7 +76,7 @@ def fold_typography_with_map(s: str) -> tuple[str, list[int]]:
 
 # --------------------------------------------------------------------------- spaces
 
-_SPACE_RUN = re.compile(r"[ \t]+")
+_SPACE_RUN = re.compile(r"[ \t]{2,}|\t")  # runs that are not already one space
 
 
 def collapse_spaces(s: str) -> str:

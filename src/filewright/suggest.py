@@ -119,17 +119,18 @@ def closest(text: str, old: str, *, limit: int = 3) -> list[dict[str, Any]]:
     )
     seen_q: set[str] = set()
     starts: set[int] = set()
-    scorer = fuzz.partial_ratio if m == 1 else fuzz.ratio
+    scorers = (fuzz.ratio, fuzz.partial_ratio) if m == 1 else (fuzz.ratio,)
     for q, k in queries:
         if q in seen_q:
             continue
         seen_q.add(q)
         if len(seen_q) > _MAX_QUERIES:
             break
-        for _choice, _score, li in process.extract(
-            q, stripped, scorer=scorer, limit=_PER_QUERY, score_cutoff=30
-        ):
-            starts.add(max(0, min(li - k, len(lines) - 1)))
+        for scorer in scorers:
+            for _choice, _score, li in process.extract(
+                q, stripped, scorer=scorer, limit=_PER_QUERY, score_cutoff=30
+            ):
+                starts.add(max(0, min(li - k, len(lines) - 1)))
     target = "\n".join(x.strip() for x in olines)
     scored: list[tuple[float, int, int]] = []
     for s in starts:
@@ -138,7 +139,7 @@ def closest(text: str, old: str, *, limit: int = 3) -> list[dict[str, Any]]:
             window = "\n".join(stripped[s:e])
             score = fuzz.ratio(target, window)
             if m == 1:
-                score = max(score, fuzz.partial_ratio(target, window) * 0.95)
+                score = max(score, fuzz.partial_ratio(target, window) * 0.9)
             scored.append((score, s, e))
     scored.sort(key=lambda t: (-t[0], t[1], t[2]))
     picked: list[tuple[float, int, int]] = []
