@@ -173,7 +173,7 @@ class ByteBlocks:
         view = memoryview(buf)
         carry = 0
         while True:
-            want = self.block - carry
+            want = self.block  # the buffer has room for a carried byte besides
             if self.stop is not None:
                 want = min(want, max(self.stop - self.offset, 0))
             n = _pread_into(self.fd, view[carry : carry + want], self.offset) if want else 0
