@@ -1,0 +1,178 @@
+"""kill -9 at any moment of a write leaves the old content or the new one, never a mix.
+
+A child process rewrites one file in a loop through `fsio.write_atomic`, alternating two
+contents of different sizes, and is killed with SIGKILL after a random (seeded) delay.
+After every kill the file must be exactly one of the two contents. Children are started
+ahead of time and wait for a "go" line, so their start-up cost overlaps the kills.
+The same is then done through the real `filewright call write` command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import deque
+from pathlib import Path
+
+import pytest
+
+import filewright
+
+A = b"A" * 200_000
+B = b"B" * 300_000
+KILLS = 100
+POOL = 4
+
+# The child loads only `filewright.paths` and `filewright.fsio` (stdlib-only modules),
+# under a bare package object, so that a hundred children do not each pay for importing
+# the whole engine; the code that writes is exactly the engine's.
+CHILD = """
+import itertools, sys, types
+package = types.ModuleType("filewright")
+package.__path__ = [sys.argv[3]]
+sys.modules["filewright"] = package
+from filewright import fsio
+from filewright.paths import Sandbox
+
+loc = Sandbox([sys.argv[1]]).resolve(sys.argv[2], expect="file")
+a, b = b"A" * 200_000, b"B" * 300_000
+print("ready", flush=True)
+if sys.stdin.readline() != "go\\n":
+    sys.exit(0)
+for i in itertools.count():
+    fsio.write_atomic(loc, b if i % 2 else a)
+"""
+PACKAGE_DIR = os.path.dirname(filewright.__file__)
+
+
+def _spawn(root: Path, name: str) -> subprocess.Popen[str]:
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(root), name, PACKAGE_DIR],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    return child
+
+
+def _wait_ready(child: subprocess.Popen[str]) -> None:
+    assert child.stdout is not None
+    line = child.stdout.readline()
+    if line != "ready\n":
+        _, err = child.communicate(timeout=10)
+        pytest.fail(f"writer child did not start: {line!r}\n{err}")
+
+
+def _kill(child: subprocess.Popen[str]) -> None:
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=10)
+    assert child.returncode == -signal.SIGKILL, child.returncode
+    for stream in (child.stdin, child.stdout, child.stderr):
+        if stream is not None:
+            stream.close()
+
+
+def _check(path: Path, kill: int) -> None:
+    data = path.read_bytes()  # raises if the file is missing
+    if data not in (A, B):
+        kinds = sorted(set(data[:16] + data[-16:]))
+        pytest.fail(f"kill {kill}: torn file of {len(data)} bytes (bytes {kinds!r})")
+
+
+@pytest.mark.timeout(120)
+def test_sigkill_during_atomic_rewrites_never_tears_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "data.bin"
+    path.write_bytes(A)
+    rng = random.Random(20240611)
+    pool: deque[subprocess.Popen[str]] = deque(_spawn(tmp_path, path.name) for _ in range(POOL))
+    rewritten = 0
+    try:
+        for kill in range(KILLS):
+            child = pool.popleft()
+            if kill + POOL < KILLS:
+                pool.append(_spawn(tmp_path, path.name))
+            _wait_ready(child)
+            before = path.stat().st_ino
+            assert child.stdin is not None
+            child.stdin.write("go\n")
+            child.stdin.flush()
+            time.sleep(rng.uniform(0.001, 0.030))
+            _kill(child)
+            _check(path, kill)
+            rewritten += path.stat().st_ino != before
+    finally:
+        for child in pool:
+            child.kill()
+            child.wait()
+            for stream in (child.stdin, child.stdout, child.stderr):
+                if stream is not None:
+                    stream.close()
+    # The kills must have hit a file that was really being rewritten.
+    assert rewritten > 0
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name != path.name]
+    assert all(name.endswith(".fwtmp") for name in leftovers), leftovers
+
+
+@pytest.mark.timeout(120)
+def test_sigkill_during_cli_writes_never_tears_the_file(
+    tmp_path: Path, filewright_exe: Path
+) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    path = root / "data.txt"
+    text_a, text_b = A.decode(), B.decode()
+    path.write_bytes(A)
+    payloads = [json.dumps({"path": "data.txt", "content": c}) for c in (text_b, text_a)]
+    command = [str(filewright_exe), "call", "--root", str(root), "write", "-"]
+
+    # One uninterrupted call: it must work, and its duration scales the kill delays so
+    # that kills land from start-up to the final rename.
+    started = time.monotonic()
+    done = subprocess.run(command, input=payloads[0], capture_output=True, text=True, timeout=60)
+    duration = time.monotonic() - started
+    assert done.returncode == 0, done.stderr
+    assert path.read_bytes() == B
+
+    rng = random.Random(7)
+    for kill in range(20):
+        child = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert child.stdin is not None
+        child.stdin.write(payloads[(kill + 1) % 2])
+        child.stdin.close()
+        time.sleep(rng.uniform(0.6, 1.05) * duration)
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
+        _check(path, kill)
+
+    # Whatever the kills interrupted (locks, history, the read ledger), the next call works.
+    done = subprocess.run(command, input=payloads[1], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)["ok"] is True
+    assert path.read_bytes() == A
+    read = subprocess.run(
+        [
+            str(filewright_exe),
+            "call",
+            "--root",
+            str(root),
+            "read",
+            '{"path": "data.txt", "limit": 1}',
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert read.returncode == 0, read.stdout + read.stderr
+    assert os.path.getsize(path) == len(A)
