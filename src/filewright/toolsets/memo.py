@@ -39,7 +39,7 @@ start with `Error: ` as in the seed's example.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field
 
@@ -48,9 +48,12 @@ from filewright.matching import find
 from filewright.messages import failure_text
 from filewright.pipeline import Change, Outcome
 from filewright.result import Failure, OperationFailed, Result
-from filewright.suggest import line_at
+from filewright.suggest import closest, line_at
 from filewright.textfile import content_hash, normalise_newlines
 from filewright.toolsets.base import Params, Tool, Toolset
+
+if TYPE_CHECKING:
+    from filewright.workspace import Workspace
 
 DEFAULT_DOCUMENT = "MEMORY.md"
 CONTEXT_CHARS = 30  # characters shown either side of a match in the multi-match error
@@ -157,16 +160,16 @@ def _memory_block(text: str) -> str:
     return text if text else "（记忆为空）"
 
 
-def _closest_hint(detail: dict[str, Any]) -> str:
-    found = [c for c in detail.get("closest") or [] if c.get("similarity", 0) >= 0.5]
+def _closest_hint(candidates: list[dict[str, Any]], from_line: int = 1) -> str:
+    """The most similar real text at or after `from_line` (from `suggest.closest`), if any."""
+    found = [
+        c for c in candidates if c.get("similarity", 0) >= 0.5 and c["start_line"] >= from_line
+    ]
     if not found:
         return ""
     best = found[0]
-    lines = (
-        f"第 {best['start_line']} 行"
-        if best["start_line"] == best["end_line"]
-        else (f"第 {best['start_line']}-{best['end_line']} 行")
-    )
+    first, last = best["start_line"], best["end_line"]
+    lines = f"第 {first} 行" if first == last else f"第 {first}-{last} 行"
     return f"\n\n最接近的内容（{lines}）：\n{best['text']}"
 
 
@@ -176,7 +179,9 @@ class MemoToolset(Toolset):
     name = "memo"
     messages: ClassVar[dict[str, dict[str, str]]] = {"*": MESSAGES}
 
-    def __init__(self, workspace: Any, document: str = DEFAULT_DOCUMENT, **options: Any) -> None:
+    def __init__(
+        self, workspace: Workspace, document: str = DEFAULT_DOCUMENT, **options: Any
+    ) -> None:
         super().__init__(workspace, document=document, **options)
         self.document = document
 
@@ -278,7 +283,7 @@ class MemoToolset(Toolset):
         if failure.code == "no_match":
             return self._error(
                 "在记忆中找不到 old_text（必须与记忆内容精确匹配，包括空格、标点和换行）。"
-                f"{_closest_hint(failure.detail)}\n\n当前记忆全文：\n{_memory_block(text)}",
+                f"{_closest_hint(failure.detail.get('closest') or [])}\n\n当前记忆全文：\n{_memory_block(text)}",
                 "no_match",
             )
         if failure.code == "ambiguous":
@@ -354,30 +359,45 @@ class MemoToolset(Toolset):
             return self._success(outcome, what)
         assert outcome.failure is not None
         if outcome.failure.code == "marker_not_found":
-            return self._marker_missing(outcome.failure.detail, start, end, after, regex)
+            return self._marker_missing(
+                seen.get("text", ""), outcome.failure.detail, start, end, after, regex
+            )
         return self._failed(outcome, seen.get("text", ""))
 
     def _marker_missing(
-        self, detail: dict[str, Any], start: str, end: str, after: str | None, regex: bool
+        self,
+        memory: str,
+        detail: dict[str, Any],
+        start: str,
+        end: str,
+        after: str | None,
+        regex: bool,
     ) -> Result:
+        """Which marker is missing, the numbered lines where the search stopped, and the
+        closest real text after that point."""
         which = detail.get("marker")
         line = detail.get("search_from_line", 1)
         if which == "search_after":
             head = f"找不到 search_after 文本：`{after}`。"
             where = "记忆开头的内容"
             advice = "请确认 search_after 与记忆内容完全一致（可先调用 memo_read 查看）。"
+            hint = _closest_hint(closest(memory, after or ""))
         elif which == "start":
             name = "匹配 old_span_start_regex 的起始标记" if regex else "起始标记 old_span_start"
-            origin = "search_after 之后、" if after else ""
-            head = f"从{origin}第 {line} 行开始，找不到{name}：`{start}`。"
+            origin = "（search_after 之后）" if after else ""
+            head = f"从第 {line} 行{origin}开始，找不到{name}：`{start}`。"
             where = "搜索起点附近的内容"
             advice = "请确认标记与记忆内容完全一致，或调整 search_after。"
+            hint = "" if regex else _closest_hint(closest(memory, start, limit=10), line)
         else:
-            head = f"找到了起始标记，但在它之后（从第 {line} 行起）找不到结束标记 old_span_end：`{end}`。"
-            where = "起始标记之后的内容"
+            head = (
+                f"找到了起始标记（第 {line} 行），但在它之后找不到结束标记 old_span_end：`{end}`。"
+            )
+            where = "起始标记附近的内容"
             advice = "结束标记必须出现在起始标记之后，请确认它与记忆内容完全一致。"
+            hint = _closest_hint(closest(memory, end, limit=10), line)
         context = detail.get("context") or ""
-        text = f"{head}\n\n{where}：\n{context}{_closest_hint(detail)}\n\n{advice}"
+        text = f"{head}\n\n{where}：\n{context}{hint}\n\n{advice}"
         return self._error(text, "marker_not_found", marker=which, search_from_line=line)
 
     # -- shared -------------------------------------------------------------------------
