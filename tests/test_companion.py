@@ -313,7 +313,17 @@ def test_allowed_paths_from_the_seed(root: Path) -> None:
 # -- memory off -------------------------------------------------------------------------
 
 
-HIDDEN_NAMES = ["USER.md", "MEMORY.md", "user.md", "Memory.MD", "./USER.md", "sub/../MEMORY.md"]
+HIDDEN_NAMES = [
+    "USER.md",
+    "MEMORY.md",
+    "user.md",
+    "Memory.MD",
+    "./USER.md",
+    "sub/../MEMORY.md",
+    "MEMORY.md.",
+    "ＭＥＭＯＲＹ.md",
+    "USER.md/notes.txt",
+]
 
 
 @pytest.mark.parametrize("path", HIDDEN_NAMES)
