@@ -448,10 +448,10 @@ def test_undecodable_file_is_refused_and_untouched(tmp_path: Path, data: bytes) 
 
 
 def test_stray_byte_message_says_where(tmp_path: Path) -> None:
-    data = "naïve\n".encode() + b"caf\xe9\n"
+    data = "naïve façade\n".encode() + b"caf\xe9\n"
     with pytest.raises(TextFileError) as info:
         decode(data)
-    assert "offset 10" in str(info.value)
+    assert "offset 18" in str(info.value)
     assert "0xe9" in str(info.value)
 
 
@@ -495,6 +495,21 @@ def test_unencodable_text_is_refused_and_the_file_untouched(
         assert result.data["error"] == "unencodable", result.data
         assert bad[0] in result.text or "encod" in result.text.lower(), result.text
     assert _state(path) == before
+
+
+@pytest.mark.parametrize(
+    ("codec", "text"),
+    [
+        ("gbk", "# 中文注释\nprint('hello')\n"),
+        ("gbk", "x = 1  # 国\n"),
+        ("shift_jis", "# ｶﾀｶﾅ と ひらがな\n"),
+        ("cp1252", "À« bientôt »\n"),
+    ],
+)
+def test_short_legacy_text_is_not_mistaken_for_broken_utf8(codec: str, text: str) -> None:
+    data = text.encode(codec)
+    tf = decode(data)
+    assert encode(tf, tf.text) == data
 
 
 def test_gbk_file_is_not_silently_promoted_to_gb18030() -> None:

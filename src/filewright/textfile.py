@@ -205,7 +205,9 @@ def _broken_utf8(data: bytes) -> str | None:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         invalid = len(data.decode("utf-8", "replace")) - len(data.decode("utf-8", "ignore"))
-        if valid >= invalid:
+        # Legacy CJK text can contain byte pairs that happen to be valid UTF-8, but far
+        # fewer than the pairs that are not; broken UTF-8 is the other way round.
+        if valid >= 2 * invalid:
             return (
                 f"file is UTF-8 but has invalid bytes (first at byte offset {exc.start}: "
                 f"0x{data[exc.start]:02x}); it cannot be decoded without loss, so it is "
