@@ -244,7 +244,9 @@ def report(
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="editbench", description=__doc__)
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--per-category", type=int, default=50, help="tasks per category (default 50)")
+    ap.add_argument(
+        "--per-category", type=int, default=100, help="tasks per category (default 100)"
+    )
     ap.add_argument("--files", type=int, default=160, help="corpus files sampled (default 160)")
     ap.add_argument("--no-peers", action="store_true", help="skip aider and the MCP server")
     ap.add_argument("--install-peers", action="store_true", help="install the peers first")

@@ -30,7 +30,10 @@ RECOVER = (
     "line_numbers",
     "stray_blank",
     "crlf",
+    "added_blank",
     "combo_reindent_ws",
+    "combo_numbers_tabs",
+    "fragment_curly",
 )
 REFUSE = (
     "absent",
@@ -41,6 +44,7 @@ REFUSE = (
 )
 MISREMEMBERED = ("changed_token", "changed_token_reindent")
 _IDENT = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]{2,}\b")
+_QUOTED = re.compile(r"\"[A-Za-z][^\"]*\"|'[A-Za-z][^']*'")
 _CURLY = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 
 
@@ -195,6 +199,9 @@ NEEDS: dict[str, Callable[[list[str]], bool]] = {
     "collapsed_spaces": lambda b: any(re.search(r"\S[ \t]{2,}\S", x) for x in b),
     "curly_quotes": lambda b: any(re.search(r"\"[^\"]+\"|'[^']+'", x) for x in b),
     "over_escaped": lambda b: len(b) > 1 or any(c in '"\\\t' for c in b[0]),
+    "added_blank": lambda b: len(b) > 1,
+    "combo_numbers_tabs": _has_tabs_or_indent,
+    "fragment_curly": lambda b: len(b) == 1 and bool(_QUOTED.search(b[0])),
 }
 LINE_PERTURB: dict[str, Callable[[list[str], random.Random], list[str]]] = {
     "trailing_ws": p_trailing,
@@ -216,6 +223,11 @@ def _perturb(cat: str, block: list[str], seed: int, first_line: int, ref: list[s
         return "\n".join(LINE_PERTURB[cat](block, rng))
     if cat == "combo_reindent_ws":
         return "\n".join(p_trailing(p_reindent(block, rng, ref), rng))
+    if cat == "added_blank":
+        return "\n".join([block[0], "", *block[1:]])
+    if cat == "combo_numbers_tabs":
+        tabbed = p_tabs(block, rng)
+        return "\n".join(f"{first_line + j:>6}\t" + x for j, x in enumerate(tabbed))
     s = "\n".join(block)
     if cat == "over_escaped":
         return json.dumps(s, ensure_ascii=False)[1:-1]
@@ -281,6 +293,20 @@ def _make(
     def task(text: str, old: str, new: str, intended: str | None) -> Task:
         return Task(tid, cat, f.path, text, old, new, intended, real_lines, real)
 
+    if cat == "fragment_curly":  # part of one line, from its first character to a quote
+        line = block[0]
+        m = _QUOTED.search(line)
+        if m is None:
+            return None
+        start = len(_lead(line))
+        frag = line[start : m.end()]
+        edited_line = line[: m.end() - 1] + "_v2" + line[m.end() - 1 :]
+        if f.text.count(frag) != 1 or start >= m.start():
+            return None
+        old = p_curly([frag], rng)[0]
+        new = p_curly([edited_line[start : m.end() + 3]], rng)[0]
+        intended = "\n".join([*lines[:i], edited_line, *lines[i + 1 :]])
+        return task(f.text, old, new, intended)
     if cat in RECOVER:
         old = _perturb(cat, block, pseed, i + 1, block)
         new = _perturb(cat, edited, pseed, i + 1, block)

@@ -145,7 +145,9 @@ def adapt_lines(flines: list[str], olines: list[str], new_body: str, spec: LineS
     reindent = _reindenter(flines, olines, align, onorm)
     fold = spec.typo or spec.collapse
     # trailing whitespace in old that the file never has is noise: drop it from new lines
-    noise_trail = any(x != x.rstrip() for x in olines) and all(x == x.rstrip() for x in flines)
+    noise_trail = any(x != x.rstrip() for x in olines if x.strip()) and all(
+        x == x.rstrip() for x in flines if x.strip()
+    )
 
     def changed(line: str, fline: str) -> str:
         """A line of new that replaces file line ``fline`` one for one."""
