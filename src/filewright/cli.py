@@ -1,70 +1,53 @@
 """The `filewright` command: call a tool, list tools, serve them, undo and inspect history.
 
     filewright call [--root DIR]... [--toolset NAME] [--locale en|zh] [--memory on|off]
-                    [--dry-run] [--yes] TOOL ['JSON-ARGS']
+                    [--dry-run] [--yes] [--human] TOOL ['JSON-ARGS']
     filewright tools [--toolset NAME] [--format FORMAT]
-    filewright serve [--root DIR]... [--toolset NAME] [--http HOST:PORT]
+    filewright serve [--root DIR]... [--toolset NAME] [--http HOST:PORT] [--yes]
     filewright undo PATH / filewright history [PATH]
 
 `call` prints one JSON object {"ok", "text", "data"} and exits 0 when ok, 1 when the tool
-reported a failure, 2 for a usage error.
+reported a failure, 2 for a usage error (then a one-line message goes to stderr).
+
+Start-up matters for `call` (agents run it once per tool call), so this module imports
+nothing heavy: a plain `call` command line is parsed here by `parse_call_argv`, which
+accepts exactly the options of the typer command and hands everything else (help,
+unknown or malformed options, other commands) to the typer app in `filewright.cli_typer`.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from enum import StrEnum
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
-
-import typer
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from filewright.result import Result
+    from filewright.toolsets.base import Toolset
     from filewright.workspace import ConfirmRequest, Workspace
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 USAGE_ERRORS = {"bad_arguments", "unknown_tool", "usage"}
-
-app = typer.Typer(
-    name="filewright",
-    help="Safe, precise and fast file tools for LLM agents.\n\n"
-    "Examples:\n\n"
-    "  filewright call read '{\"path\": \"README.md\"}'\n\n"
-    "  filewright call --toolset claude Edit '{\"file_path\": \"/abs/a.py\", \"old_string\": \"x\", \"new_string\": \"y\"}'\n\n"
-    "  filewright tools --toolset gemini --format gemini\n\n"
-    "  filewright serve --toolset claude --root .",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
+TOOLSET_NAMES = "default, claude, text_editor, gemini, worker, companion, memo"
+LOCALES = ("en", "zh")
+ON_OFF = ("on", "off")
 
 
-class OnOff(StrEnum):
-    on = "on"
-    off = "off"
+class UsageError(Exception):
+    """A usage error: reported as one line on stderr (and a JSON object for `call`)."""
 
 
-class Locale(StrEnum):
-    en = "en"
-    zh = "zh"
-
-
-Roots = Annotated[
-    list[Path] | None,
-    typer.Option("--root", "-r", help="Workspace root directory (repeatable; default: current directory)."),
-]
-ToolsetName = Annotated[str, typer.Option("--toolset", "-t", help="Toolset: default, claude, text_editor, gemini, worker, companion, memo.")]
-
-
-def _usage_error(message: str) -> typer.Exit:
-    print(json.dumps({"ok": False, "text": message, "data": {"error": "usage"}}, ensure_ascii=False))
+def report_usage_error(message: str, *, json_out: bool = True) -> int:
+    """Print the usage error (JSON on stdout when `json_out`, one line on stderr); return 2."""
+    if json_out:
+        payload = {"ok": False, "text": message, "data": {"error": "usage"}}
+        sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
     print(f"filewright: {message}", file=sys.stderr)
-    return typer.Exit(EXIT_USAGE)
+    return EXIT_USAGE
 
 
-def _terminal_confirm(request: ConfirmRequest) -> bool:
+def terminal_confirm(request: ConfirmRequest) -> bool:
     """Show the diff in colour on stderr and ask on the terminal."""
     from rich.console import Console
     from rich.syntax import Syntax
@@ -81,8 +64,8 @@ def _terminal_confirm(request: ConfirmRequest) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
-def _workspace(
-    roots: list[Path] | None,
+def open_workspace(
+    roots: list[str] | None,
     *,
     locale: str = "en",
     memory: bool = True,
@@ -90,68 +73,83 @@ def _workspace(
     dry_run: bool = False,
     toolset: str = "default",
 ) -> Workspace:
+    """The CLI's workspace: confirm with --yes, on a terminal, or not at (refuse)."""
     from filewright.workspace import Workspace
 
     confirm: Any = None
     if yes:
         confirm = True
     elif sys.stdin.isatty():
-        confirm = _terminal_confirm
-    chosen = [str(r) for r in (roots or [])]
+        confirm = terminal_confirm
+    chosen = list(roots or [])
     if not chosen and toolset == "companion":
         from filewright.toolsets.companion import default_workspace
 
         chosen = [str(default_workspace())]
     try:
-        return Workspace(chosen or ["."], locale=locale, memory=memory, confirm=confirm,
-                         session="cli", dry_run=dry_run)
+        return Workspace(
+            chosen or ["."],
+            locale=locale,
+            memory=memory,
+            confirm=confirm,
+            session="cli",
+            dry_run=dry_run,
+        )
     except ValueError as exc:
-        raise _usage_error(str(exc)) from None
+        raise UsageError(str(exc)) from None
 
 
-def _load_toolset(ws: Workspace, name: str) -> Any:
+def load_toolset(ws: Workspace, name: str) -> Toolset:
+    """`ws.toolset(name)`, an unknown name being a usage error."""
     try:
         return ws.toolset(name)
     except ValueError as exc:
-        raise _usage_error(str(exc)) from None
+        raise UsageError(str(exc)) from None
 
 
-@app.command()
-def call(
-    tool: Annotated[str, typer.Argument(help="Tool name, e.g. read, Edit, replace.")],
-    args: Annotated[str | None, typer.Argument(help="Tool arguments as a JSON object ('-' reads stdin).")] = None,
-    root: Roots = None,
-    toolset: ToolsetName = "default",
-    locale: Annotated[Locale, typer.Option(help="Language of engine messages.")] = Locale.en,
-    memory: Annotated[OnOff, typer.Option(help="Memory switch (companion: USER.md / MEMORY.md).")] = OnOff.on,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")] = False,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve changes that need confirmation.")] = False,
-    human: Annotated[bool, typer.Option("--human", help="Readable output with a coloured diff instead of JSON.")] = False,
-) -> None:
-    """Call one tool and print its result as one JSON object."""
-    raw = sys.stdin.read() if args == "-" else (args or "{}")
+def run_call(
+    tool: str,
+    args: str | None,
+    *,
+    roots: list[str] | None = None,
+    toolset: str = "default",
+    locale: str = "en",
+    memory: bool = True,
+    dry_run: bool = False,
+    yes: bool = False,
+    human: bool = False,
+) -> int:
+    """The `call` command: run one tool, print the result, return the exit status."""
     try:
-        parsed = json.loads(raw)
-    except ValueError as exc:
-        raise _usage_error(f"JSON-ARGS is not valid JSON: {exc}") from None
-    if not isinstance(parsed, dict):
-        raise _usage_error("JSON-ARGS must be a JSON object, e.g. '{\"path\": \"a.txt\"}'")
-    ws = _workspace(root, locale=locale.value, memory=memory == OnOff.on, yes=yes, dry_run=dry_run,
-                    toolset=toolset)
-    result = _load_toolset(ws, toolset).call(tool, parsed)
+        raw = sys.stdin.read() if args == "-" else (args or "{}")
+        try:
+            parsed = json.loads(raw)
+        except ValueError as exc:
+            raise UsageError(f"JSON-ARGS is not valid JSON: {exc}") from None
+        if not isinstance(parsed, dict):
+            raise UsageError('JSON-ARGS must be a JSON object, e.g. \'{"path": "a.txt"}\'')
+        ws = open_workspace(
+            roots, locale=locale, memory=memory, yes=yes, dry_run=dry_run, toolset=toolset
+        )
+        result = load_toolset(ws, toolset).call(tool, parsed)
+    except UsageError as exc:
+        return report_usage_error(str(exc))
     if human:
-        _print_human(result)
+        print_human(result)
     else:
         sys.stdout.write(result.to_json() + "\n")
+    sys.stdout.flush()
     if result.ok:
-        raise typer.Exit(EXIT_OK)
+        return EXIT_OK
     if result.data.get("error") in USAGE_ERRORS:
-        print(f"filewright: {result.text.splitlines()[0] if result.text else 'usage error'}", file=sys.stderr)
-        raise typer.Exit(EXIT_USAGE)
-    raise typer.Exit(EXIT_FAILED)
+        first = result.text.splitlines()[0] if result.text else "usage error"
+        print(f"filewright: {first}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_FAILED
 
 
-def _print_human(result: Any) -> None:
+def print_human(result: Result) -> None:
+    """Readable output: the text (green when ok, red when not) and a coloured diff."""
     from rich.console import Console
     from rich.syntax import Syntax
 
@@ -166,115 +164,105 @@ def _print_human(result: Any) -> None:
         console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default"))
 
 
-@app.command()
-def tools(
-    toolset: ToolsetName = "default",
-    format: Annotated[str | None, typer.Option("--format", "-f", help="openai | openai-responses | anthropic | gemini | mcp (JSON). Default: a table on a terminal, openai JSON otherwise.")] = None,
-    root: Roots = None,
-    memory: Annotated[OnOff, typer.Option(help="Memory switch (changes the companion's tools).")] = OnOff.on,
-) -> None:
-    """List a toolset's tools, or print their function-calling definitions."""
-    from filewright.schemas import FORMATS
+# -- the fast path for `call` ------------------------------------------------------------------
 
-    ws = _workspace(root, memory=memory == OnOff.on, toolset=toolset)
-    ts = _load_toolset(ws, toolset)
-    if format is None and sys.stdout.isatty():
-        from rich.console import Console
-        from rich.table import Table
-
-        table = Table(title=f"filewright toolset: {toolset}")
-        for column in ("tool", "parameters", "kind", "description"):
-            table.add_column(column)
-        from filewright.schemas import parameters_schema
-
-        for t in ts.tools():
-            schema = parameters_schema(t)
-            required = set(schema.get("required", []))
-            params = ", ".join(p if p in required else f"[{p}]" for p in schema.get("properties", {}))
-            kind = "read-only" if t.read_only else ("destructive" if t.destructive else "changes")
-            table.add_row(t.name, params, kind, t.description.split("\n")[0][:100])
-        Console().print(table)
-        return
-    fmt = format or "openai"
-    if fmt not in FORMATS:
-        raise _usage_error(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    sys.stdout.write(json.dumps(ts.definitions(fmt), ensure_ascii=False, indent=2) + "\n")
+_VALUE_OPTIONS = {
+    "--root": "roots",
+    "-r": "roots",
+    "--toolset": "toolset",
+    "-t": "toolset",
+    "--locale": "locale",
+    "--memory": "memory",
+}
+_FLAGS = {"--dry-run": "dry_run", "--yes": "yes", "-y": "yes", "--human": "human"}
 
 
-@app.command()
-def undo(
-    path: Annotated[str, typer.Argument(help="File whose last change to undo.")],
-    root: Roots = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what undo would restore.")] = False,
-) -> None:
-    """Restore a file to its content before its last change (repeat to go further back)."""
-    from filewright.pipeline import undo as undo_change
+def parse_call_argv(argv: list[str]) -> dict[str, Any] | None:
+    """Parse `call ...` exactly as the typer command would, or None to let typer do it.
 
-    ws = _workspace(root)
-    outcome = undo_change(ws.engine(), path, dry_run=dry_run)
-    if not outcome.ok:
-        from filewright.messages import failure_text
+    None for anything this parser does not fully understand: help, unknown options,
+    combined short options, values that look like options, invalid choices, a wrong
+    number of arguments. Typer then produces the same result or the proper error.
+    """
+    if not argv or argv[0] != "call":
+        return None
+    from pathlib import Path
 
-        assert outcome.failure is not None
-        text = failure_text(outcome.failure)
-        print(json.dumps({"ok": False, "text": text, "data": outcome.data()}, ensure_ascii=False))
-        raise typer.Exit(EXIT_FAILED)
-    undone = outcome.extra.get("undone", {})
-    verb = "Would restore" if dry_run else "Restored"
-    text = f"{verb} {path} to before its {undone.get('operation', 'last')} of {undone.get('time', '?')}"
-    print(json.dumps({"ok": True, "text": text, "data": outcome.data()}, ensure_ascii=False))
-
-
-@app.command()
-def history(
-    path: Annotated[str | None, typer.Argument(help="File to show; omit to list files with history.")] = None,
-    root: Roots = None,
-) -> None:
-    """Show the recorded changes of a file (newest last), or the files that have any."""
-    ws = _workspace(root)
-    if path is None:
-        files = ws.history.files()
-        print(json.dumps({"ok": True, "text": "\n".join(files) or "(no history)", "data": {"files": files}},
-                         ensure_ascii=False))
-        return
-    from filewright.result import OperationFailed
-
-    engine = ws.engine()
-    try:
-        loc, _ = engine.locate(path, purpose="read")
-    except OperationFailed as exc:
-        from filewright.messages import failure_text
-
-        print(json.dumps({"ok": False, "text": failure_text(exc.failure), "data": {"error": exc.failure.code}}))
-        raise typer.Exit(EXIT_FAILED) from None
-    entries = [e.to_dict() for e in ws.history.entries(str(loc.real))]
-    lines = [f"{e['id']:>3}  {e['time']}  {e['operation']:<8} {'modified' if e['existed'] else 'created'}"
-             for e in entries]
-    print(json.dumps({"ok": True, "text": "\n".join(lines) or f"(no history for {path})",
-                      "data": {"path": str(loc.path), "entries": entries}}, ensure_ascii=False))
-
-
-@app.command()
-def serve(
-    root: Roots = None,
-    toolset: ToolsetName = "default",
-    http: Annotated[str | None, typer.Option("--http", help="Serve streamable HTTP on HOST:PORT instead of stdio.")] = None,
-    locale: Annotated[Locale, typer.Option(help="Language of engine messages.")] = Locale.en,
-    memory: Annotated[OnOff, typer.Option(help="Memory switch (companion).")] = OnOff.on,
-    yes: Annotated[bool, typer.Option("--yes", help="Approve confirmations when the client cannot be asked.")] = False,
-) -> None:
-    """Serve a toolset over MCP (stdio by default)."""
-    try:
-        from filewright.server import run_server
-    except ImportError as exc:
-        raise _usage_error(f"the MCP server is not available: {exc}") from None
-    run_server(roots=[str(r) for r in (root or [])], toolset=toolset, http=http, locale=locale.value,
-               memory=memory == OnOff.on, yes=yes)
+    opts: dict[str, Any] = {
+        "roots": [],
+        "toolset": "default",
+        "locale": "en",
+        "memory": "on",
+        "dry_run": False,
+        "yes": False,
+        "human": False,
+    }
+    positionals: list[str] = []
+    i = 1
+    while i < len(argv):
+        token = argv[i]
+        if token == "--":
+            positionals.extend(argv[i + 1 :])
+            break
+        if token.startswith("-") and token != "-":
+            name, eq, value = token.partition("=") if token.startswith("--") else (token, "", "")
+            if name in _FLAGS and not eq:
+                opts[_FLAGS[name]] = True
+            elif name in _VALUE_OPTIONS:
+                if not eq:
+                    i += 1
+                    if i >= len(argv) or (argv[i].startswith("-") and argv[i] != "-"):
+                        return None
+                    value = argv[i]
+                key = _VALUE_OPTIONS[name]
+                if key == "roots":
+                    opts["roots"].append(str(Path(value)))
+                else:
+                    opts[key] = value
+            else:
+                return None
+        else:
+            positionals.append(token)
+        i += 1
+    if not 1 <= len(positionals) <= 2:
+        return None
+    if opts["locale"] not in LOCALES or opts["memory"] not in ON_OFF:
+        return None
+    opts["tool"] = positionals[0]
+    opts["args"] = positionals[1] if len(positionals) > 1 else None
+    return opts
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
+    args = sys.argv[1:] if argv is None else argv
     try:
-        app()
+        fast = parse_call_argv(args)
+        if fast is not None:
+            sys.exit(
+                run_call(
+                    fast["tool"],
+                    fast["args"],
+                    roots=fast["roots"] or None,
+                    toolset=fast["toolset"],
+                    locale=fast["locale"],
+                    memory=fast["memory"] == "on",
+                    dry_run=fast["dry_run"],
+                    yes=fast["yes"],
+                    human=fast["human"],
+                )
+            )
+        from filewright.cli_typer import run_app
+
+        sys.exit(run_app(args))
     except KeyboardInterrupt:
         sys.exit(130)
+
+
+def __getattr__(name: str) -> Any:
+    """`filewright.cli.app`: the typer app, imported on first use."""
+    if name == "app":
+        from filewright.cli_typer import app
+
+        return app
+    raise AttributeError(name)
