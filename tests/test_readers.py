@@ -447,7 +447,9 @@ def test_magic_numbers_beat_extensions(tmp_path: Path) -> None:
     (tmp_path / "picture.txt").write_bytes(png(3, 2))
     (tmp_path / "fake.png").write_text("just text\n")
     (tmp_path / "icon.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>\n')
+    (tmp_path / "make_pdf.py").write_text('HEADER = b"%PDF-1.4"\n')
     eng = engine(tmp_path)
+    assert read_any(eng, "make_pdf.py").kind == "text"
     assert read_any(eng, "picture.txt").kind == "image"
     assert read_any(eng, "fake.png").kind == "text"
     assert read_any(eng, "icon.svg").kind == "text"

@@ -104,12 +104,19 @@ def image_type(head: bytes) -> str | None:
     return None
 
 
+def _is_pdf(head: bytes) -> bool:
+    """`%PDF-` at the start, or after up to 1 KB of junk that is not text (which readers
+    tolerate); a text file that merely mentions `%PDF-` stays text."""
+    at = head.find(b"%PDF-", 0, 1024)
+    return at == 0 or (at > 0 and (b"\x00" in head[:at] or not head[:at].isascii()))
+
+
 def sniff(head: bytes, name: str = "") -> Sniff:
     """Classify a file by its first bytes (at least 512 of them when the file has them)."""
     mime = image_type(head)
     if mime is not None:
         return Sniff("image", mime)
-    if b"%PDF-" in head[:1024]:
+    if _is_pdf(head):
         return Sniff("pdf", "application/pdf")
     if name.lower().endswith(".ipynb"):
         return Sniff("notebook", "application/x-ipynb+json")

@@ -267,7 +267,7 @@ def _read_range(
     lines: list[str] = []
     cut: list[int] = []
     used = 0
-    consumed = 0
+    consumed = 0  # lines taken from the walker (one more than shown when the budget ran out)
     by_budget = False
     keep = _keep_units(src, max_line_chars)
     while limit is None or consumed < limit:
@@ -281,28 +281,18 @@ def _read_range(
         if longer or len(text) > max_line_chars:
             text = _cut(text, max_line_chars)
             cut.append(number)
-        cost = len(text) + len(str(number)) + 2
+        cost = len(text) + len(str(number)) + 2  # as numbered: digits, TAB, newline
         if budget is not None and used + cost > budget:
             by_budget = True
-            if lines:
-                break
-            text = _cut(text, budget - len(str(number)) - 2 - len(CUT_MARKER))
-            if not cut or cut[-1] != number:
-                cut.append(number)
-            lines.append(text)
-            consumed_more = walker.has_more()
-            if not consumed_more:
-                by_budget = False
+            if not lines:  # not even one line fits: show part of it, so reads progress
+                lines.append(_cut(text, budget - len(str(number)) - 2 - len(CUT_MARKER)))
+                if number not in cut:
+                    cut.append(number)
             break
         used += cost
         lines.append(text)
-    more = (by_budget and len(lines) < consumed) or walker.has_more()
-    if count_total is False and more:
-        total: int | None = None
-    else:
-        total = start - 1 + consumed + (walker.lines_left() if more else 0)
-    if by_budget and not more:
-        by_budget = False
+    more = len(lines) < consumed or walker.has_more()
+    total = None if count_total is False and more else start - 1 + consumed + walker.lines_left()
     return TextSlice(
         lines=lines,
         start=start,
