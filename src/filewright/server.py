@@ -224,17 +224,15 @@ def _confirm_current(request: ConfirmRequest) -> bool:
 
 
 def structured(data: dict[str, Any]) -> dict[str, Any]:
-    """`data` as JSON-safe structured content: images reduced to their types, no trace."""
+    """`data` as JSON-safe structured content: images without their bytes, no trace."""
     out = {k: v for k, v in data.items() if k not in ("images", "trace")}
     if isinstance(data.get("images"), list):
-        out["images"] = [{"mime_type": m} for m, _ in images_of_data(data)]
+        out["images"] = [
+            {k: v for k, v in i.items() if k not in ("data", "inlineData", "inline_data")}
+            for i in data["images"]
+            if isinstance(i, dict)
+        ]
     return json.loads(json.dumps(out, ensure_ascii=False, default=str))
-
-
-def images_of_data(data: dict[str, Any]) -> list[tuple[str, str]]:
-    from filewright.result import Result
-
-    return images_of(Result(True, "", data))
 
 
 def to_mcp_result(result: Result) -> types.CallToolResult:
