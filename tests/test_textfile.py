@@ -512,6 +512,23 @@ def test_short_legacy_text_is_not_mistaken_for_broken_utf8(codec: str, text: str
     assert encode(tf, tf.text) == data
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It’s done.\n",
+        "Price: 5 €\n",
+        "# naïve approach\nx = 1\n",
+        "Copyright © 2024\n",
+        "für dich\n",
+    ],
+)
+def test_mostly_ascii_windows_text_is_cp1252(text: str) -> None:
+    """A lone smart quote or accent in ASCII text is the commonest legacy file there is."""
+    tf = decode(text.encode("cp1252"))
+    assert tf.encoding == "cp1252"
+    assert tf.text == text
+
+
 def test_gbk_file_is_not_silently_promoted_to_gb18030() -> None:
     data = "第一行：你好，世界。\n第二行：这是一个测试文件。\n第三行：中文文本内容较多，以便检测。\n".encode(
         "gbk"

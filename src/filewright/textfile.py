@@ -154,8 +154,18 @@ def _lossless(data: bytes, name: str) -> bool:
         return False
 
 
+_ADJACENT_HIGH = re.compile(rb"[\x80-\xff]{2}")
+
+
 def _detect_legacy(data: bytes) -> str | None:
     """The most plausible legacy encoding that decodes `data` losslessly, or None."""
+    if not _ADJACENT_HIGH.search(data):
+        # Every non-ASCII byte stands alone between ASCII ones ("It\x92s", "caf\xe9"):
+        # single-byte text (CJK text comes in runs of two-byte characters), where
+        # detection has too little to go on and may guess a CJK codec.
+        for western in _WESTERN:
+            if _lossless(data, western):
+                return codecs.lookup(western).name
     from charset_normalizer import from_bytes  # heavy; only for non-UTF-8 files
 
     ranked: list[tuple[float, float, int, int, str]] = []
