@@ -59,8 +59,13 @@ def _open_subdir(dir_fd: int, name: str, walked: str, create: bool) -> int:
         _refuse_if_link(dir_fd, name, walked, exc)
         raise
     # mkdir never follows a symlink; one that appears meanwhile is refused by the open.
-    with contextlib.suppress(FileExistsError):
+    try:
         os.mkdir(name, 0o777, dir_fd=dir_fd)
+    except FileExistsError:
+        pass
+    else:
+        with contextlib.suppress(OSError):
+            os.fsync(dir_fd)  # the new entry survives a power loss with the file in it
     try:
         return os.open(name, _O_DIR | _O_NOFOLLOW, dir_fd=dir_fd)
     except OSError as exc:
