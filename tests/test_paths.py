@@ -242,6 +242,22 @@ def test_deep_dotdot_to_system_file_is_refused(layout: Layout) -> None:
         assert "root:" not in result.text
 
 
+def test_tilde_is_refused_even_where_it_would_not_expand(
+    layout: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", "~")
+    for path in ("~", "~/x.txt"):
+        with pytest.raises(PathRefused) as info:
+            Sandbox([layout.root]).resolve(path)
+        assert info.value.code == "invalid"
+    # a name that merely starts with "~" and names no user is an ordinary file name
+    assert (
+        Sandbox([layout.root]).resolve("~no-such-user-xyz.txt").real
+        == layout.root / "~no-such-user-xyz.txt"
+    )
+    assert Sandbox([layout.root]).resolve("notes/~draft.txt").rel == "notes/~draft.txt"
+
+
 def test_refusal_names_the_problem(layout: Layout) -> None:
     _link_out(layout)
     texts = {

@@ -78,7 +78,8 @@ def check_text(path: object) -> str:
                 f"path contains a control character (U+{ord(ch):04X})",
             )
     first = path.split("/", 1)[0]
-    if first.startswith("~") and os.path.expanduser(first) != first:
+    # "~" means a home directory to whoever wrote it, even where it would not expand here.
+    if first == "~" or (first.startswith("~") and os.path.expanduser(first) != first):
         raise PathRefused(
             "invalid",
             path,
