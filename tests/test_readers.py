@@ -568,6 +568,9 @@ def test_pdf_without_text_encrypted_and_corrupt(tmp_path: Path) -> None:
     code, detail = failure(lambda: read_any(eng, "locked.pdf"))
     assert code == "encrypted" and "password" in str(detail["message"])
     assert failure(lambda: read_any(eng, "broken.pdf"))[0] == "corrupt"
+    result = Workspace(tmp_path).toolset("default").call("read", {"path": "locked.pdf"})
+    assert not result.ok and result.data["error"] == "encrypted"
+    assert result.text.startswith("Cannot read locked.pdf: the PDF is encrypted")
 
 
 # -- 7. notebooks ----------------------------------------------------------------------

@@ -96,7 +96,8 @@ def open_file(engine: Engine, loc: Location) -> Iterator[tuple[int, int]]:
         os.close(fd)
 
 
-def _read_capped(fd: int, size: int, cap: int, path: str, what: str) -> bytes:
+def _check_size(size: int, cap: int, path: str, what: str) -> None:
+    """Refuse a whole-file read above `cap` bytes, saying how big the file is."""
     if size > cap:
         raise fail(
             "too_large",
@@ -105,19 +106,17 @@ def _read_capped(fd: int, size: int, cap: int, path: str, what: str) -> bytes:
             limit=cap,
             message=f"{what} is {size} bytes ({human_size(size)}), over the {human_size(cap)} limit",
         )
+
+
+def _read_capped(fd: int, size: int, cap: int, path: str, what: str) -> bytes:
+    """The whole file, refused above `cap` bytes (also if it grows while being read)."""
+    _check_size(size, cap, path, what)
     chunks: list[bytes] = []
     offset = 0
     while chunk := os.pread(fd, 1 << 20, offset):
         chunks.append(chunk)
         offset += len(chunk)
-        if offset > cap:
-            raise fail(
-                "too_large",
-                path,
-                size=offset,
-                limit=cap,
-                message=f"{what} is over the {human_size(cap)} limit",
-            )
+        _check_size(offset, cap, path, what)
     return b"".join(chunks)
 
 
@@ -261,8 +260,7 @@ def read_any(
             )
             return out
         if found.kind == "pdf":
-            if size > cap:
-                _read_capped(fd, size, cap, loc.given, "the PDF")
+            _check_size(size, cap, loc.given, "the PDF")
             with os.fdopen(os.dup(fd), "rb") as stream:
                 out.pdf = _media(
                     lambda: extract_pdf(stream, pages, max_pages=pdf_max_pages), loc.given

@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_LIMIT", "MAX_LINE_CHARS", "number_lines", "read_result", "read_text_result"]
 
 BINARY_TEXT = "Cannot display content of binary file: {path}"
+# Reader failures the shared message catalogue has no words for.
+READ_FAILURE_TEXT = "Cannot read {path}: {message}"
+READ_FAILURE_CODES = frozenset({"encrypted", "corrupt", "invalid_notebook", "page_out_of_range"})
 
 
 def number_lines(lines: list[str], start: int) -> str:
@@ -65,6 +68,9 @@ def read_result(
         result = toolset.failed(exc.failure, path)
         if exc.failure.code == "binary":
             result.text = BINARY_TEXT.format(path=path)
+        elif exc.failure.code in READ_FAILURE_CODES:
+            message = exc.failure.detail.get("message", exc.failure.code)
+            result.text = READ_FAILURE_TEXT.format(path=path, message=message)
         return result
     return Result(True, _text(outcome, style, formatter), outcome.data())
 
