@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -305,26 +303,4 @@ def test_regions_equal_old_after_normalisation(lines: list[str], i: int, k: int,
             )
 
 
-# --------------------------------------------------------------------------- speed
-
-
-def _big(n_bytes: int) -> str:
-    chunk = "".join(f"    value_{i} = compute({i}, 'x')  # note {i % 7}\n" for i in range(1000))
-    return chunk * (n_bytes // len(chunk) + 1)
-
-
-def test_no_match_scales_linearly() -> None:
-    old = "    value_5 = compute(6, 'x')\n    value_6 = compute(6, 'y')\n"
-    small, large = _big(1_000_000), _big(10_000_000)
-
-    def cost(t: str) -> float:
-        best = float("inf")
-        for _ in range(3):
-            t0 = time.perf_counter()
-            assert find(t, old).count == 0
-            best = min(best, time.perf_counter() - t0)
-        return best
-
-    c1, c10 = cost(small), cost(large)
-    assert c10 < 10, c10
-    assert c10 / c1 <= 15, (c1, c10)
+# Speed (no quadratic blow-up on 10 MB) is measured by bench/editbench, not asserted here.
