@@ -230,7 +230,14 @@ def _apply(engine: Engine, change: Change, outcome: Outcome) -> None:
             raise fail("stale", change.path, message=f"file was modified since it was last read: {change.path}")
 
     current, _state, new_text, data = compute_once()
-    check_reads(current)
+    try:
+        check_reads(current)
+    except OperationFailed as exc:
+        # A concurrent change by the same agent may be between its write and its ledger
+        # update; staleness is decided again under the lock (at once when a person would
+        # be asked to confirm, or for a dry run).
+        if exc.failure.code != "stale" or needs_confirm or dry_run:
+            raise
     outcome.created = current is None
     outcome.risk = risk_of(change.operation, current is not None)
     outcome.diff = unified_diff(current.text if current else "", new_text, loc.lexical_rel)
@@ -264,6 +271,7 @@ def _apply(engine: Engine, change: Change, outcome: Outcome) -> None:
                            message=f"file changed while waiting for confirmation: {change.path}")
             outcome.diff = diff
             outcome.created = current is None
+        check_reads(current)  # under the lock, the file and the read ledger agree
         if current is not None and data == current.raw:
             outcome.bytes_written = 0
             outcome.hash = current.hash
@@ -277,10 +285,11 @@ def _apply(engine: Engine, change: Change, outcome: Outcome) -> None:
             ws.history.record(str(loc.real), before, change.operation, digest)
         outcome.hash = digest
         outcome.bytes_written = len(data)
-    # The agent knows what it wrote: keep its ledger fresh where it had read the file
-    # (or created it), but never invent a read of a file it has not seen.
-    if before is None or engine.last_read(loc) is not None:
-        engine.record_read(loc, digest)
+        # The agent knows what it wrote: keep its ledger fresh where it had read the file
+        # (or created it), but never invent a read of a file it has not seen. Still under
+        # the lock, so no other change sees the new file with the old ledger entry.
+        if before is None or engine.last_read(loc) is not None:
+            engine.record_read(loc, digest)
 
 
 def _exists(loc: Location) -> bool:
