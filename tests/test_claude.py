@@ -457,6 +457,25 @@ def test_edit_of_an_externally_modified_file_is_refused(tmp_path: Path, watch: b
         assert Path(path).read_text() == "x = 10\ny = 3\n"
 
 
+def test_the_watcher_names_files_changed_since_they_were_read(tmp_path: Path) -> None:
+    with Workspace(tmp_path, watch=True) as ws:
+        tools = ws.toolset("claude")
+        a = put(tmp_path / "a.py", "a = 1\n")
+        b = put(tmp_path / "b.py", "b = 1\n")
+        read_then(tools, a)
+        read_then(tools, b)
+        Path(b).write_text("b = 2\n")
+        note = f"\n\nNote: these files were modified externally since you read them; Read them again before changing them: {os.path.realpath(b)}"
+        deadline = time.monotonic() + 10
+        result = tools.call("Read", {"file_path": a})
+        while not result.text.endswith(note) and time.monotonic() < deadline:
+            time.sleep(0.05)
+            result = tools.call("Read", {"file_path": a})
+        assert result.text == "1\ta = 1" + note
+        assert result.data["externallyModified"] == [os.path.realpath(b)]
+        assert tools.call("Read", {"file_path": a}).text == "1\ta = 1", "each change is named once"
+
+
 def test_stale_wins_over_not_found(tools: Toolset, tmp_path: Path) -> None:
     path = put(tmp_path / "a.py", "x = 1\n")
     read_then(tools, path)
@@ -481,20 +500,20 @@ def test_edit_protected_file(tools: Toolset, tmp_path: Path) -> None:
 
 
 def test_concurrent_edits_of_one_file_are_serialised(tools: Toolset, tmp_path: Path) -> None:
-    path = put(tmp_path / "a.txt", "".join(f"slot{i}\n" for i in range(8)))
+    path = put(tmp_path / "a.txt", "".join(f"slot{i}\n" for i in range(16)))
     read_then(tools, path)
     results = []
 
     def edit(i: int) -> None:
         results.append(tools.call("Edit", {"file_path": path, "old_string": f"slot{i}\n", "new_string": f"done{i}\n"}))
 
-    threads = [threading.Thread(target=edit, args=(i,)) for i in range(8)]
+    threads = [threading.Thread(target=edit, args=(i,)) for i in range(16)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert all(r.ok for r in results), [r.text for r in results if not r.ok]
-    assert Path(path).read_text() == "".join(f"done{i}\n" for i in range(8))
+    assert Path(path).read_text() == "".join(f"done{i}\n" for i in range(16))
 
 
 # -- MultiEdit -------------------------------------------------------------------------------

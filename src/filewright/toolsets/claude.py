@@ -160,7 +160,22 @@ class ClaudeToolset(Toolset):
                 value = parsed.get(name)
                 if field.is_required() and (value is None or (name == "file_path" and value == "")):
                     return M.failure("INVALID_PARAMS", f"{name} is required", "bad_arguments")
-        return super().call(tool, parsed)
+        result = super().call(tool, parsed)
+        target = parsed.get("file_path") if isinstance(parsed, dict) else None
+        return self._with_external_changes(result, target if isinstance(target, str) else None)
+
+    def _with_external_changes(self, result: Result, target: str | None) -> Result:
+        """With a watching workspace: name the files that changed on disk since the agent
+        read them (each change once), so it reads them again before editing them."""
+        if self.workspace.watcher is None:
+            return result
+        own = os.path.realpath(target) if target and os.path.isabs(target) else None
+        changed = [str(p) for p in self.workspace.external_changes() if str(p) != own]
+        if changed:
+            result.text += ("\n\nNote: these files were modified externally since you read them; "
+                            "Read them again before changing them: " + ", ".join(changed))
+            result.data["externallyModified"] = changed
+        return result
 
     @staticmethod
     def _absolute(path: str) -> Result | None:
@@ -206,16 +221,11 @@ class ClaudeToolset(Toolset):
             return None, self.fail_with(Failure("not_found", path), path)
         if self.engine.last_read(loc) is None:
             return None, self.fail_with(Failure("not_read", path), path)
-        if self._changed_on_disk(loc):
-            return None, self.fail_with(Failure("stale", path), path)
         return loc, None
 
     def _changed_on_disk(self, loc: Location) -> bool:
-        """True when the file differs from what the agent last read (the watcher's view when
-        the workspace watches, else the file's current hash)."""
-        watcher = self.workspace.watcher
-        if watcher is not None:
-            return watcher.is_changed(loc.real)
+        """True when the file now differs from what the agent last read (used to explain a
+        failed edit: the file changed under the agent)."""
         seen = self.engine.last_read(loc)
         if seen is None:
             return False
@@ -261,8 +271,6 @@ class ClaudeToolset(Toolset):
             return self.fail_with(exc.failure, path)
         if loc.exists and self.engine.last_read(loc) is None:
             return self.fail_with(Failure("not_read", path), path)
-        if loc.exists and self.workspace.watcher is not None and self.workspace.watcher.is_changed(loc.real):
-            return self.fail_with(Failure("stale", path), path)
         outcome = self.change(Change(
             path, "write", lambda _old: content, create_parents=True, require_read=True,
             sidecar_backup=M.BACKUP_DIR if p.create_backup else None, encoding=encoding,

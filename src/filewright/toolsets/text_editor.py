@@ -296,7 +296,7 @@ class TextEditorToolset(Toolset):
         if clipped:
             listing = listing[: self.budget] + TRUNCATED_MESSAGE
         text = (f"Here's the files and directories up to 2 levels deep in {path}, excluding hidden items:\n"
-                f"{listing}\n")
+                f"{listing}\n\n")
         return Result(True, text, {"path": str(loc.path), "command": "view", "entries": len(found) - 1,
                                    "truncated": clipped})
 
