@@ -47,6 +47,7 @@ The seed's three scenarios, with this rule (auto)::
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from filewright.edits import EditFailure, Result, _edited
 from filewright.suggest import closest, context_at, line_at
@@ -85,11 +86,21 @@ def _not_found(text: str, which: str, marker: str, pos: int) -> EditFailure:
             "text": marker,
             "search_from_line": line_at(text, pos),
             "context": context_at(text, pos),
-            "closest": closest(text[pos:], marker)
+            "closest": _closest_after(text, marker, pos)
             if which != "search_after"
             else closest(text, marker),
         },
     )
+
+
+def _closest_after(text: str, marker: str, pos: int) -> list[dict[str, Any]]:
+    """Hints searched from ``pos`` on, with line numbers counted from the top of ``text``."""
+    offset = line_at(text, pos) - 1
+    hints = closest(text[pos:], marker)
+    for hint in hints:
+        hint["start_line"] += offset
+        hint["end_line"] += offset
+    return hints
 
 
 def replace_span(
