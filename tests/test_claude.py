@@ -194,6 +194,30 @@ def test_read_errors(tools: Toolset, tmp_path: Path) -> None:
     assert (result.text, result.data["code"]) == ("Access denied: file is outside allowed directories", "ACCESS_DENIED")
 
 
+def test_policy_denied_files_read_as_permission_denied(tmp_path: Path) -> None:
+    (tmp_path / ".filewright.toml").write_text('[[rules]]\npattern = "private/"\naccess = "deny"\n')
+    tools = Workspace(tmp_path).toolset("claude")
+    path = put(tmp_path / "private" / "notes.txt", "n\n")
+    result = tools.call("Read", {"file_path": path})
+    assert (result.text, result.data["code"]) == (f"Permission denied: {path}", "PERMISSION_DENIED")
+
+
+def test_dry_run_writes_nothing(tmp_path: Path) -> None:
+    path = put(tmp_path / "a.txt", "old\n")
+    live = Workspace(tmp_path).toolset("claude")
+    assert live.call("Read", {"file_path": path}).ok
+    tools = Workspace(tmp_path, dry_run=True).toolset("claude")
+    tools.call("Read", {"file_path": path})
+    edit = tools.call("Edit", {"file_path": path, "old_string": "old", "new_string": "new"})
+    assert edit.ok and edit.data["dry_run"] is True
+    assert edit.text.startswith(f"[dry run] Would replace 1 occurrence(s) in {path}\n--- a/a.txt\n")
+    new = str(tmp_path / "b.txt")
+    write = tools.call("Write", {"file_path": new, "content": "b\n"})
+    assert write.ok and write.text.startswith(f"[dry run] File would be created: {new}\n")
+    assert Path(path).read_text() == "old\n" and not Path(new).exists()
+    assert not (tmp_path / ".claude-backups").exists()
+
+
 @pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root reads anything")
 def test_read_permission_denied(tools: Toolset, tmp_path: Path) -> None:
     path = put(tmp_path / "secret.txt", "s\n")

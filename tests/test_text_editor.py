@@ -133,6 +133,14 @@ def test_paths_must_be_absolute_and_exist(tmp_path: Path) -> None:
         "view, create, str_replace, insert")
 
 
+def test_view_refuses_binary_files(tmp_path: Path) -> None:
+    path = str(tmp_path / "blob.bin")
+    Path(path).write_bytes(b"\x00\x01\x02" * 100)
+    result = run(editor(tmp_path), command="view", path=path)
+    assert (result.ok, result.text) == (
+        False, f"Ran into a binary file while trying to read {path}; it cannot be shown or edited as text.")
+
+
 # -- create ----------------------------------------------------------------------------------
 
 

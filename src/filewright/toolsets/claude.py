@@ -392,7 +392,8 @@ class ClaudeToolset(Toolset):
         else:
             message = f"Successfully applied {count} edit(s) to {path} ({n} occurrence(s) replaced)"
         if outcome.dry_run:
-            message = "[dry run] " + message.replace("Successfully", "Would have") + "\n" + outcome.diff.rstrip("\n")
+            message = ("[dry run] " + message.replace("Successfully replaced", "Would replace")
+                       .replace("Successfully applied", "Would apply") + "\n" + outcome.diff.rstrip("\n"))
         message += M.strategy_note(strategies)
         data = outcome.data()
         data.update(

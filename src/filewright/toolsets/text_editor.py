@@ -65,34 +65,26 @@ def _command_doc(commands: tuple[str, ...]) -> str:
 
 class TextEditorParams(Params):
     command: str = Field(description=_command_doc(COMMANDS), json_schema_extra={"enum": list(COMMANDS)})
-    path: str = Field(description="Absolute path to file or directory, e.g. `/repo/file.py` or `/repo`.")
-    file_text: str | None = Field(
-        None, description="Required parameter of `create` command, with the content of the file to be created."
-    )
+    path: str = Field(description="Absolute path of the file or directory, such as `/repo/app.py` or `/repo`.")
+    file_text: str | None = Field(None, description="For `create`: the whole content of the new file.")
     view_range: list[Any] | None = Field(
         None,
-        description="Optional parameter of `view` command when `path` points to a file. If none is given, "
-        "the full file is shown. If provided, the file will be shown in the indicated line number range, "
-        "e.g. [11, 12] will show lines 11 and 12. Indexing at 1 to start. Setting `[start_line, -1]` shows "
-        "all lines from `start_line` to the end of the file.",
+        description="For `view` of a file: [first, last] line numbers to show (1-based, inclusive); "
+        "-1 as last means to the end of the file. Without it the whole file is shown.",
         json_schema_extra={"items": {"type": "integer"}},
     )
     old_str: str | None = Field(
-        None, description="Required parameter of `str_replace` command containing the string in `path` to replace."
+        None, description="For `str_replace`: the exact text to replace; it must occur once in the file."
     )
     new_str: str | None = Field(
         None,
-        description="Optional parameter of `str_replace` command containing the new string (if not given, no "
-        "string will be added). For the `insert` command, the text to insert (same as `insert_text`).",
+        description="For `str_replace`: the replacement text (empty or absent deletes old_str). For "
+        "`insert`: the text to insert (same as `insert_text`).",
     )
     insert_line: int | None = Field(
-        None,
-        description="Required parameter of `insert` command. The text will be inserted AFTER the line "
-        "`insert_line` of `path` (0 inserts at the top of the file).",
+        None, description="For `insert`: the line number AFTER which the text goes (0 = before the first line)."
     )
-    insert_text: str | None = Field(
-        None, description="Parameter of `insert` command: the text to insert (or give it as `new_str`)."
-    )
+    insert_text: str | None = Field(None, description="For `insert`: the text to insert (or give it as `new_str`).")
 
 
 class TextEditorParamsWithUndo(TextEditorParams):
@@ -101,17 +93,11 @@ class TextEditorParamsWithUndo(TextEditorParams):
     )
 
 
-DESCRIPTION = """Custom editing tool for viewing, creating and editing files
-* State is persistent across command calls and discussions with the user
-* If `path` is a file, `view` displays the result of applying `cat -n`. If `path` is a directory, `view` lists non-hidden files and directories up to 2 levels deep
-* The `create` command cannot be used if the specified `path` already exists as a file
-* If a `command` generates a long output, it will be truncated and marked with `<response clipped>`
-* Paths must be absolute{undo}
-
-Notes for using the `str_replace` command:
-* The `old_str` parameter should match EXACTLY one or more consecutive lines from the original file. Be mindful of whitespaces!
-* If the `old_str` parameter is not unique in the file, the replacement will not be performed. Make sure to include enough context in `old_str` to make it unique
-* The `new_str` parameter should contain the edited lines that should replace the `old_str`"""
+DESCRIPTION = """View, create and edit text files. Give `path` as an absolute path.
+- `view`: a file is shown with line numbers (`cat -n` style); a directory is listed two levels deep, without hidden entries. Long output is cut and ends with `<response clipped>`.
+- `create`: write a new file with `file_text`{create_note}.
+- `str_replace`: replace `old_str` with `new_str`. `old_str` must match the file exactly (whitespace and indentation included) and occur exactly once; add surrounding lines to make it unique.
+- `insert`: put `insert_text` (or `new_str`) after line `insert_line`; 0 inserts at the top.{undo}"""
 
 
 class TextEditorToolset(Toolset):
@@ -167,9 +153,12 @@ class TextEditorToolset(Toolset):
         return self.max_characters or MAX_RESPONSE_LEN
 
     def tools(self) -> list[Tool]:
-        undo_note = "\n* The `undo_edit` command will revert the last edit made to the file at `path`"
+        undo_note = "\n- `undo_edit`: restore the file at `path` as it was before its last edit."
         params = TextEditorParamsWithUndo if "undo_edit" in self.commands else TextEditorParams
-        description = DESCRIPTION.format(undo=undo_note if "undo_edit" in self.commands else "")
+        description = DESCRIPTION.format(
+            undo=undo_note if "undo_edit" in self.commands else "",
+            create_note=" (replaces an existing file)" if self.allow_overwrite else "; an existing file is not overwritten",
+        )
         return [Tool(self.tool_name, description, params, self.run, destructive=True, title="Text editor")]
 
     def anthropic_builtin(self) -> dict[str, Any]:
