@@ -1,0 +1,764 @@
+"""The MCP server, driven by real clients.
+
+The official `mcp` Python client talks to the server in memory (both protocol eras:
+`legacy` = the initialize handshake of today's hosts, `auto` = 2026-07-28 with
+input_required rounds) and over stdio and HTTP (a `filewright serve` subprocess). The MCP
+Inspector's CLI mode is tried when node/npm can install it.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, types
+from mcp.client.stdio import StdioServerParameters
+
+from filewright import Result, Workspace
+from filewright.dispatch import report_progress
+from filewright.server import build_server, parse_http
+from filewright.toolsets import NAMES, REGISTRY
+from filewright.toolsets.base import Params, Tool, Toolset
+
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+ERAS = ["legacy", "auto"]
+REPO = Path(__file__).resolve().parents[1]
+SERVE = [sys.executable, "-c", "from filewright.cli import main; main()", "serve"]
+
+
+def available(name: str) -> bool:
+    try:
+        Workspace(str(REPO)).toolset(name)
+    except ImportError:
+        return False
+    return True
+
+
+TOOLSETS = [
+    n if available(n) else pytest.param(n, marks=pytest.mark.skip(reason="not importable"))
+    for n in NAMES
+]
+
+
+def make_tree(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "notes.txt").write_text("alpha\nbeta\n", encoding="utf-8")
+    (root / "MEMORY.md").write_text("alpha\nbeta\n", encoding="utf-8")
+    (root / "pixel.png").write_bytes(base64.b64decode(PNG))
+    return root
+
+
+def run(fn: Callable[[], Awaitable[Any]]) -> Any:
+    return anyio.run(fn)
+
+
+def text_of(result: types.CallToolResult) -> str:
+    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+# -- listing ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("name", TOOLSETS)
+def test_lists_every_tool_with_filewrights_schema(tmp_path: Path, name: str, era: str) -> None:
+    root = make_tree(tmp_path / "ws")
+    direct = Workspace(str(root)).toolset(name)
+
+    async def main() -> None:
+        async with Client(build_server([str(root)], name), mode=era) as client:
+            listed = (await client.list_tools()).tools
+        expected = direct.definitions("mcp")
+        assert [t.name for t in listed] == [d["name"] for d in expected]
+        for tool, d in zip(listed, expected, strict=True):
+            assert tool.input_schema == d["inputSchema"]
+            assert tool.description == d["description"]
+            assert tool.annotations is not None
+            got = tool.annotations.model_dump(by_alias=True, exclude_none=True)
+            assert got == d["annotations"]
+
+    run(main)
+
+
+# -- every toolset's tools through the server == direct calls ---------------------------------
+
+SCENARIOS: dict[str, list[tuple[str, dict[str, Any]]]] = {
+    "default": [
+        ("read", {"path": "notes.txt"}),
+        ("edit", {"path": "notes.txt", "old_string": "alpha", "new_string": "ALPHA"}),
+        ("append", {"path": "notes.txt", "content": "gamma\n"}),
+        ("write", {"path": "sub/new.txt", "content": "new\n"}),
+        ("undo", {"path": "notes.txt"}),
+        ("read", {"path": "notes.txt", "offset": 2, "limit": 1}),
+        ("read", {"path": "missing.txt"}),
+        ("edit", {"path": "notes.txt", "old_string": "zzz", "new_string": "y"}),
+        ("read", {}),
+        ("read", {"path": "notes.txt", "bogus": 1}),
+    ],
+    "claude": [
+        ("Read", {"file_path": "{root}/notes.txt"}),
+        ("Edit", {"file_path": "{root}/notes.txt", "old_string": "beta", "new_string": "BETA"}),
+        ("MultiEdit", {"file_path": "{root}/notes.txt",
+                       "edits": [{"old_string": "alpha", "new_string": "A"},
+                                 {"old_string": "A\n", "new_string": "AA\n"}]}),
+        ("Write", {"file_path": "{root}/w.txt", "content": "w\n"}),
+        ("Read", {"file_path": "{root}/pixel.png"}),
+        ("Edit", {"file_path": "{root}/none.txt", "old_string": "a", "new_string": "b"}),
+        ("Write", {"file_path": "relative.txt", "content": "x"}),
+    ],
+    "text_editor": [
+        ("str_replace_based_edit_tool", {"command": "view", "path": "{root}/notes.txt"}),
+        ("str_replace_based_edit_tool", {"command": "str_replace", "path": "{root}/notes.txt",
+                                         "old_str": "beta", "new_str": "BETA"}),
+        ("str_replace_based_edit_tool", {"command": "create", "path": "{root}/t.txt", "file_text": "t\n"}),
+        ("str_replace_based_edit_tool", {"command": "insert", "path": "{root}/t.txt", "insert_line": 1,
+                                         "insert_text": "u\n"}),
+        ("str_replace_based_edit_tool", {"command": "view", "path": "{root}"}),
+        ("str_replace_based_edit_tool", {"command": "str_replace", "path": "{root}/notes.txt",
+                                         "old_str": "nothing", "new_str": "x"}),
+    ],
+    "gemini": [
+        ("list_directory", {"path": "{root}"}),
+        ("read_file", {"path": "{root}/notes.txt"}),
+        ("glob", {"pattern": "*.txt", "path": "{root}"}),
+        ("search_file_content", {"pattern": "beta", "path": "{root}"}),
+        ("replace", {"file_path": "{root}/notes.txt", "old_string": "beta", "new_string": "BETA"}),
+        ("write_file", {"file_path": "{root}/g.txt", "content": "g\n"}),
+        ("read_file", {"path": "{root}/pixel.png"}),
+        ("replace", {"file_path": "{root}/notes.txt", "old_string": "absent", "new_string": "x"}),
+    ],
+    "worker": [
+        ("write_file", {"path": "w.txt", "content": "w\n"}),
+        ("append_to_file", {"path": "w.txt", "content": "more\n"}),
+        ("replace_in_file", {"path": "notes.txt", "old": "b(e)ta", "new": "B", "regex": True}),
+        ("write_file", {"path": "no/parent.txt", "content": "x"}),
+        ("replace_in_file", {"path": "notes.txt", "old": "absent", "new": "x"}),
+    ],
+    "companion": [
+        ("read", {"path": "MEMORY.md"}),
+        ("edit", {"path": "MEMORY.md", "oldText": "alpha", "newText": "ALPHA"}),
+        ("write", {"path": "USER.md", "content": "user\n"}),
+        ("write", {"path": "SOUL.md", "content": "soul\n"}),
+        ("read", {"path": "other.txt"}),
+    ],
+    "memo": [
+        ("memo_read", {}),
+        ("memo_replace_literal", {"old_text": "alpha", "new_text": "ALPHA"}),
+        ("memo_replace_span", {"old_span_start": "ALPHA", "old_span_end": "beta", "new_text": "x"}),
+        ("memo_replace_literal", {"old_text": "absent", "new_text": "x"}),
+    ],
+}  # fmt: skip
+
+TIMES = re.compile(
+    r"\d{4}-\d\d-\d\d[T ]\d\d[:\-]\d\d[:\-]\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?|\d\d:\d\d:\d\d"
+)
+
+
+def fill(value: Any, root: Path) -> Any:
+    if isinstance(value, str):
+        return value.replace("{root}", str(root))
+    if isinstance(value, list):
+        return [fill(v, root) for v in value]
+    if isinstance(value, dict):
+        return {k: fill(v, root) for k, v in value.items()}
+    return value
+
+
+def norm(text: str, root: Path) -> str:
+    return TIMES.sub("<TIME>", text.replace(str(root), "<ROOT>"))
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("name", TOOLSETS)
+def test_every_tool_through_the_server_matches_a_direct_call(
+    tmp_path: Path, name: str, era: str
+) -> None:
+    served, local = make_tree(tmp_path / "served"), make_tree(tmp_path / "local")
+    direct = Workspace(str(local), confirm=True).toolset(name)
+    steps = [(tool, args) for tool, args in SCENARIOS[name] if direct.tool(tool) is not None]
+    assert steps, f"no scenario step for {name}: {direct.tool_names()}"
+
+    async def main() -> None:
+        async with Client(build_server([str(served)], name, yes=True), mode=era) as client:
+            for tool, args in steps:
+                got = await client.call_tool(tool, fill(args, served))
+                want = direct.call(tool, fill(args, local))
+                assert got.is_error is (not want.ok), (tool, args, text_of(got), want.text)
+                assert norm(text_of(got), served) == norm(want.text or "(no output)", local), (
+                    tool,
+                    args,
+                )
+                assert got.structured_content is not None
+                assert got.structured_content.get("error") == want.data.get("error")
+                assert set(got.structured_content) == set(
+                    json.loads(json.dumps(want.data, default=str))
+                )
+                images = [c for c in got.content if isinstance(c, types.ImageContent)]
+                assert [(i.mime_type, i.data) for i in images] == [
+                    (i["mime_type"], i["data"]) for i in want.data.get("images", [])
+                ]
+        for path in sorted(local.rglob("*")):
+            rel = path.relative_to(local)
+            if path.is_file() and not any(part.startswith(".") for part in rel.parts):
+                assert (served / rel).read_bytes() == path.read_bytes(), rel
+
+    run(main)
+
+
+# -- errors, images ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_tool_errors_carry_the_toolsets_text(tmp_path: Path, era: str) -> None:
+    root = make_tree(tmp_path / "ws")
+    want = (
+        Workspace(str(root))
+        .toolset("default")
+        .call("edit", {"path": "notes.txt", "old_string": "x1", "new_string": "y"})
+    )
+
+    async def main() -> None:
+        async with Client(build_server([str(root)]), mode=era) as client:
+            got = await client.call_tool(
+                "edit", {"path": "notes.txt", "old_string": "x1", "new_string": "y"}
+            )
+            assert got.is_error and text_of(got) == want.text
+            unknown = await client.call_tool("rm_rf", {})
+            assert unknown.is_error and "Unknown tool: 'rm_rf'" in text_of(unknown)
+            outside = await client.call_tool("read", {"path": "/etc/passwd"})
+            assert outside.is_error and "root:" not in text_of(outside)
+
+    run(main)
+
+
+@pytest.mark.skipif(not available("claude"), reason="claude toolset not importable")
+@pytest.mark.parametrize("era", ERAS)
+def test_image_results_are_mcp_image_content(tmp_path: Path, era: str) -> None:
+    root = make_tree(tmp_path / "ws")
+
+    async def main() -> None:
+        async with Client(build_server([str(root)], "claude"), mode=era) as client:
+            got = await client.call_tool("Read", {"file_path": str(root / "pixel.png")})
+        images = [c for c in got.content if isinstance(c, types.ImageContent)]
+        assert len(images) == 1 and images[0].mime_type == "image/png"
+        assert base64.b64decode(images[0].data) == (root / "pixel.png").read_bytes()
+        assert got.structured_content is not None
+        assert "data" not in json.dumps(got.structured_content["images"])
+
+    run(main)
+
+
+# -- confirmation by elicitation ----------------------------------------------------------------
+
+
+def confirm_tree(tmp_path: Path) -> Path:
+    root = make_tree(tmp_path / "ws")
+    (root / ".filewright.toml").write_text('[[rules]]\npattern = "notes.txt"\naccess = "confirm"\n')
+    return root
+
+
+EDIT = {"path": "notes.txt", "old_string": "alpha", "new_string": "ALPHA"}
+
+
+def elicitor(action: str, asked: list[str], content: dict[str, Any] | None = None) -> Any:
+    async def callback(_ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action=action, content=content)  # type: ignore[arg-type]
+
+    return callback
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_elicitation_accept_applies_the_change(tmp_path: Path, era: str) -> None:
+    root = confirm_tree(tmp_path)
+    asked: list[str] = []
+
+    async def main() -> None:
+        async with Client(
+            build_server([str(root)]),
+            mode=era,
+            elicitation_callback=elicitor("accept", asked, {"approve": True}),
+        ) as client:
+            got = await client.call_tool("edit", EDIT)
+        assert not got.is_error, text_of(got)
+
+    run(main)
+    assert (root / "notes.txt").read_text() == "ALPHA\nbeta\n"
+    assert len(asked) == 1
+    assert "notes.txt" in asked[0] and "-alpha" in asked[0] and "+ALPHA" in asked[0]
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize(
+    ("action", "content"), [("decline", None), ("cancel", None), ("accept", {"approve": False})]
+)
+def test_elicitation_reject_refuses(tmp_path: Path, era: str, action: str, content: Any) -> None:
+    root = confirm_tree(tmp_path)
+    asked: list[str] = []
+    want = Workspace(str(root), confirm=lambda _r: False).toolset("default").call("edit", EDIT)
+
+    async def main() -> None:
+        async with Client(
+            build_server([str(root)], yes=True),
+            mode=era,
+            elicitation_callback=elicitor(action, asked, content),
+        ) as client:
+            got = await client.call_tool("edit", EDIT)
+        assert got.is_error and text_of(got) == want.text
+        assert got.structured_content is not None and got.structured_content["error"] == "rejected"
+
+    run(main)
+    assert (root / "notes.txt").read_text() == "alpha\nbeta\n"
+    assert len(asked) == 1
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_without_elicitation_changes_are_refused_unless_yes(tmp_path: Path, era: str) -> None:
+    root = confirm_tree(tmp_path)
+
+    async def main() -> None:
+        async with Client(build_server([str(root)]), mode=era) as client:
+            got = await client.call_tool("edit", EDIT)
+            assert got.is_error and got.structured_content is not None
+            assert got.structured_content["error"] == "no_confirmation"
+            reading = await client.call_tool("read", {"path": "notes.txt"})
+            assert not reading.is_error
+        assert (root / "notes.txt").read_text() == "alpha\nbeta\n"
+        async with Client(build_server([str(root)], yes=True), mode=era) as client:
+            got = await client.call_tool("edit", EDIT)
+            assert not got.is_error, text_of(got)
+        assert (root / "notes.txt").read_text() == "ALPHA\nbeta\n"
+
+    run(main)
+
+
+def test_modern_approval_is_bound_to_the_diff_that_was_shown(tmp_path: Path) -> None:
+    root = confirm_tree(tmp_path)
+    accept = types.ElicitResult(action="accept", content={"approve": True})
+
+    async def main() -> None:
+        async with Client(
+            build_server([str(root)]), mode="auto", elicitation_callback=elicitor("accept", [])
+        ) as client:
+            first = await client.session.call_tool("edit", EDIT, allow_input_required=True)
+            assert isinstance(first, types.InputRequiredResult)
+            assert first.input_requests is not None and "confirm" in first.input_requests
+            # The file changes while the user looks at the question: the old approval
+            # must not apply to the new diff.
+            (root / "notes.txt").write_text("alpha\nbeta\nchanged\n")
+            second = await client.session.call_tool(
+                "edit",
+                EDIT,
+                allow_input_required=True,
+                input_responses={"confirm": accept},
+                request_state=first.request_state,
+            )
+            assert isinstance(second, types.InputRequiredResult), second
+            assert (root / "notes.txt").read_text() == "alpha\nbeta\nchanged\n"
+            third = await client.session.call_tool(
+                "edit",
+                EDIT,
+                allow_input_required=True,
+                input_responses={"confirm": accept},
+                request_state=second.request_state,
+            )
+            assert isinstance(third, types.CallToolResult) and not third.is_error, third
+        assert (root / "notes.txt").read_text() == "ALPHA\nbeta\nchanged\n"
+
+    run(main)
+
+
+@pytest.mark.skipif(not available("companion"), reason="companion toolset not importable")
+@pytest.mark.parametrize("era", ERAS)
+def test_companion_soul_change_is_asked(tmp_path: Path, era: str) -> None:
+    root = make_tree(tmp_path / "ws")
+    asked: list[str] = []
+
+    async def main() -> None:
+        async with Client(
+            build_server([str(root)], "companion"),
+            mode=era,
+            elicitation_callback=elicitor("decline", asked),
+        ) as client:
+            got = await client.call_tool("write", {"path": "SOUL.md", "content": "new soul\n"})
+            assert got.is_error
+        assert asked and "SOUL.md" in asked[0]
+        assert not (root / "SOUL.md").exists()
+
+    run(main)
+
+
+# -- roots --------------------------------------------------------------------------------------
+
+
+def roots_callback(dirs: list[Path]) -> Any:
+    async def callback(_ctx: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=d.as_uri(), name=d.name) for d in dirs])
+
+    return callback
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_client_roots_are_used_without_root_option(
+    tmp_path: Path, era: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client_root = make_tree(tmp_path / "client")
+    (client_root / "only-here.txt").write_text("from the client's root\n")
+    cwd = make_tree(tmp_path / "cwd")
+    monkeypatch.chdir(cwd)
+
+    async def main() -> None:
+        async with Client(
+            build_server(None), mode=era, list_roots_callback=roots_callback([client_root])
+        ) as c:
+            got = await c.call_tool("read", {"path": "only-here.txt"})
+            assert not got.is_error, text_of(got)
+            assert "from the client's root" in text_of(got)
+        async with Client(build_server(None), mode=era) as c:  # no roots offered: cwd
+            got = await c.call_tool("read", {"path": "only-here.txt"})
+            assert got.is_error
+            assert not (await c.call_tool("read", {"path": "notes.txt"})).is_error
+
+    run(main)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_root_option_wins_over_client_roots(tmp_path: Path, era: str) -> None:
+    server_root, client_root = make_tree(tmp_path / "server"), make_tree(tmp_path / "client")
+    (client_root / "secret.txt").write_text("client only\n")
+
+    async def main() -> None:
+        async with Client(
+            build_server([str(server_root)]),
+            mode=era,
+            list_roots_callback=roots_callback([client_root]),
+        ) as c:
+            got = await c.call_tool("read", {"path": str(client_root / "secret.txt")})
+            assert got.is_error
+            assert not (await c.call_tool("read", {"path": "notes.txt"})).is_error
+
+    run(main)
+
+
+@pytest.mark.filterwarnings("ignore:The roots capability is deprecated")
+def test_roots_list_changed_is_honoured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first, second = make_tree(tmp_path / "one"), make_tree(tmp_path / "two")
+    (second / "two.txt").write_text("two\n")
+    monkeypatch.chdir(tmp_path)
+    dirs = [first]
+
+    async def main() -> None:
+        async with Client(
+            build_server(None), mode="legacy", list_roots_callback=roots_callback(dirs)
+        ) as c:
+            assert (await c.call_tool("read", {"path": "two.txt"})).is_error
+            dirs[:] = [second]
+            await c.session.send_roots_list_changed()
+            for _ in range(50):
+                got = await c.call_tool("read", {"path": "two.txt"})
+                if not got.is_error:
+                    break
+                await anyio.sleep(0.02)
+            assert not got.is_error, text_of(got)
+
+    run(main)
+
+
+def test_non_file_and_missing_roots_are_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cwd = make_tree(tmp_path / "cwd")
+    monkeypatch.chdir(cwd)
+
+    async def listing(_ctx: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(
+            roots=[
+                types.Root(uri="https://example.com/repo"),
+                types.Root(uri=(tmp_path / "gone").as_uri()),
+            ]
+        )
+
+    async def main() -> None:
+        async with Client(build_server(None), mode="legacy", list_roots_callback=listing) as c:
+            got = await c.call_tool("read", {"path": "notes.txt"})
+            assert not got.is_error and "alpha" in text_of(got)
+
+    run(main)
+
+
+# -- progress, via a probe toolset ----------------------------------------------------------------
+
+
+class ProbeParams(Params):
+    steps: int = 3
+
+
+class ProbeToolset(Toolset):
+    """A test toolset: reports progress, returns an image."""
+
+    name = "probe"
+
+    def tools(self) -> list[Tool]:
+        return [
+            Tool(
+                "probe",
+                "Reports progress and returns an image.",
+                ProbeParams,
+                self.probe,
+                read_only=True,
+            )
+        ]
+
+    def probe(self, p: ProbeParams) -> Result:
+        for i in range(p.steps):
+            time.sleep(0.12)
+            report_progress(i + 1, p.steps, f"step {i + 1}")
+        return Result(
+            True, "probed", {"steps": p.steps, "images": [{"mime_type": "image/png", "data": PNG}]}
+        )
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_progress_notifications(tmp_path: Path, era: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(REGISTRY, "probe", f"{__name__}:ProbeToolset")
+    root = make_tree(tmp_path / "ws")
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        seen.append((done, total, message))
+
+    async def main() -> None:
+        async with Client(build_server([str(root)], "probe"), mode=era) as client:
+            got = await client.call_tool("probe", {"steps": 3}, progress_callback=progress)
+        assert text_of(got) == "probed" and got.structured_content == {
+            "steps": 3,
+            "images": [{"mime_type": "image/png"}],
+        }
+        assert [c.type for c in got.content] == ["text", "image"]
+
+    run(main)
+    assert seen == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
+
+
+# -- over stdio and HTTP, as a subprocess -------------------------------------------------------
+
+
+def stdio(root: Path, *extra: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=SERVE[0], args=[*SERVE[1:], "--root", str(root), *extra], cwd=str(root)
+    )
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_stdio_subprocess(tmp_path: Path, era: str) -> None:
+    root = make_tree(tmp_path / "ws")
+
+    async def main() -> None:
+        async with Client(stdio(root), mode=era) as client:
+            names = [t.name for t in (await client.list_tools()).tools]
+            assert names[:3] == ["read", "write", "edit"]
+            got = await client.call_tool("read", {"path": "notes.txt"})
+            assert not got.is_error and "alpha" in text_of(got)
+            got = await client.call_tool("edit", EDIT)
+            assert not got.is_error and "+ALPHA" in text_of(got)
+            bad = await client.call_tool("read", {"path": "nope.txt"})
+            assert bad.is_error
+
+    run(main)
+    assert (root / "notes.txt").read_text() == "ALPHA\nbeta\n"
+
+
+def test_stdout_carries_only_json_rpc(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "ws")
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "read", "arguments": {"path": "x"}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "nope", "arguments": {}}},
+    ]  # fmt: skip
+    proc = subprocess.Popen(
+        [*SERVE, "--root", str(root)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "FILEWRIGHT_LOG_LEVEL": "DEBUG"},
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    replies = []
+    try:
+        for message in messages:
+            proc.stdin.write(json.dumps(message) + "\n")
+            proc.stdin.flush()
+            if "id" in message:
+                replies.append(json.loads(proc.stdout.readline()))
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    rest = proc.stdout.read()
+    err = proc.stderr.read() if proc.stderr else ""
+    assert rest == ""
+    assert [r.get("id") for r in replies] == [1, 2, 3, 4]
+    assert all(r["jsonrpc"] == "2.0" for r in replies)
+    assert replies[2]["result"]["isError"] is True
+    assert replies[3]["result"]["isError"] is True
+    assert err  # debug logs went to stderr
+
+
+def test_serve_usage_errors_go_to_stderr(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [*SERVE, "--root", str(tmp_path / "missing")], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "not a directory" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    proc = subprocess.run(
+        [*SERVE, "--toolset", "nope"], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert proc.returncode == 2 and proc.stdout == "" and "unknown toolset" in proc.stderr
+    proc = subprocess.run(
+        [*SERVE, "--http", "localhost:http"], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 2 and "HOST:PORT" in proc.stderr
+
+
+def test_parse_http() -> None:
+    assert parse_http("127.0.0.1:8765") == ("127.0.0.1", 8765)
+    assert parse_http("[::1]:9000") == ("::1", 9000)
+    assert parse_http("8080") == ("127.0.0.1", 8080)
+    with pytest.raises(ValueError):
+        parse_http("host:99999")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_streamable_http(tmp_path: Path, era: str) -> None:
+    root = make_tree(tmp_path / "ws")
+    port = free_port()
+    proc = subprocess.Popen(
+        [*SERVE, "--root", str(root), "--http", f"127.0.0.1:{port}"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+
+        async def main() -> None:
+            async with Client(f"http://127.0.0.1:{port}/mcp", mode=era) as client:
+                assert "read" in [t.name for t in (await client.list_tools()).tools]
+                got = await client.call_tool("read", {"path": "notes.txt"})
+                assert not got.is_error and "alpha" in text_of(got)
+
+        run(main)
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)
+    assert proc.returncode is not None
+
+
+# -- the README's Claude Desktop command -------------------------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("uv") is None, reason="uv not on PATH")
+def test_claude_desktop_command_from_readme(tmp_path: Path) -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"\*\*Claude Desktop\*\*.*?```json\n(.*?)```", readme, re.S)
+    assert block
+    config = json.loads(block.group(1))["mcpServers"]["filewright"]
+    root = make_tree(tmp_path / "project")
+    args = [
+        a.replace("/path/to/filewright", str(REPO)).replace("/path/to/project", str(root))
+        for a in config["args"]
+    ]
+
+    async def main() -> None:
+        async with Client(
+            StdioServerParameters(command=config["command"], args=args), mode="legacy"
+        ) as client:
+            assert "Read" in [t.name for t in (await client.list_tools()).tools]
+            got = await client.call_tool("Read", {"file_path": str(root / "notes.txt")})
+            assert not got.is_error and "alpha" in text_of(got)
+
+    if not available("claude"):
+        pytest.skip("claude toolset not importable")
+    run(main)
+
+
+# -- MCP Inspector, CLI mode -------------------------------------------------------------------------
+
+NPM_CACHE = Path(
+    os.environ.get("FILEWRIGHT_NPM_DIR", Path.home() / ".cache" / "filewright" / "npm")
+)
+
+
+def inspector() -> Path | None:
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        return None
+    binary = NPM_CACHE / "node_modules" / ".bin" / "mcp-inspector"
+    if not binary.exists():
+        NPM_CACHE.mkdir(parents=True, exist_ok=True)
+        try:
+            subprocess.run(
+                [
+                    "npm",
+                    "install",
+                    "--no-audit",
+                    "--no-fund",
+                    "--prefix",
+                    str(NPM_CACHE),
+                    "@modelcontextprotocol/inspector",
+                ],
+                capture_output=True,
+                timeout=300,
+                check=True,
+            )
+        except (subprocess.SubprocessError, OSError):
+            return None
+    return binary if binary.exists() else None
+
+
+def test_mcp_inspector_cli(tmp_path: Path) -> None:
+    binary = inspector()
+    if binary is None:
+        pytest.skip("node/npm or @modelcontextprotocol/inspector unavailable")
+    root = make_tree(tmp_path / "ws")
+    base = [str(binary), "--cli", *SERVE, "--root", str(root)]
+
+    def inspect(*args: str) -> dict[str, Any]:
+        proc = subprocess.run([*base, *args], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    listed = inspect("--method", "tools/list")
+    read = next(t for t in listed["tools"] if t["name"] == "read")
+    assert read["annotations"]["readOnlyHint"] is True and read["inputSchema"]["required"] == [
+        "path"
+    ]
+    got = inspect("--method", "tools/call", "--tool-name", "read", "--tool-arg", "path=notes.txt")
+    assert got["isError"] is False and "alpha" in got["content"][0]["text"]
+    assert got["structuredContent"]["total_lines"] == 2
+    bad = inspect("--method", "tools/call", "--tool-name", "read", "--tool-arg", "path=none.txt")
+    assert bad["isError"] is True
