@@ -1,0 +1,386 @@
+"""Shared pieces of the adversarial suite: the arena, snapshots, the path-parameter map.
+
+The arena is a temporary directory holding the workspace root `ws/` and, next to it, a
+canary tree that no tool may create, read or change:
+
+    base/
+      ws/                  the workspace root (re-filled by `reset_root`)
+      outside/             canary files, a directory and a symlink, each with SECRET inside
+      ws-evil/             the prefix sibling of the root (`/…/ws` vs `/…/ws-evil`)
+      ws.txt               a file whose name starts with the root's name
+
+`outside_snapshot()` records every entry under `base` except the root (kind, mode, mtime,
+bytes, link target), so a created, removed, touched or changed entry next to or outside
+the root is a difference.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from filewright import Workspace
+from filewright.result import Result
+
+SECRET = "CANARY-7f3a9c-outside-the-root"
+ROOT_SECRET = "root-file-content"
+OLD = 1_000_000_000  # the canary tree's mtime (2001), so that any touch shows
+
+# path relative to the snapshot base -> (kind, mode, mtime_ns, bytes or link target)
+Snapshot = dict[str, tuple[str, int, int, bytes | str]]
+
+TOOLSETS = ("default", "claude", "text_editor", "gemini", "worker", "companion", "memo")
+TEXT_EDITOR_OPTIONS = {"version": "20250124"}  # the version with undo_edit
+
+
+def take_snapshot(
+    base: Path, *, skip: tuple[Path, ...] = (), skip_names: tuple[str, ...] = ()
+) -> Snapshot:
+    """Every entry under `base` (never following symlinks): kind, mode, mtime and content."""
+    out: Snapshot = {}
+    skipped = {os.fspath(p) for p in skip}
+    for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
+        dirnames[:] = sorted(
+            d for d in dirnames if os.path.join(dirpath, d) not in skipped and d not in skip_names
+        )
+        for name in [*dirnames, *sorted(filenames)]:
+            full = os.path.join(dirpath, name)
+            if full in skipped or name in skip_names:
+                continue
+            st = os.lstat(full)
+            rel = os.path.relpath(full, base)
+            if stat.S_ISLNK(st.st_mode):
+                out[rel] = ("link", 0, 0, os.readlink(full))
+            elif stat.S_ISREG(st.st_mode):
+                out[rel] = ("file", st.st_mode, st.st_mtime_ns, Path(full).read_bytes())
+            elif stat.S_ISDIR(st.st_mode):
+                out[rel] = ("dir", st.st_mode, st.st_mtime_ns, "")
+            else:
+                out[rel] = ("other", st.st_mode, st.st_mtime_ns, "")
+    return out
+
+
+def snapshot_diff(before: Snapshot, after: Snapshot) -> list[str]:
+    """Human-readable differences between two snapshots (empty when equal)."""
+    out = []
+    for key in sorted(set(before) | set(after)):
+        if key not in after:
+            out.append(f"removed: {key}")
+        elif key not in before:
+            out.append(f"created: {key}")
+        elif before[key] != after[key]:
+            b, a = before[key], after[key]
+            what = "content" if b[3] != a[3] else "mtime" if b[2] != a[2] else "mode/kind"
+            out.append(f"changed ({what}): {key}")
+    return out
+
+
+@dataclass
+class Arena:
+    base: Path
+    root: Path = field(init=False)
+    outside: Path = field(init=False)
+    evil: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.root = self.base / "ws"
+        self.outside = self.base / "outside"
+        self.evil = self.base / "ws-evil"
+        self.outside.mkdir(parents=True)
+        (self.outside / "secret.txt").write_text(f"{SECRET}\n", encoding="utf-8")
+        (self.outside / "dir").mkdir()
+        (self.outside / "dir" / "inner.txt").write_text(f"{SECRET} inner\n", encoding="utf-8")
+        (self.outside / "dir" / "hooks").mkdir()
+        os.symlink("secret.txt", self.outside / "link-to-secret")
+        self.evil.mkdir()
+        (self.evil / "x.txt").write_text(f"{SECRET} evil\n", encoding="utf-8")
+        (self.base / "ws.txt").write_text(f"{SECRET} sibling\n", encoding="utf-8")
+        self.root.mkdir()
+        # Age the canary tree so that any touch shows as an mtime change.
+        for dirpath, dirnames, filenames in os.walk(self.base):
+            if Path(dirpath) == self.root:
+                continue
+            for name in [*dirnames, *filenames]:
+                os.utime(os.path.join(dirpath, name), (OLD, OLD), follow_symlinks=False)
+        os.utime(self.base, (OLD, OLD))
+        self.reset_root()
+
+    # -- the workspace ----------------------------------------------------------------------
+
+    def reset_root(self) -> None:
+        """Empty the root and fill it with the standard fixture tree."""
+        for entry in list(self.root.iterdir()):
+            if entry.is_dir() and not entry.is_symlink():
+                _rmtree(entry)
+            else:
+                entry.unlink()
+        r = self.root
+        (r / "a.txt").write_text(f"alpha\nbeta\ngamma\n{ROOT_SECRET}\n", encoding="utf-8")
+        (r / "crlf.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
+        (r / "sub").mkdir()
+        (r / "sub" / "b.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+        (r / "SOUL.md").write_text("# Soul\ncalm\n", encoding="utf-8")
+        (r / "USER.md").write_text("# User\nname: A\n", encoding="utf-8")
+        (r / "MEMORY.md").write_text("# Memory\n## one\nx\n## two\ny\n", encoding="utf-8")
+        (r / ".git" / "hooks").mkdir(parents=True)
+        (r / ".git" / "config").write_text("[core]\n\tbare = false\n", encoding="utf-8")
+        (r / ".env").write_text("TOKEN=root\n", encoding="utf-8")
+        (r / "uv.lock").write_text("version = 1\n", encoding="utf-8")
+        # Links inside the root that lead outside it (existing, dangling, through /proc).
+        os.symlink(self.outside, r / "linkout")
+        os.symlink(self.outside / "secret.txt", r / "secretlink")
+        os.symlink(self.outside / "not-there.txt", r / "dangling")
+        os.symlink(self.outside / "newdir" / "deeper", r / "dangling-dir")
+        os.symlink("chain2", r / "chain1")
+        os.symlink("linkout/dir", r / "chain2")
+        os.symlink("loop-b", r / "loop-a")
+        os.symlink("loop-a", r / "loop-b")
+        os.symlink("/proc/self/root", r / "procroot")
+        os.symlink(self.evil, r / "evil-link")
+        # Links inside the root that lead to protected places.
+        os.symlink(".git", r / "innocent")
+        os.symlink(".vscode", r / "vs")
+        os.symlink(".mcp.json", r / "mcp-link")
+        os.symlink(".filewright.toml", r / "policy-link")
+        os.symlink(".filewright", r / "state-link")
+        # A link inside the root to a file inside it (followed: harmless).
+        os.symlink("a.txt", r / "a-link")
+
+    def workspace(self, confirm: Any = True, **kwargs: Any) -> Workspace:
+        return Workspace(str(self.root), confirm=confirm, **kwargs)
+
+    # -- canary checks --------------------------------------------------------------------
+
+    def outside_snapshot(self) -> Snapshot:
+        return take_snapshot(self.base, skip=(self.root,))
+
+    def root_snapshot(self) -> Snapshot:
+        """The root without filewright's own state directory."""
+        return take_snapshot(self.root, skip_names=(".filewright",))
+
+    def assert_outside_unchanged(self, before: Snapshot, context: str = "") -> None:
+        diff = snapshot_diff(before, self.outside_snapshot())
+        assert not diff, (
+            f"outside the root changed{(' after ' + context) if context else ''}: {diff}"
+        )
+        st = os.stat(self.base)
+        assert st.st_mtime_ns == OLD * 10**9, "an entry was created or removed next to the root"
+
+
+def _rmtree(path: Path) -> None:
+    def onerror(func: Any, p: str, _exc: Any) -> None:
+        os.chmod(os.path.dirname(p), 0o755)
+        func(p)
+
+    shutil.rmtree(path, onerror=onerror)
+
+
+# -- results --------------------------------------------------------------------------------
+
+
+def assert_clean_result(result: Any, context: str = "") -> None:
+    """A Result: ok is a bool, text non-empty without a traceback, data JSON-serialisable,
+    and no internal error (an exception the toolset did not anticipate)."""
+    where = f" [{context}]" if context else ""
+    assert isinstance(result, Result), f"not a Result: {result!r}{where}"
+    assert isinstance(result.ok, bool)
+    assert isinstance(result.text, str) and result.text.strip(), f"empty text{where}"
+    assert "Traceback" not in result.text, f"traceback in text{where}: {result.text[:500]}"
+    assert isinstance(result.data, dict)
+    json.dumps(result.data, ensure_ascii=False, default=str)
+    # Serialisable the way the CLI prints it (strict JSON, no NaN, lone surrogates escaped).
+    result.to_json()
+    assert result.data.get("error") != "internal", (
+        f"unexpected exception inside the tool{where}: {result.text[:300]}\n{result.data.get('trace', '')}"
+    )
+
+
+def assert_no_secret(result: Result, context: str = "") -> None:
+    blob = result.text + json.dumps(result.data, ensure_ascii=False, default=str)
+    assert SECRET not in blob, (
+        f"content from outside the root leaked [{context}]: {result.text[:300]}"
+    )
+
+
+# -- how each toolset names a path -----------------------------------------------------------
+
+# toolset -> tool -> the parameters that name a path (memo: none; its document is an option).
+PATH_PARAMS: dict[str, dict[str, tuple[str, ...]]] = {
+    "default": {
+        "read": ("path",),
+        "write": ("path",),
+        "edit": ("path",),
+        "append": ("path",),
+        "undo": ("path",),
+    },
+    "claude": {
+        "Read": ("file_path",),
+        "Write": ("file_path",),
+        "Edit": ("file_path",),
+        "MultiEdit": ("file_path",),
+    },
+    "text_editor": {"str_replace_editor": ("path",)},
+    "gemini": {
+        "list_directory": ("path",),
+        "read_file": ("path",),
+        "write_file": ("file_path",),
+        "glob": ("path",),
+        "search_file_content": ("path",),
+        "replace": ("file_path",),
+    },
+    "worker": {"write_file": ("path",), "append_to_file": ("path",), "replace_in_file": ("path",)},
+    "companion": {"read": ("path",), "write": ("path",), "edit": ("path",)},
+    "memo": {"memo_read": (), "memo_replace_literal": (), "memo_replace_span": ()},
+}
+# Toolsets whose seed insists on absolute paths.
+ABSOLUTE_ONLY = {"claude", "text_editor"}
+# Parameters holding a regular expression (only when the tool is in regex mode) or a glob.
+REGEX_PARAMS = {
+    ("worker", "replace_in_file", "old"),
+    ("memo", "memo_replace_span", "old_span_start_regex"),
+    ("gemini", "search_file_content", "pattern"),
+}
+GLOB_PARAMS = {
+    ("gemini", "glob", "pattern"),
+    ("gemini", "search_file_content", "include"),
+    ("gemini", "list_directory", "ignore"),
+}
+
+
+def toolset(ws: Workspace, name: str, **options: Any) -> Any:
+    if name == "text_editor":
+        options = {**TEXT_EDITOR_OPTIONS, **options}
+    return ws.toolset(name, **options)
+
+
+def as_given(arena: Arena, toolset_name: str, path: str) -> str:
+    """`path` as this toolset must receive it (absolute for claude / text_editor)."""
+    if toolset_name in ABSOLUTE_ONLY and not os.path.isabs(path):
+        return os.path.join(str(arena.root), path)
+    return path
+
+
+def write_calls(
+    ts_name: str, path: str, content: str = "PWNED\n"
+) -> list[tuple[str, dict[str, Any]]]:
+    """Every (tool, args) of a toolset that would create or change the file at `path`."""
+    if ts_name == "default":
+        return [
+            ("write", {"path": path, "content": content}),
+            ("append", {"path": path, "content": content}),
+            ("edit", {"path": path, "old_string": "\n", "new_string": content}),
+        ]
+    if ts_name == "claude":
+        return [
+            ("Write", {"file_path": path, "content": content}),
+            (
+                "Edit",
+                {"file_path": path, "old_string": "\n", "new_string": content, "replace_all": True},
+            ),
+            (
+                "MultiEdit",
+                {
+                    "file_path": path,
+                    "edits": [{"old_string": "\n", "new_string": content, "replace_all": True}],
+                },
+            ),
+        ]
+    if ts_name == "text_editor":
+        return [
+            ("str_replace_editor", {"command": "create", "path": path, "file_text": content}),
+            (
+                "str_replace_editor",
+                {"command": "insert", "path": path, "insert_line": 0, "new_str": content},
+            ),
+            (
+                "str_replace_editor",
+                {"command": "str_replace", "path": path, "old_str": "\n", "new_str": content},
+            ),
+        ]
+    if ts_name == "gemini":
+        return [
+            ("write_file", {"file_path": path, "content": content}),
+            ("replace", {"file_path": path, "old_string": "", "new_string": content}),
+            ("replace", {"file_path": path, "old_string": "\n", "new_string": content}),
+        ]
+    if ts_name == "worker":
+        return [
+            ("write_file", {"path": path, "content": content}),
+            ("append_to_file", {"path": path, "content": content}),
+            ("replace_in_file", {"path": path, "old": "\n", "new": content}),
+        ]
+    if ts_name == "companion":
+        return [
+            ("write", {"path": path, "content": content}),
+            ("edit", {"path": path, "oldText": "\n", "newText": content}),
+        ]
+    if ts_name == "memo":
+        return [
+            ("memo_replace_literal", {"old_text": "", "new_text": content}),
+            (
+                "memo_replace_span",
+                {"old_span_start": "#", "old_span_end": "\n", "new_text": content},
+            ),
+        ]
+    raise ValueError(ts_name)
+
+
+def read_calls(ts_name: str, path: str) -> list[tuple[str, dict[str, Any]]]:
+    """Every (tool, args) of a toolset that reads the file or lists the directory at `path`."""
+    if ts_name == "default":
+        return [("read", {"path": path})]
+    if ts_name == "claude":
+        return [("Read", {"file_path": path})]
+    if ts_name == "text_editor":
+        return [("str_replace_editor", {"command": "view", "path": path})]
+    if ts_name == "gemini":
+        return [
+            ("read_file", {"path": path}),
+            ("list_directory", {"path": path}),
+            ("glob", {"pattern": "**/*", "path": path}),
+            ("search_file_content", {"pattern": "CANARY|root-file", "path": path}),
+        ]
+    if ts_name == "companion":
+        return [("read", {"path": path})]
+    if ts_name == "memo":
+        return [("memo_read", {})]
+    return []
+
+
+def read_first(ts: Any, ts_name: str, path: str) -> None:
+    """Satisfy read-before-write (claude) or stale checks by reading `path` first."""
+    for tool, args in read_calls(ts_name, path)[:1]:
+        ts.call(tool, args)
+
+
+# -- the real command line ------------------------------------------------------------------
+
+
+def filewright_exe() -> str:
+    exe = Path(sys.executable).parent / "filewright"
+    return str(exe)
+
+
+def cli(
+    args: list[str], *, timeout: float = 60, stdin: str | None = None, cwd: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [filewright_exe(), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        input=stdin,
+        cwd=cwd,
+    )
+
+
+def stress() -> bool:
+    """Long variants run with FILEWRIGHT_STRESS=1."""
+    return os.environ.get("FILEWRIGHT_STRESS", "") not in ("", "0")
