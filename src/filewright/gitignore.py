@@ -34,6 +34,7 @@ from pathlib import Path
 
 IGNORE_FILE_KINDS: tuple[str, ...] = (".rgignore", ".ignore", ".gitignore")
 """Ignore file names, highest precedence first (as ripgrep ranks them)."""
+_KIND_NAMES = tuple(b"/" + os.fsencode(n) for n in IGNORE_FILE_KINDS)
 
 
 class GlobError(ValueError):
@@ -221,9 +222,15 @@ class IgnoreGlob:
     """One parsed line of an ignore file (or one override glob)."""
 
     original: str
+    body: bytes
+    """Unanchored regex source (without its case flag)."""
     regex: re.Pattern[bytes]
     whitelist: bool
     only_dir: bool
+    basename: bool
+    """Matches the last path component (globset's basename strategy: a ``**/name``
+    glob without ``/`` or classes in ``name``) rather than the whole path."""
+    case_insensitive: bool
 
 
 def parse_ignore_line(line: str, *, case_insensitive: bool = False) -> IgnoreGlob | None:
@@ -262,24 +269,35 @@ def parse_ignore_line(line: str, *, case_insensitive: bool = False) -> IgnoreGlo
         actual = "**/" + actual
     if actual.endswith("/**"):
         actual += "/*"
-    regex = compile_glob(actual, case_insensitive=case_insensitive)
-    return IgnoreGlob(original, regex, whitelist, only_dir)
+    rest = actual[3:]
+    basename = actual.startswith("**/") and bool(rest) and not any(c in rest for c in "/[")
+    body = glob_to_regex(rest if basename else actual).encode("ascii")
+    flags = re.IGNORECASE if case_insensitive else 0
+    regex = re.compile(b"^(?:" + body + b")$", flags)
+    return IgnoreGlob(original, body, regex, whitelist, only_dir, basename, case_insensitive)
+
+
+def _combine(globs: Iterable[IgnoreGlob]) -> re.Pattern[bytes] | None:
+    parts = [(b"(?i:" if g.case_insensitive else b"(?:") + g.body + b")" for g in globs]
+    return re.compile(b"^(?:" + b"|".join(parts) + b")$") if parts else None
 
 
 class IgnoreSpec:
     """The globs of one ignore file (or one override list), in file order."""
 
-    __slots__ = ("_any", "globs")
+    __slots__ = ("_pre", "globs")
 
     def __init__(self, globs: Sequence[IgnoreGlob]) -> None:
         self.globs = tuple(globs)
-        self._any = (
-            re.compile(b"|".join(b"(?:" + g.regex.pattern + b")" for g in self.globs))
-            if self.globs and len({g.regex.flags for g in self.globs}) == 1
-            else None
+        # Prefilters: does any glob match?  (basename regex, path regex) for files and
+        # for directories (directory-only globs cannot match a file).
+        self._pre = tuple(
+            (
+                _combine(g for g in self.globs if g.basename and (is_dir or not g.only_dir)),
+                _combine(g for g in self.globs if not g.basename and (is_dir or not g.only_dir)),
+            )
+            for is_dir in (False, True)
         )
-        if self._any is not None and self.globs[0].regex.flags & re.IGNORECASE:
-            self._any = re.compile(self._any.pattern, re.IGNORECASE)
 
     @classmethod
     def from_lines(cls, lines: Iterable[str], *, case_insensitive: bool = False) -> IgnoreSpec:
@@ -295,13 +313,17 @@ class IgnoreSpec:
         return cls(globs)
 
     @classmethod
-    def from_file(cls, path: Path) -> IgnoreSpec | None:
-        """Read an ignore file; ``None`` when it is absent or unreadable.
+    def from_file(cls, path: bytes) -> IgnoreSpec | None:
+        """Read an ignore file; ``None`` when it is absent, unreadable or has no globs.
 
         Like ripgrep, reading stops at the first line that is not valid UTF-8.
         """
         try:
-            with open(path, "rb") as fh:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return None
+        try:
+            with os.fdopen(fd, "rb") as fh:
                 data = fh.read()
         except OSError:
             return None
@@ -317,12 +339,26 @@ class IgnoreSpec:
         spec = cls.from_lines(lines)
         return spec if spec.globs else None
 
-    def match(self, rel: bytes, is_dir: bool) -> bool | None:
-        """``True`` = ignored, ``False`` = whitelisted (``!``), ``None`` = no line matches."""
-        if self._any is not None and self._any.match(rel) is None:
+    @property
+    def has_file_globs(self) -> bool:
+        """Whether any glob can match a file (not only directories)."""
+        return any(self._pre[False])
+
+    def match(self, rel: bytes, is_dir: bool, base: bytes | None = None) -> bool | None:
+        """``True`` = ignored, ``False`` = whitelisted (``!``), ``None`` = no line matches.
+
+        ``base`` is the last component of ``rel`` when the caller already has it.
+        """
+        base_re, path_re = self._pre[is_dir]
+        if base is None:
+            base = rel.rpartition(b"/")[2]
+        if not (
+            (base_re is not None and base_re.match(base) is not None)
+            or (path_re is not None and path_re.match(rel) is not None)
+        ):
             return None
         for g in reversed(self.globs):
-            if (is_dir or not g.only_dir) and g.regex.match(rel) is not None:
+            if (is_dir or not g.only_dir) and g.regex.match(base if g.basename else rel):
                 return not g.whitelist
         return None
 
@@ -372,13 +408,22 @@ class _Level:
     spec: IgnoreSpec
 
 
-@dataclass(frozen=True, slots=True)
 class DirRules:
-    """Ignore files in force inside one directory: one tuple per kind, deepest first."""
+    """Ignore files in force inside one directory: one tuple of levels per kind (in
+    :data:`IGNORE_FILE_KINDS` order), deepest directory first."""
 
-    levels: tuple[tuple[_Level, ...], ...] = ((), (), ())
+    __slots__ = ("_file_checks", "levels")
 
-    def child(self, abs_dir: Path, rel_dir: bytes = b"", *, prefix: bytes = b"") -> DirRules:
+    def __init__(self, levels: tuple[tuple[_Level, ...], ...] = ((), (), ())) -> None:
+        self.levels = levels
+        self._file_checks = tuple(
+            (lv.prefix, lv.strip, lv.spec)
+            for kind in levels
+            for lv in kind
+            if lv.spec.has_file_globs
+        )
+
+    def child(self, abs_dir: bytes, rel_dir: bytes = b"", *, prefix: bytes = b"") -> DirRules:
         """Rules inside ``abs_dir``: its own ignore files on top of ours.
 
         ``rel_dir`` is the directory relative to the search root (``b""`` for the root);
@@ -387,19 +432,34 @@ class DirRules:
         """
         strip = len(rel_dir) + 1 if rel_dir else 0
         new = []
-        for kind, name in enumerate(IGNORE_FILE_KINDS):
-            spec = IgnoreSpec.from_file(abs_dir / name)
+        changed = False
+        for kind, name in enumerate(_KIND_NAMES):
+            spec = IgnoreSpec.from_file(abs_dir + name)
             lv = self.levels[kind]
-            new.append((_Level(prefix, strip, spec), *lv) if spec is not None else lv)
-        return DirRules(tuple(new))
+            if spec is not None:
+                lv = (_Level(prefix, strip, spec), *lv)
+                changed = True
+            new.append(lv)
+        return DirRules(tuple(new)) if changed else self
 
     def is_ignored(self, rel: bytes, is_dir: bool) -> bool:
         """Whether ``rel`` (relative to the search root) is ignored by these rules."""
+        if not is_dir:
+            return self.is_file_ignored(rel, rel.rpartition(b"/")[2])
         for levels in self.levels:
             for lv in levels:
-                m = lv.spec.match(lv.prefix + rel[lv.strip :], is_dir)
+                path = lv.prefix + rel[lv.strip :] if lv.prefix or lv.strip else rel
+                m = lv.spec.match(path, True)
                 if m is not None:
                     return m
+        return False
+
+    def is_file_ignored(self, rel: bytes, base: bytes) -> bool:
+        """Whether the file ``rel`` (last component ``base``) is ignored by these rules."""
+        for prefix, strip, spec in self._file_checks:
+            m = spec.match(prefix + rel[strip:] if prefix or strip else rel, False, base)
+            if m is not None:
+                return m
         return False
 
     @property
@@ -419,8 +479,8 @@ def root_rules(directory: Path, ignore_root: Path | None = None) -> DirRules:
             parts = ()
         for k in range(len(parts)):
             prefix = os.fsencode("/".join(parts[k:])) + b"/"
-            rules = rules.child(ignore_root.joinpath(*parts[:k]), prefix=prefix)
-    return rules.child(directory)
+            rules = rules.child(os.fsencode(ignore_root.joinpath(*parts[:k])), prefix=prefix)
+    return rules.child(os.fsencode(directory))
 
 
 class PathFilter:
@@ -432,25 +492,33 @@ class PathFilter:
     """
 
     def __init__(self, directory: Path, ignore_root: Path | None = None) -> None:
-        self._dir = directory
+        self._dir = os.fsencode(directory) + b"/"
         self._cache: dict[bytes, DirRules | None] = {b"": root_rules(directory, ignore_root)}
 
     def rules(self, d: bytes) -> DirRules | None:
         """Rules inside directory ``d``, or ``None`` when ``d`` or a parent is ignored."""
-        try:
-            return self._cache[d]
-        except KeyError:
-            pass
-        parent = d.rpartition(b"/")[0]
-        prules = self.rules(parent)
+        hit = self._cache.get(d, _UNKNOWN)
+        if hit is not _UNKNOWN:
+            return hit  # type: ignore[return-value]
+        prules = self.rules(d.rpartition(b"/")[0])
         if prules is None or prules.is_ignored(d, True):
             res = None
         else:
-            res = prules.child(self._dir / os.fsdecode(d), d)
+            res = prules.child(self._dir + d, d)
         self._cache[d] = res
         return res
 
     def is_ignored(self, rel: bytes, is_dir: bool = False) -> bool:
         """Whether ``rel`` or any directory above it is ignored."""
-        rules = self.rules(rel.rpartition(b"/")[0])
-        return rules is None or rules.is_ignored(rel, is_dir)
+        d, _, base = rel.rpartition(b"/")
+        rules = self._cache.get(d, _UNKNOWN)
+        if rules is _UNKNOWN:
+            rules = self.rules(d)
+        if rules is None:
+            return True
+        if is_dir:
+            return rules.is_ignored(rel, True)  # type: ignore[union-attr]
+        return rules.is_file_ignored(rel, base)  # type: ignore[union-attr]
+
+
+_UNKNOWN = object()

@@ -76,6 +76,7 @@ from filewright.search_types import (
     ListResult,
     MatchCollector,
     ProgressCallback,
+    RawCollector,
     Visible,
     always_visible,
     sort_key,
@@ -191,11 +192,16 @@ def grep(
 
     if rg is not None:
         accept = _acceptor(directory, visible, respect_gitignore, include, ignore_root)
+        # Fast unordered (multi-threaded) run; results are put in path order after.  If
+        # it finds far more matches than the cap, rerun in path order (single-threaded
+        # in ripgrep) and stop at the cap, so the kept matches are the first ones.
+        raw = RawCollector(max(4 * max_matches, 1000), progress)
+        out = run_grep(rg, directory, grep_args(pattern, sort=False, **opts), raw, accept)
         col = collector()
-        out = run_grep(rg, directory, grep_args(pattern, sort=False, **opts), col, accept)
-        if out.error is None and not out.completed:
-            # More matches than the cap: rerun in path order to keep the first ones.
-            col = collector()
+        if out.error is None and out.completed:
+            raw.replay(col)
+        elif out.error is None:
+            del raw
             out = run_grep(rg, directory, grep_args(pattern, sort=True, **opts), col, accept)
         if out.error is None:
             return col.result("rg", None)
@@ -369,50 +375,44 @@ def _glob_rg(
     visible: Visible,
     ignore_root: Path | None,
 ) -> tuple[list[_Item], int]:
-    import tempfile
-
-    def args(respect: bool) -> list[str]:
-        return files_args(
-            anchored,
-            case_sensitive=case_sensitive,
-            respect_gitignore=respect,
-            excludes=GLOB_EXCLUDES,
-        )
-
-    with tempfile.TemporaryFile() as unignored:
-        # The count of ignored files comes from a concurrent walk that ignores nothing.
-        everything = start_files(rg, directory, args(False), unignored) if count else None
-        proc = start_files(rg, directory, args(respect_gitignore))
-        filt = PathFilter(directory, ignore_root) if respect_gitignore else None
-        items: list[_Item] = []
-        seen: set[bytes] = set()
-        dfd = os.open(directory, os.O_RDONLY)
-        try:
-            assert proc.stdout is not None
-            for rel in iter_paths(proc.stdout):
-                # An including --glob overrides ignore files in ripgrep: re-check.
-                if filt is not None and filt.is_ignored(rel):
-                    continue
-                if count:
-                    seen.add(rel)
-                path = os.fsdecode(rel)
-                if not visible(path):
-                    continue
-                try:
-                    st = os.stat(rel, dir_fd=dfd, follow_symlinks=False)
-                except OSError:
-                    continue
-                items.append((-st.st_mtime_ns, sort_key(rel), path))
-        finally:
-            os.close(dfd)
-            proc.wait()
-        ignored = 0
-        if everything is not None:
-            everything.wait()
-            unignored.seek(0)
-            for rel in iter_paths(unignored):  # type: ignore[arg-type]
-                if rel not in seen and visible(os.fsdecode(rel)):
+    # Counting ignored files needs the ignored directories walked too: then one walk
+    # that ignores nothing, classified here.  Otherwise ripgrep prunes ignored
+    # directories itself, and the files an including --glob let through (ripgrep ranks
+    # it above ignore files) are re-checked here.
+    args = files_args(
+        anchored,
+        case_sensitive=case_sensitive,
+        respect_gitignore=respect_gitignore and not count,
+        excludes=GLOB_EXCLUDES,
+    )
+    proc = start_files(rg, directory, args)
+    filt = PathFilter(directory, ignore_root) if respect_gitignore else None
+    items: list[_Item] = []
+    ignored = 0
+    dfd = os.open(directory, os.O_RDONLY)
+    try:
+        assert proc.stdout is not None
+        everyone = visible is always_visible
+        stat = os.stat
+        for rel in iter_paths(proc.stdout):
+            path = rel.decode("utf-8", "surrogateescape")
+            if filt is not None and filt.is_ignored(rel):
+                if count and (everyone or visible(path)):
                     ignored += 1
+                continue
+            if not (everyone or visible(path)):
+                continue
+            try:
+                st = stat(rel, dir_fd=dfd, follow_symlinks=False)
+            except OSError:
+                continue
+            items.append((-st.st_mtime_ns, rel.replace(b"/", b"\0"), path))
+    finally:
+        os.close(dfd)
+        if proc.poll() is None:
+            proc.kill()
+        proc.stdout.close()
+        proc.wait()
     return items, ignored
 
 

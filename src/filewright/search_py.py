@@ -63,11 +63,7 @@ def _walk(
             hidden = True
         if is_dir:
             sub = abs_dir + b"/" + name
-            sub_rules = (
-                rules.child(Path(os.fsdecode(sub)), rel)
-                if rules is not None and not hidden
-                else rules
-            )
+            sub_rules = rules.child(sub, rel) if rules is not None and not hidden else rules
             yield from _walk(sub, rel, overrides, sub_rules, with_ignored, hidden)
         elif entry.is_file(follow_symlinks=False):
             yield rel, hidden

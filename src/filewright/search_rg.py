@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from filewright.search_py import is_binary_file
-from filewright.search_types import MatchCollector
+from filewright.search_types import LineSink
 
 BASE_ARGS: tuple[str, ...] = (
     "--no-config",
@@ -118,10 +118,10 @@ def run_grep(
     rg: str,
     directory: Path,
     args: list[str],
-    collector: MatchCollector,
+    collector: LineSink,
     accept: Callable[[bytes], str | None],
 ) -> RgOutcome:
-    """Run ``rg`` and feed its matches to ``collector`` until done or the cap is hit.
+    """Run ``rg`` and feed its matches to ``collector`` until done or it says stop.
 
     ``accept`` maps a relative path to the display path, or ``None`` to drop the file
     (policy or ignore-rule post-filtering).  A file's lines are held back until its
@@ -201,7 +201,7 @@ class _FileState:
         self.streaming = False
         self.pending: list[tuple[int, str, bool]] = []
 
-    def flush(self, collector: MatchCollector) -> bool:
+    def flush(self, collector: LineSink) -> bool:
         ok = all(collector.line(n, text, ctx) for n, text, ctx in self.pending)
         self.pending.clear()
         return ok

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 Visible = Callable[[str], bool]
 """Policy callback: gets a path relative to the searched directory (posix separators);
@@ -193,3 +194,65 @@ class MatchCollector:
             engine=engine,
             files_searched=None if self.truncated else files_searched,
         )
+
+
+class LineSink(Protocol):
+    """What an engine feeds, file by file: ``begin``, ``line``... (``False`` = stop), ``end``."""
+
+    def begin(self, path: str) -> None: ...
+
+    def line(self, number: int, text: str, is_context: bool) -> bool: ...
+
+    def end(self) -> None: ...
+
+
+class RawCollector:
+    """Keeps every line as reported, in any file order, up to a budget of matching lines.
+
+    For ripgrep's fast parallel (unordered) run: when it completes within the budget, the
+    files are replayed in path order into a :class:`MatchCollector`, which gives the same
+    result as a search in path order would.
+    """
+
+    def __init__(self, budget: int, on_progress: ProgressCallback | None = None) -> None:
+        self.budget = budget
+        self.matches = 0
+        self.files: list[tuple[str, list[tuple[int, str, bool]]]] = []
+        self._current: tuple[str, list[tuple[int, str, bool]]] | None = None
+        self._on_progress = on_progress
+        self._last_report = time.monotonic()
+
+    def begin(self, path: str) -> None:
+        """Start the lines of file ``path``."""
+        self._current = (path, [])
+
+    def line(self, number: int, text: str, is_context: bool) -> bool:
+        """Keep one line; ``False`` once the budget of matching lines is exceeded."""
+        if not is_context:
+            self.matches += 1
+            if self.matches > self.budget:
+                return False
+        assert self._current is not None
+        self._current[1].append((number, text, is_context))
+        return True
+
+    def end(self) -> None:
+        """Close the current file (kept only if it has a matching line)."""
+        cur = self._current
+        self._current = None
+        if cur is not None and any(not ctx for _, _, ctx in cur[1]):
+            self.files.append(cur)
+            if self._on_progress is not None:
+                now = time.monotonic()
+                if now - self._last_report >= 0.05:
+                    self._last_report = now
+                    self._on_progress(self.matches)
+
+    def replay(self, into: MatchCollector) -> None:
+        """Feed the kept files, in path order, into ``into`` (which applies the cap)."""
+        self.files.sort(key=lambda f: sort_key(f[0].encode("utf-8", "surrogateescape")))
+        for path, lines in self.files:
+            into.begin(path)
+            if not all(into.line(n, text, ctx) for n, text, ctx in lines):
+                return
+            into.end()
