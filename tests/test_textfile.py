@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from filewright.pipeline import Change, apply_change
 from filewright.textfile import (
@@ -373,6 +375,62 @@ def test_split_eols_and_normalise() -> None:
     assert split_eols("x\n") == ("x\n", ("\n",))
     assert normalise_newlines("a\r\nb\rc\n") == "a\nb\nc\n"
     assert normalise_newlines("a\u2028b\x85c\x0cd") == "a\u2028b\x85c\x0cd"
+
+
+# -- properties ------------------------------------------------------------------------------
+
+UNICODE_BOMS = {
+    "utf-8": ("utf-8", b""),
+    "utf-8-bom": ("utf-8", codecs.BOM_UTF8),
+    "utf-16-le-bom": ("utf-16-le", codecs.BOM_UTF16_LE),
+    "utf-16-be-bom": ("utf-16-be", codecs.BOM_UTF16_BE),
+}
+LINE = st.text(
+    st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\ufeff"), max_size=12
+)
+
+
+def _raw(codec: str, bom: bytes, pairs: list[tuple[str, str]]) -> bytes:
+    return bom + "".join(line + eol for line, eol in pairs).encode(codec)
+
+
+@settings(max_examples=150, derandomize=True, deadline=None)
+@given(
+    enc=st.sampled_from(sorted(UNICODE_BOMS)),
+    pairs=st.lists(st.tuples(LINE, st.sampled_from([LF, CRLF, CR])), min_size=0, max_size=10),
+    last=LINE,
+)
+def test_property_decode_encode_is_identity(
+    enc: str, pairs: list[tuple[str, str]], last: str
+) -> None:
+    codec, bom = UNICODE_BOMS[enc]
+    data = _raw(codec, bom, [*pairs, (last, "")])
+    tf = decode(data)
+    assert encode(tf, tf.text) == data
+
+
+@settings(max_examples=150, derandomize=True, deadline=None)
+@given(
+    enc=st.sampled_from(sorted(UNICODE_BOMS)),
+    pairs=st.lists(st.tuples(LINE, st.sampled_from([LF, CRLF])), min_size=1, max_size=10),
+    trailing=st.booleans(),
+    data=st.data(),
+)
+def test_property_one_line_edit_changes_only_that_line(
+    enc: str, pairs: list[tuple[str, str]], trailing: bool, data: st.DataObject
+) -> None:
+    codec, bom = UNICODE_BOMS[enc]
+    if not trailing:
+        pairs[-1] = (pairs[-1][0], "")
+    original = _raw(codec, bom, pairs)
+    index = data.draw(st.integers(0, len(pairs) - 1), label="index")
+    new_line = data.draw(LINE, label="new_line")
+    tf = decode(original)
+    lines = tf.text.split("\n")
+    lines[index] = new_line
+    expected = list(pairs)
+    expected[index] = (new_line, pairs[index][1])
+    assert encode(tf, "\n".join(lines)) == _raw(codec, bom, expected)
 
 
 # -- refusals --------------------------------------------------------------------------------
