@@ -220,6 +220,29 @@ def test_grep_cap_inside_a_big_file(tmp_path: Path) -> None:
         assert r.files[0].matches[-1].line == 5_000
 
 
+@needs_rg
+def test_grep_cap_far_exceeded_reruns_in_path_order(tmp_path: Path) -> None:
+    # More matches than the unordered run's budget: ripgrep is rerun in path order.
+    for i in range(60):
+        write(tmp_path, f"d{i % 7}/f{i:02d}.txt", "".join(f"hit {j}\n" for j in range(50)))
+    for cap in (10, 2_000):  # beyond the unordered run's budget, then within it
+        seen: list[int] = []
+        rg = grep(tmp_path, "hit", engine="rg", max_matches=cap, context=2, on_progress=seen.append)
+        py = grep(tmp_path, "hit", engine="python", max_matches=cap, context=2)
+        assert snapshot(rg) == snapshot(py)
+        assert rg.truncated and rg.total_matches == cap
+        assert seen == sorted(seen) and seen[-1] == cap
+
+
+def test_missing_directory(tmp_path: Path) -> None:
+    with pytest.raises(NotADirectoryError):
+        grep(tmp_path / "nope", "x")
+    with pytest.raises(NotADirectoryError):
+        glob(tmp_path / "nope", "*")
+    with pytest.raises(ValueError, match="engine must be one of"):
+        grep(tmp_path, "x", engine="grep")
+
+
 def test_grep_invalid_regex(tree: Path) -> None:
     py = grep(tree, "(unclosed", engine="python")
     assert py.error is not None and py.error.startswith('Invalid regular expression "(unclosed":')

@@ -105,6 +105,13 @@ DEFAULT_MAX_GLOB_RESULTS = 1000
 RG_MISSING = "ripgrep (rg) is not available; use engine='python' or 'auto'"
 
 
+def _existing_dir(directory: Path | str) -> Path:
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise NotADirectoryError(f"not a directory: {directory}")
+    return directory
+
+
 def _pick_engine(engine: str) -> str | None:
     """The rg binary to use, or ``None`` for the Python engine."""
     if engine not in ENGINES:
@@ -164,7 +171,7 @@ def grep(
     found so far, now and then.  An invalid pattern or include glob gives a result with
     ``error`` set.  See the module docstring for the engines and the regex dialect.
     """
-    directory = Path(directory)
+    directory = _existing_dir(directory)
     rg = _pick_engine(engine)
     if engine == "rg" and rg is None:
         return GrepResult([], 0, False, "rg", error=RG_MISSING)
@@ -195,7 +202,7 @@ def grep(
         # Fast unordered (multi-threaded) run; results are put in path order after.  If
         # it finds far more matches than the cap, rerun in path order (single-threaded
         # in ripgrep) and stop at the cap, so the kept matches are the first ones.
-        raw = RawCollector(max(4 * max_matches, 1000), progress)
+        raw = RawCollector(max(4 * max_matches, 1000), progress, max_matches)
         out = run_grep(rg, directory, grep_args(pattern, sort=False, **opts), raw, accept)
         col = collector()
         if out.error is None and out.completed:
@@ -330,7 +337,7 @@ def glob(
     that includes ignored directories; pass ``count_ignored=False`` to skip it).  An
     invalid pattern gives a result with ``error`` set.  Semantics: module docstring.
     """
-    directory = Path(directory)
+    directory = _existing_dir(directory)
     rg = _pick_engine(engine)
     name = "rg" if rg else "python"
     if engine == "rg" and rg is None:

@@ -214,8 +214,11 @@ class RawCollector:
     result as a search in path order would.
     """
 
-    def __init__(self, budget: int, on_progress: ProgressCallback | None = None) -> None:
+    def __init__(
+        self, budget: int, on_progress: ProgressCallback | None = None, report_cap: int = 0
+    ) -> None:
         self.budget = budget
+        self.report_cap = report_cap
         self.matches = 0
         self.files: list[tuple[str, list[tuple[int, str, bool]]]] = []
         self._current: tuple[str, list[tuple[int, str, bool]]] | None = None
@@ -246,7 +249,7 @@ class RawCollector:
                 now = time.monotonic()
                 if now - self._last_report >= 0.05:
                     self._last_report = now
-                    self._on_progress(self.matches)
+                    self._on_progress(min(self.matches, self.report_cap))
 
     def replay(self, into: MatchCollector) -> None:
         """Feed the kept files, in path order, into ``into`` (which applies the cap)."""
