@@ -409,6 +409,23 @@ def test_property_decode_encode_is_identity(
     assert encode(tf, tf.text) == data
 
 
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(
+    pairs=st.lists(st.tuples(st.sampled_from(["", "a", "b"]), st.sampled_from([LF, CRLF, CR]))),
+    last=st.sampled_from(["", "a"]),
+    new_lines=st.lists(st.sampled_from(["", "a", "b", "c"]), min_size=1, max_size=12),
+)
+def test_property_encode_never_merges_or_splits_lines(
+    pairs: list[tuple[str, str]], last: str, new_lines: list[str]
+) -> None:
+    """Whatever endings the old file had, the new text reads back line for line (a kept
+    lone CR followed by an LF must not turn into one CRLF)."""
+    tf = decode(_raw("utf-8", b"", [*pairs, (last, "")]))
+    new_text = "\n".join(new_lines)
+    written = encode(tf, new_text).decode("utf-8")
+    assert split_eols(written)[0] == new_text
+
+
 @settings(max_examples=150, derandomize=True, deadline=None)
 @given(
     enc=st.sampled_from(sorted(UNICODE_BOMS)),

@@ -307,6 +307,14 @@ def _restore_endings(old: TextFile, new_text: str) -> str:
         if tag in ("equal", "replace"):
             for k in range(min(i2 - i1, j2 - j1)):
                 keep(head + i1 + k, head + j1 + k)
+    # A kept lone "\r" directly followed by a "\n" (an empty line after it) would read
+    # back as one "\r\n": a line break lost. Give one of the two another ending.
+    for j in range(n_new - 1):
+        if new_eols[j] == "\r" and new_lines[j + 1] == "" and new_eols[j + 1] == "\n":
+            if old.newline != "\r":
+                new_eols[j] = old.newline
+            else:
+                new_eols[j + 1] = "\r"
     out: list[str] = []
     for line, eol in zip(new_lines, new_eols, strict=True):
         out.append(line)
