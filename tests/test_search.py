@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from filewright.gitignore import GlobError, IgnoreSpec, compile_glob, glob_to_regex
+from filewright.gitignore import IgnoreSpec
+from filewright.globs import GlobError, compile_glob, glob_to_regex
 from filewright.search import (
     GlobResult,
     GrepResult,

@@ -37,7 +37,7 @@ Decisions, shared by both engines:
 * **glob** patterns use Gemini CLI's semantics: the pattern matches the whole path
   relative to the searched directory, so ``*.md`` finds Markdown files at the top level
   only and ``**/*.md`` at any depth; ``*`` and ``?`` stop at ``/``; ``{a,b}``, ``[a-z]``
-  and ``\\`` escapes work; ``.`` files match ``*``.  Case-insensitive by default (ASCII
+  and ``\\`` escapes work; dotfiles match ``*``.  Case-insensitive by default (ASCII
   letters).  A pattern naming an existing file is taken literally (for names such as
   ``[id].tsx``).  ``.git`` and ``node_modules`` are always skipped.  Newest modification
   first, ties in path order.
@@ -51,11 +51,12 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
-from filewright.gitignore import GlobError, Overrides, PathFilter, compile_glob, root_rules
+from filewright.gitignore import GlobError, Overrides, PathFilter, root_rules
 from filewright.search_format import format_glob_gemini, format_grep_gemini, format_list_gemini
+from filewright.search_list import list_directory
 from filewright.search_py import LineSearcher, read_file, searchable_text, walk
 from filewright.search_rg import (
     files_args,
@@ -333,9 +334,9 @@ def glob(
 
     Newest modification time first (ties in path order), at most ``max_results``
     (``truncated`` and ``total`` say how many matched).  ``ignored_count`` tells how many
-    more files match but are hidden by ignore files (computing it costs a second walk
-    that includes ignored directories; pass ``count_ignored=False`` to skip it).  An
-    invalid pattern gives a result with ``error`` set.  Semantics: module docstring.
+    more files match but are hidden by ignore files (computing it means walking the
+    ignored directories too; pass ``count_ignored=False`` to skip them).  An invalid
+    pattern gives a result with ``error`` set.  Semantics: module docstring.
     """
     directory = _existing_dir(directory)
     rg = _pick_engine(engine)
@@ -451,68 +452,3 @@ def _glob_python(
     finally:
         os.close(dfd)
     return items, ignored
-
-
-# -------------------------------------------------------------------- list_directory
-
-
-def _name_matcher(globs: Sequence[str]) -> Callable[[bytes], bool]:
-    regexes = []
-    for g in globs:
-        try:
-            regexes.append(compile_glob(g))
-        except GlobError:
-            regexes.append(re.compile(re.escape(os.fsencode(g)) + b"$"))
-    return lambda name: any(r.match(name) for r in regexes)
-
-
-def _dir_inside(link: str, root: Path) -> bool:
-    """Whether symlink ``link`` resolves to a directory inside ``root``."""
-    try:
-        target = Path(os.path.realpath(link))
-        return target.is_dir() and target.is_relative_to(root.resolve())
-    except (OSError, ValueError):
-        return False
-
-
-def list_directory(
-    directory: Path,
-    *,
-    ignore: list[str] | None = None,
-    respect_gitignore: bool = True,
-    visible: Visible = always_visible,
-    ignore_root: Path | None = None,
-    symlink_root: Path | None = None,
-) -> ListResult:
-    """The entries of one directory: directories first, then files, each group by
-    case-insensitive name.
-
-    ``ignore`` globs (matched against names) drop entries; with ``respect_gitignore``,
-    entries hidden by ignore files, and ``.git``, are dropped and counted in
-    ``ignored_count``.  Entries the policy hides are dropped and not counted.
-    """
-    directory = Path(directory)
-    skip = _name_matcher(ignore or [])
-    rules = root_rules(directory, ignore_root) if respect_gitignore else None
-    entries: list[Entry] = []
-    ignored = 0
-    with os.scandir(directory) as it:
-        for e in it:
-            if not visible(e.name):
-                continue
-            name_b = os.fsencode(e.name)
-            if skip(name_b):
-                continue
-            try:
-                is_dir = e.is_dir(follow_symlinks=False)
-                is_link = e.is_symlink()
-            except OSError:
-                continue
-            if rules is not None and (e.name == ".git" or rules.is_ignored(name_b, is_dir)):
-                ignored += 1
-                continue
-            if is_link:
-                is_dir = _dir_inside(e.path, symlink_root or directory)
-            entries.append(Entry(e.name, is_dir, is_link))
-    entries.sort(key=lambda en: (not en.is_dir, en.name.casefold(), en.name))
-    return ListResult(entries, ignored)
