@@ -27,9 +27,10 @@ Decisions, shared by both engines:
 * **Regex dialect**: ripgrep's (Rust ``regex``) in the rg engine, Python's :mod:`re`
   in the fallback.  Literal text, classes, ``\\d \\w \\s \\b``, anchors (``^``/``$`` at
   line ends), groups, alternation, repetition and inline flags behave alike.
-  Look-around and backreferences exist only in Python's dialect: with ``engine="auto"``
-  such a pattern (which ripgrep, built without PCRE2, rejects) runs on the Python
-  engine; with ``engine="rg"`` it is an error.  ``\\p{Greek}``-style classes, ``\\z``
+  Look-around and backreferences are not in Rust's dialect: for such a pattern the rg
+  engine reruns ripgrep with ``--pcre2`` when the binary has PCRE2 (the ``ripgrep``
+  wheel does not); otherwise ``engine="auto"`` runs it on the Python engine and
+  ``engine="rg"`` reports it as an invalid regular expression.  ``\\p{Greek}``-style classes, ``\\z``
   and POSIX classes exist only in ripgrep's.  A line is matched without its ``\\n``
   (so ``\\n`` never matches, and a ``\\r`` before it stays part of the line).
 * **Binary files** (a NUL byte anywhere) are skipped; UTF-16 files with a BOM are
@@ -53,6 +54,7 @@ import re
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from filewright.gitignore import GlobError, Overrides, PathFilter, root_rules
 from filewright.search_format import format_glob_gemini, format_grep_gemini, format_list_gemini
@@ -62,6 +64,7 @@ from filewright.search_rg import (
     files_args,
     find_rg,
     grep_args,
+    has_pcre2,
     is_regex_error,
     iter_paths,
     regex_error_detail,
@@ -182,7 +185,7 @@ def grep(
         except GlobError as exc:
             return GrepResult([], 0, False, "rg" if rg else "python", error=str(exc))
     progress = _monotonic(on_progress)
-    opts = dict(
+    opts: dict[str, Any] = dict(
         include=include or None,
         case_sensitive=case_sensitive,
         fixed_strings=fixed_strings,
@@ -200,25 +203,21 @@ def grep(
 
     if rg is not None:
         accept = _acceptor(directory, visible, respect_gitignore, include, ignore_root)
-        # Fast unordered (multi-threaded) run; results are put in path order after.  If
-        # it finds far more matches than the cap, rerun in path order (single-threaded
-        # in ripgrep) and stop at the cap, so the kept matches are the first ones.
-        raw = RawCollector(max(4 * max_matches, 1000), progress, max_matches)
-        out = run_grep(rg, directory, grep_args(pattern, sort=False, **opts), raw, accept)
-        col = collector()
-        if out.error is None and out.completed:
-            raw.replay(col)
-        elif out.error is None:
-            del raw
-            out = run_grep(rg, directory, grep_args(pattern, sort=True, **opts), col, accept)
-        if out.error is None:
-            return col.result("rg", None)
-        if not is_regex_error(out.error):
-            return GrepResult([], 0, False, "rg", error=out.error)
+        found, error = _grep_rg(rg, directory, pattern, opts, collector, accept, progress)
+        if error is not None and is_regex_error(error) and has_pcre2(rg):
+            # Look-around or backreferences: ripgrep's PCRE2 engine has them.
+            found, error = _grep_rg(
+                rg, directory, pattern, {**opts, "pcre2": True}, collector, accept, progress
+            )
+        if found is not None:
+            return found
+        assert error is not None
+        if not is_regex_error(error):
+            return GrepResult([], 0, False, "rg", error=error)
         if engine == "rg" or isinstance(
             _compile_python(pattern, case_sensitive, fixed_strings), str
         ):
-            detail = regex_error_detail(out.error)
+            detail = regex_error_detail(error)
             return GrepResult(
                 [], 0, False, "rg", error=f'Invalid regular expression "{pattern}": {detail}'
             )
@@ -226,6 +225,33 @@ def grep(
     if isinstance(searcher, str):
         return GrepResult([], 0, False, "python", error=searcher)
     return _grep_python(directory, searcher, collector(), visible, ignore_root, progress, **opts)
+
+
+def _grep_rg(
+    rg: str,
+    directory: Path,
+    pattern: str,
+    opts: dict[str, Any],
+    collector: Callable[[], MatchCollector],
+    accept: Callable[[bytes], str | None],
+    progress: ProgressCallback | None,
+) -> tuple[GrepResult | None, str | None]:
+    """One grep with ripgrep: the result, or ripgrep's error message."""
+    cap = collector().max_matches
+    # A fast unordered (multi-threaded) run, whose files are then put in path order.
+    # If it finds far more matches than the cap, rerun in path order (single-threaded in
+    # ripgrep) and stop at the cap, so that the kept matches are the first ones.
+    raw = RawCollector(max(4 * cap, 1000), progress, cap)
+    out = run_grep(rg, directory, grep_args(pattern, sort=False, **opts), raw, accept)
+    col = collector()
+    if out.error is None and out.completed:
+        raw.replay(col)
+    elif out.error is None:
+        del raw
+        out = run_grep(rg, directory, grep_args(pattern, sort=True, **opts), col, accept)
+    if out.error is not None:
+        return None, out.error
+    return col.result("rg", None), None
 
 
 def _acceptor(

@@ -53,6 +53,18 @@ def find_rg() -> str | None:
     return None
 
 
+@lru_cache(maxsize=4)
+def has_pcre2(rg: str) -> bool:
+    """Whether this ``rg`` was built with PCRE2 (``--pcre2``: look-around, backreferences)."""
+    try:
+        done = subprocess.run(
+            [rg, "--pcre2-version"], capture_output=True, stdin=subprocess.DEVNULL, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
 def _path_bytes(obj: dict[str, str]) -> bytes:
     """Decode ripgrep's ``{"text": ...}`` / ``{"bytes": base64}`` into raw bytes."""
     text = obj.get("text")
@@ -92,9 +104,12 @@ def grep_args(
     context: int,
     respect_gitignore: bool,
     sort: bool,
+    pcre2: bool = False,
 ) -> list[str]:
     """The ``rg`` command line (without the binary) for one grep."""
     args = ["--json", *BASE_ARGS, "--no-mmap", "-s" if case_sensitive else "-i"]
+    if pcre2:
+        args.append("--pcre2")
     if fixed_strings:
         args.append("-F")
     if context > 0:
