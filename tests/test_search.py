@@ -13,7 +13,6 @@ import pytest
 
 from filewright.gitignore import IgnoreSpec
 from filewright.globs import GlobError, compile_glob, glob_to_regex
-from filewright.search_rg import has_pcre2
 from filewright.search import (
     GlobResult,
     GrepResult,
@@ -26,6 +25,7 @@ from filewright.search import (
     grep,
     list_directory,
 )
+from filewright.search_rg import has_pcre2
 
 HAVE_RG = find_rg() is not None
 needs_rg = pytest.mark.skipif(not HAVE_RG, reason="no rg binary")
