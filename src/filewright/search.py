@@ -213,8 +213,11 @@ def grep(
             return found
         assert error is not None
         if not is_regex_error(error):
-            return GrepResult([], 0, False, "rg", error=error)
-        if engine == "rg" or isinstance(
+            # ripgrep refused to run (an rg on PATH too old for a flag, say): "auto"
+            # falls back to the Python engine.
+            if engine == "rg":
+                return GrepResult([], 0, False, "rg", error=f"ripgrep failed: {error}")
+        elif engine == "rg" or isinstance(
             _compile_python(pattern, case_sensitive, fixed_strings), str
         ):
             detail = regex_error_detail(error)
@@ -377,14 +380,18 @@ def glob(
     except GlobError as exc:
         return GlobResult([], False, 0, 0, name, error=str(exc))
     count = count_ignored and respect_gitignore
+    found = None
     if rg is not None:
-        items, ignored = _glob_rg(
+        found = _glob_rg(
             rg, directory, anchored, case_sensitive, respect_gitignore, count, visible, ignore_root
         )
-    else:
-        items, ignored = _glob_python(
-            directory, overrides, respect_gitignore, count, visible, ignore_root
-        )
+        if found is None:  # ripgrep refused to run
+            if engine == "rg":
+                return GlobResult([], False, 0, 0, "rg", error="ripgrep failed")
+            name = "python"
+    items, ignored = found or _glob_python(
+        directory, overrides, respect_gitignore, count, visible, ignore_root
+    )
     items.sort()
     cap = max(0, max_results)
     return GlobResult(
@@ -408,7 +415,8 @@ def _glob_rg(
     count: bool,
     visible: Visible,
     ignore_root: Path | None,
-) -> tuple[list[_Item], int]:
+) -> tuple[list[_Item], int] | None:
+    """Matching files (and the ignored count) from ``rg --files``; ``None`` if rg failed."""
     # Counting ignored files needs the ignored directories walked too: then one walk
     # that ignores nothing, classified here.  Otherwise ripgrep prunes ignored
     # directories itself, and the files an including --glob let through (ripgrep ranks
@@ -423,12 +431,14 @@ def _glob_rg(
     filt = PathFilter(directory, ignore_root) if respect_gitignore else None
     items: list[_Item] = []
     ignored = 0
+    seen = 0
     dfd = os.open(directory, os.O_RDONLY)
     try:
         assert proc.stdout is not None
         everyone = visible is always_visible
         stat = os.stat
         for rel in iter_paths(proc.stdout):
+            seen += 1
             path = rel.decode("utf-8", "surrogateescape")
             if filt is not None and filt.is_ignored(rel):
                 if count and (everyone or visible(path)):
@@ -446,7 +456,9 @@ def _glob_rg(
         if proc.poll() is None:
             proc.kill()
         proc.stdout.close()
-        proc.wait()
+        rc = proc.wait()
+    if rc == 2 and not seen:
+        return None
     return items, ignored
 
 

@@ -1,8 +1,8 @@
 """The ripgrep engine: runs ``rg`` and stream-parses its output.
 
 grep runs ``rg --json`` (every path and line arrives JSON-encoded, so names with
-colons, newlines or invalid UTF-8 cannot corrupt parsing); glob runs ``rg --files``
-(one path per line).  Both pin ripgrep's configuration so that it agrees with the
+colons, newlines or invalid UTF-8 cannot corrupt parsing); glob runs ``rg --files
+--null`` (NUL-terminated paths).  Both pin ripgrep's configuration so that it agrees with the
 pure-Python engine: no config file, hidden files included, ``.git`` excluded, symlinks
 not followed, ignore files of the searched tree only (no global gitignore, no
 ``.git/info/exclude``, no ignore files above the searched directory).
