@@ -226,8 +226,10 @@ def test_grep_cap_inside_a_big_file(tmp_path: Path) -> None:
 @needs_rg
 def test_grep_cap_far_exceeded_reruns_in_path_order(tmp_path: Path) -> None:
     # More matches than the unordered run's budget: ripgrep is rerun in path order.
-    for i in range(60):
-        write(tmp_path, f"d{i % 7}/f{i:02d}.txt", "".join(f"hit {j}\n" for j in range(50)))
+    dirs = ["a", "a-b", "a.b", "A", "ä", "a b", "a/b", "b"]  # orders that differ by method
+    for i in range(64):
+        name = f"{dirs[i % len(dirs)]}/f{i:02d}.txt"
+        write(tmp_path, name, "".join(f"hit {j}\n" for j in range(50)))
     for cap in (10, 2_000):  # beyond the unordered run's budget, then within it
         seen: list[int] = []
         rg = grep(tmp_path, "hit", engine="rg", max_matches=cap, context=2, on_progress=seen.append)
