@@ -1,0 +1,273 @@
+"""Surface benchmarks, in one run, ratios side by side.
+
+1. MCP round trip per call (read a small file; edit a small file): filewright's server
+   (`filewright serve`) vs the official Node filesystem server
+   (`@modelcontextprotocol/server-filesystem`, installed from the npm registry into a cache
+   directory), both driven over stdio by the same official Python MCP client. Target:
+   filewright ≤ 1.0× the Node server's median.
+2. Start-up: `filewright call read` of a small file, end to end as a process, vs
+   `python -c "import json"` with the same interpreter. Target ≤ 4×.
+
+    uv run python bench/surfaces/run.py [--calls 200] [--rounds 5] [--startup-runs 21]
+
+Wall times are medians; the MCP table also shows the same read / edit as a direct
+toolset call in-process (the engine's share of the round trip). Start-up also reports
+the children's CPU time (user + system), which a loaded machine disturbs much less than
+wall time, and is measured twice: with the environment as it is, and with a bytecode
+cache forced on (PYTHONPYCACHEPREFIX in the bench cache, PYTHONDONTWRITEBYTECODE unset),
+as after `uv sync --compile-bytecode` or a pip install.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+REPO = Path(__file__).resolve().parents[2]
+CACHE = Path(os.environ.get("FILEWRIGHT_BENCH_CACHE", Path.home() / ".cache" / "filewright-bench"))
+NODE_PACKAGE = "@modelcontextprotocol/server-filesystem"
+SMALL = "".join(f"line {i}: the quick brown fox jumps over the lazy dog\n" for i in range(1, 41))
+
+
+# -- MCP round trip ---------------------------------------------------------------------------
+
+
+def node_server() -> Path | None:
+    """The Node filesystem server's binary, installed with npm into the cache if needed."""
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        return None
+    prefix = CACHE / "npm"
+    binary = prefix / "node_modules" / ".bin" / "mcp-server-filesystem"
+    if not binary.exists():
+        prefix.mkdir(parents=True, exist_ok=True)
+        print(f"installing {NODE_PACKAGE} into {prefix} ...", file=sys.stderr)
+        proc = subprocess.run(
+            ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(prefix), NODE_PACKAGE],
+            capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        if proc.returncode != 0:
+            print(proc.stderr[-2000:], file=sys.stderr)
+            return None
+    return binary
+
+
+class Server:
+    """One server under test: how to start it and how to read / edit through it."""
+
+    def __init__(self, label: str, params: StdioServerParameters, read: Any, edit: Any) -> None:
+        self.label, self.params, self.read, self.edit = label, params, read, edit
+
+
+def servers(root: Path, node: Path | None) -> list[Server]:
+    fw = StdioServerParameters(
+        command=sys.executable,
+        args=["-c", "from filewright.cli import main; main()", "serve", "--root", str(root)],
+        cwd=str(root),
+    )
+    out = [
+        Server(
+            "filewright",
+            fw,
+            lambda p: ("read", {"path": p}),
+            lambda p, old, new: ("edit", {"path": p, "old_string": old, "new_string": new}),
+        )
+    ]
+    if node is not None:
+        out.append(
+            Server(
+                "node-filesystem",
+                StdioServerParameters(command=str(node), args=[str(root)], cwd=str(root)),
+                lambda p: ("read_text_file", {"path": p}),
+                lambda p, old, new: (
+                    "edit_file",
+                    {"path": p, "edits": [{"oldText": old, "newText": new}]},
+                ),
+            )
+        )
+    return out
+
+
+async def time_calls(server: Server, path: str, calls: int, mode: str) -> dict[str, list[float]]:
+    """Per-call wall times for `calls` reads and `calls` edits (after a warm-up)."""
+    times: dict[str, list[float]] = {"read": [], "edit": []}
+    async with Client(server.params, mode=mode) as client:
+        pairs = [
+            ("line 20: the quick brown fox", "line 20: the quick brown cat"),
+            ("line 20: the quick brown cat", "line 20: the quick brown fox"),
+        ]
+        for _ in range(10):  # warm up both paths
+            name, args = server.read(path)
+            await client.call_tool(name, args)
+        for i in range(2):
+            name, args = server.edit(path, *pairs[i % 2])
+            await client.call_tool(name, args)
+        for i in range(calls):
+            name, args = server.read(path)
+            t0 = time.perf_counter()
+            result = await client.call_tool(name, args)
+            times["read"].append(time.perf_counter() - t0)
+            assert not result.is_error, result
+            name, args = server.edit(path, *pairs[i % 2])
+            t0 = time.perf_counter()
+            result = await client.call_tool(name, args)
+            times["edit"].append(time.perf_counter() - t0)
+            assert not result.is_error, result
+    return times
+
+
+def bench_in_process(calls: int) -> dict[str, float]:
+    """The same read / edit as direct toolset calls in this process: the engine's share."""
+    from filewright import Workspace
+
+    with tempfile.TemporaryDirectory(prefix="fw-engine-") as tmp:
+        (Path(tmp) / "small.txt").write_text(SMALL, encoding="utf-8")
+        tools = Workspace(tmp).toolset("default")
+        pairs = [("line 20: the quick brown fox", "line 20: the quick brown cat"),
+                 ("line 20: the quick brown cat", "line 20: the quick brown fox")]  # fmt: skip
+        times: dict[str, list[float]] = {"read": [], "edit": []}
+        for i in range(calls + 10):
+            t0 = time.perf_counter()
+            assert tools.call("read", {"path": "small.txt"}).ok
+            t1 = time.perf_counter()
+            old, new = pairs[i % 2]
+            assert tools.call(
+                "edit", {"path": "small.txt", "old_string": old, "new_string": new}
+            ).ok
+            t2 = time.perf_counter()
+            if i >= 10:
+                times["read"].append(t1 - t0)
+                times["edit"].append(t2 - t1)
+    return {op: statistics.median(v) for op, v in times.items()}
+
+
+def bench_mcp(calls: int, rounds: int) -> dict[str, dict[str, float]]:
+    node = node_server()
+    if node is None:
+        print("Node filesystem server unavailable (no node/npm or install failed): "
+              "measuring filewright only", file=sys.stderr)  # fmt: skip
+    results: dict[str, dict[str, list[float]]] = {}
+    with tempfile.TemporaryDirectory(prefix="fw-mcpbench-") as tmp:
+        root = Path(tmp).resolve()
+        plan = servers(root, node)
+        for server in plan:
+            (root / f"{server.label}.txt").write_text(SMALL, encoding="utf-8")
+        for _ in range(rounds):  # alternate servers, so load changes hit both alike
+            for server in plan:
+                path = str(root / f"{server.label}.txt")
+                got = anyio.run(time_calls, server, path, calls // rounds, "legacy")
+                slot = results.setdefault(server.label, {"read": [], "edit": []})
+                for op, values in got.items():
+                    slot[op].extend(values)
+    return {
+        label: {op: statistics.median(v) for op, v in ops.items()} for label, ops in results.items()
+    }
+
+
+# -- start-up ------------------------------------------------------------------------------------
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(cmd: list[str], env: dict[str, str], cwd: Path, runs: int) -> tuple[float, float]:
+    """Median wall and CPU seconds of running `cmd` (after one warm-up run)."""
+    subprocess.run(
+        cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True
+    )
+    walls, cpus = [], []
+    for _ in range(runs):
+        c0, t0 = children_cpu(), time.perf_counter()
+        subprocess.run(
+            cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True
+        )
+        walls.append(time.perf_counter() - t0)
+        cpus.append(children_cpu() - c0)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def filewright_command() -> list[str]:
+    script = Path(sys.executable).with_name("filewright")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "from filewright.cli import main; main()"]
+
+
+def bench_startup(runs: int) -> dict[str, dict[str, tuple[float, float]]]:
+    out: dict[str, dict[str, tuple[float, float]]] = {}
+    with tempfile.TemporaryDirectory(prefix="fw-startup-") as tmp:
+        root = Path(tmp)
+        (root / "small.txt").write_text(SMALL, encoding="utf-8")
+        fw = [*filewright_command(), "call", "read", '{"path": "small.txt"}']
+        baseline = [sys.executable, "-c", "import json"]
+        as_is = dict(os.environ)
+        cached = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        cached["PYTHONPYCACHEPREFIX"] = str(CACHE / "pycache")
+        for label, env in (("environment as is", as_is), ("bytecode cache on", cached)):
+            out[label] = {"filewright call read": measure(fw, env, root, runs),
+                          "python -c 'import json'": measure(baseline, env, root, runs)}  # fmt: skip
+    return out
+
+
+# -- report --------------------------------------------------------------------------------------
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:8.2f} ms"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--calls", type=int, default=200, help="calls per operation and server")
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="alternating rounds (calls are split)"
+    )
+    parser.add_argument("--startup-runs", type=int, default=21)
+    parser.add_argument("--json", action="store_true", help="also print the numbers as JSON")
+    args = parser.parse_args()
+
+    mcp = bench_mcp(args.calls, args.rounds)
+    engine = bench_in_process(args.calls)
+    startup = bench_startup(args.startup_runs)
+
+    print("\nMCP round trip per call over stdio (median; same Python MCP client; target ≤ 1.0×)")
+    print(f"{'operation':<10}{'filewright':>14}{'node-filesystem':>18}{'ratio':>10}"
+          f"{'(engine in-process)':>22}")  # fmt: skip
+    for op in ("read", "edit"):
+        fw = mcp["filewright"][op]
+        node = mcp.get("node-filesystem", {}).get(op)
+        ratio = f"{fw / node:9.2f}×" if node else "      n/a"
+        print(
+            f"{op:<10}{ms(fw):>14}{ms(node) if node else '   n/a':>18}{ratio:>10}{ms(engine[op]):>22}"
+        )
+
+    print("\nStart-up, end to end as a process (median; target ≤ 4×)")
+    print(f"{'':<28}{'filewright call read':>24}{'python -c import json':>24}{'ratio':>10}")
+    for label, rows in startup.items():
+        (fw_wall, fw_cpu), (py_wall, py_cpu) = (
+            rows["filewright call read"],
+            rows["python -c 'import json'"],
+        )
+        print(f"{label + ', wall':<28}{ms(fw_wall):>24}{ms(py_wall):>24}{fw_wall / py_wall:9.2f}×")
+        print(f"{label + ', cpu':<28}{ms(fw_cpu):>24}{ms(py_cpu):>24}{fw_cpu / py_cpu:9.2f}×")
+    if args.json:
+        print(json.dumps({"mcp": mcp, "engine": engine, "startup": startup}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
