@@ -35,8 +35,8 @@ MAX_CHAR_BYTES = 4  # the widest character of any byte-scanned encoding
 _BINARY_DENSITY = 0.1  # share of invalid UTF-8 that makes an undetectable sample binary
 _EOL_BYTES = re.compile(rb"\r\n|\r|\n")
 _EOL_TEXT = re.compile(r"\r\n|\r|\n")
-_NUL_BYTES = (b"\n", b"\r", b"\r\n")
-_NUL_TEXT = ("\n", "\r", "\r\n")
+_BREAKS_BYTES = (b"\n", b"\r", b"\r\n")
+_BREAKS_TEXT = ("\n", "\r", "\r\n")
 
 Buf = Any  # bytes, bytearray or str: anything with count/find/rfind and slicing
 
@@ -260,7 +260,7 @@ class LineWalker:
 
     def __init__(self, blocks: Iterator[tuple[Buf, int]], *, text: bool) -> None:
         self._blocks = iter(blocks)
-        self.nl, self.cr, self.crlf = _NUL_TEXT if text else _NUL_BYTES
+        self.nl, self.cr, self.crlf = _BREAKS_TEXT if text else _BREAKS_BYTES
         self._eol = _EOL_TEXT if text else _EOL_BYTES
         self.buf: Buf = "" if text else b""
         self.pos = 0
