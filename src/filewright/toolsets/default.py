@@ -17,6 +17,9 @@ from filewright.toolsets.base import Params, Tool, Toolset
 from filewright.toolsets.common import read_result
 
 
+_PAST = {"write": "Wrote", "edit": "Edited", "append": "Appended"}
+
+
 class ReadParams(Params):
     path: str = Field(description="File path, relative to the workspace root or absolute inside it.")
     offset: int | None = Field(None, ge=1, description="1-based line to start reading at.")
@@ -79,7 +82,7 @@ class DefaultToolset(Toolset):
         if outcome.dry_run:
             text = f"[dry run] Would {verb} {path}:\n{outcome.diff}"
         else:
-            what = "Created" if outcome.created else verb.capitalize() + ("d" if verb.endswith("e") else "ed")
+            what = "Created" if outcome.created else _PAST[verb]
             text = f"{what} {path}"
             if outcome.replacements:
                 text += f" ({outcome.replacements} replacement{'s' if outcome.replacements != 1 else ''}"
