@@ -45,6 +45,10 @@ EN: dict[str, str] = {
     "no_history": "No recorded change to undo for {path}",
     "io_error": "Cannot access {path}: {message}",
     "bad_arguments": "Invalid arguments: {message}",
+    "encrypted": "Cannot read {path}: the PDF is encrypted",
+    "corrupt": "Cannot read {path}: {message}",
+    "invalid_notebook": "Cannot read {path}: not a valid Jupyter notebook ({message})",
+    "page_out_of_range": "Cannot read {path}: {message}",
 }
 
 ZH: dict[str, str] = {
@@ -82,6 +86,10 @@ ZH: dict[str, str] = {
     "no_history": "{path} 没有可撤销的修改记录",
     "io_error": "无法访问 {path}: {message}",
     "bad_arguments": "参数无效: {message}",
+    "encrypted": "无法读取 {path}: PDF 已加密",
+    "corrupt": "无法读取 {path}: {message}",
+    "invalid_notebook": "无法读取 {path}: 不是有效的 Jupyter 笔记本（{message}）",
+    "page_out_of_range": "无法读取 {path}: {message}",
 }
 
 CATALOGUES = {"en": EN, "zh": ZH}
