@@ -239,6 +239,16 @@ def test_grep_cap_far_exceeded_reruns_in_path_order(tmp_path: Path) -> None:
         assert seen == sorted(seen) and seen[-1] == cap
 
 
+def test_unpassable_arguments(tree: Path) -> None:
+    # A NUL byte cannot go into ripgrep's argv: "auto" searches with Python instead.
+    r = grep(tree, "needle\x00", engine="auto")
+    assert r.error is None and r.files == [] and r.engine == "python"
+    assert grep(tree, "needle", include="*\x00").files == []
+    assert glob(tree, "*\x00").paths == []
+    if HAVE_RG:
+        assert grep(tree, "needle\x00", engine="rg").error is not None
+
+
 def test_missing_directory(tmp_path: Path) -> None:
     with pytest.raises(NotADirectoryError):
         grep(tmp_path / "nope", "x")

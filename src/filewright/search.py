@@ -428,6 +428,8 @@ def _glob_rg(
         excludes=GLOB_EXCLUDES,
     )
     proc = start_files(rg, directory, args)
+    if proc is None:
+        return None
     filt = PathFilter(directory, ignore_root) if respect_gitignore else None
     items: list[_Item] = []
     ignored = 0

@@ -145,13 +145,16 @@ def run_grep(
     """
     base = os.fsencode(directory) + b"/"
     with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(
-            [rg, *args],
-            cwd=directory,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=err,
-        )
+        try:
+            proc = subprocess.Popen(
+                [rg, *args],
+                cwd=directory,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=err,
+            )
+        except (OSError, ValueError) as exc:  # e.g. a NUL byte or an oversized argument
+            return RgOutcome(False, None, f"could not run ripgrep: {exc}")
         assert proc.stdout is not None
         stopped = False
         searched: int | None = None
@@ -259,15 +262,19 @@ def files_args(
 
 def start_files(
     rg: str, directory: Path, args: list[str], stdout: BinaryIO | int = subprocess.PIPE
-) -> subprocess.Popen[bytes]:
-    """Start ``rg --files``; read its output with :func:`iter_paths`."""
-    return subprocess.Popen(
-        [rg, *args],
-        cwd=directory,
-        stdin=subprocess.DEVNULL,
-        stdout=stdout,
-        stderr=subprocess.DEVNULL,
-    )
+) -> subprocess.Popen[bytes] | None:
+    """Start ``rg --files`` (``None`` if it cannot be started, e.g. for a NUL byte in an
+    argument); read its output with :func:`iter_paths`."""
+    try:
+        return subprocess.Popen(
+            [rg, *args],
+            cwd=directory,
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=subprocess.DEVNULL,
+        )
+    except (OSError, ValueError):
+        return None
 
 
 def iter_paths(stream: BinaryIO) -> Iterator[bytes]:
