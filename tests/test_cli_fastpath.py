@@ -1,0 +1,171 @@
+"""The `call` fast path parses exactly what the typer command accepts, with the same results.
+
+`filewright.cli.parse_call_argv` handles plain `call` command lines without importing
+typer; anything it does not fully understand goes to the typer app. These tests check
+that both paths hand `run_call` the same arguments and print the same output.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from filewright import cli
+
+CASES = [
+    ["call", "read"],
+    ["call", "read", '{"path": "a.txt"}'],
+    ["call", "--root", "ws", "read", "{}"],
+    ["call", "-r", "ws", "-r", "./other/", "read", "{}"],
+    ["call", "--root=ws", "--toolset=claude", "Read", "{}"],
+    ["call", "-t", "worker", "--locale", "zh", "--memory", "off", "write_file", "{}"],
+    ["call", "--dry-run", "--yes", "--human", "edit", "-"],
+    ["call", "read", "{}", "--yes", "-y"],
+    ["call", "--", "read", "{}"],
+    ["call", "--locale=en", "--memory=on", "read"],
+]
+
+FALLBACK = [
+    ["call"],
+    ["call", "--help"],
+    ["call", "-h"],
+    ["call", "--bogus", "read"],
+    ["call", "--locale", "fr", "read"],
+    ["call", "--memory", "maybe", "read"],
+    ["call", "--root"],
+    ["call", "--root", "--yes", "read"],
+    ["call", "-yr", "ws", "read"],
+    ["call", "--dry-run=1", "read"],
+    ["call", "a", "b", "c"],
+    ["tools"],
+    ["serve"],
+    [],
+]
+
+
+def typer_kwargs(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    from filewright import cli_typer
+
+    seen: dict[str, Any] = {}
+
+    def fake(tool: str, args: str | None, **kwargs: Any) -> int:
+        seen.update(tool=tool, args=args, **kwargs)
+        return 0
+
+    monkeypatch.setattr(cli_typer, "run_call", fake)
+    assert cli_typer.run_app(argv) == 0
+    return seen
+
+
+@pytest.mark.parametrize("argv", CASES, ids=" ".join)
+def test_fast_path_equals_typer(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    fast = cli.parse_call_argv(argv)
+    assert fast is not None
+    want = typer_kwargs(argv, monkeypatch)
+    got = {
+        "tool": fast["tool"],
+        "args": fast["args"],
+        "roots": fast["roots"] or None,
+        "toolset": fast["toolset"],
+        "locale": fast["locale"],
+        "memory": fast["memory"] == "on",
+        "dry_run": fast["dry_run"],
+        "yes": fast["yes"],
+        "human": fast["human"],
+    }
+    assert got == want
+
+
+@pytest.mark.parametrize("argv", FALLBACK, ids=lambda a: " ".join(a) or "(none)")
+def test_anything_else_goes_to_typer(argv: list[str]) -> None:
+    assert cli.parse_call_argv(argv) is None
+
+
+def run(argv: list[str], cwd: Path, *, force_typer: bool) -> tuple[int, str]:
+    code = (
+        "import sys; from filewright.cli_typer import run_app; sys.exit(run_app(sys.argv[1:]))"
+        if force_typer
+        else "from filewright.cli import main; main()"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    return proc.returncode, proc.stdout
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["call", "read", '{"path": "a.txt"}'],
+        ["call", "read", '{"path": "missing.txt"}'],
+        ["call", "read", "not json"],
+        ["call", "nope", "{}"],
+        [
+            "call",
+            "--dry-run",
+            "edit",
+            '{"path": "a.txt", "old_string": "one", "new_string": "two"}',
+        ],
+        ["call", "--toolset", "nope", "read", "{}"],
+        ["call", "--root", "missing-dir", "read", "{}"],
+    ],
+    ids=" ".join,
+)
+def test_same_output_and_status_both_ways(argv: list[str], tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("one\n", encoding="utf-8")
+    fast = run(argv, tmp_path, force_typer=False)
+    slow = run(argv, tmp_path, force_typer=True)
+    assert fast == slow
+    json.loads(fast[1])
+
+
+def test_usage_errors_print_json_and_one_stderr_line(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from filewright.cli import main; main()",
+            "call",
+            "--bogus",
+            "read",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert json.loads(proc.stdout) == {
+        "ok": False,
+        "text": "No such option: --bogus (see filewright call --help)",
+        "data": {"error": "usage"},
+    }
+    assert proc.stderr == "filewright: No such option: --bogus (see filewright call --help)\n"
+
+
+def test_call_does_not_import_typer_rich_or_mcp(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("one\n", encoding="utf-8")
+    code = (
+        "import sys\n"
+        "sys.argv = ['filewright', 'call', 'read', '{\"path\": \"a.txt\"}']\n"
+        "from filewright.cli import main\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('typer', 'click', 'rich', 'mcp', 'anyio', 'pypdf', 'starlette'))\n"
+        "print(heavy, file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert proc.stderr.strip() == "[]"
+    assert json.loads(proc.stdout)["ok"] is True
