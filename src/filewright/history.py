@@ -13,6 +13,7 @@ Layout under a root's state directory (`.filewright/` by default):
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -32,8 +33,38 @@ def _key(rel: str) -> str:
     return hashlib.sha256(rel.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
+def _refuse_links(*paths: Path) -> None:
+    """Raise OSError(ELOOP) when a path, or an entry of a directory among them, is a symlink.
+
+    filewright never makes a symlink in its state directory, so one found there was planted
+    (say, by a repository that ships `.filewright -> ~/x` or `.filewright/history/<key>/1.bak
+    -> ~/.ssh/id_rsa`); following it would write backups, locks or ledgers outside the
+    workspace, or let undo copy an outside file into it.
+    """
+    for path in paths:
+        if path.is_symlink():
+            raise OSError(errno.ELOOP, "symlink in filewright's state directory (remove it)", str(path))
+        if path.is_dir():
+            for entry in os.scandir(path):
+                if entry.is_symlink():
+                    raise OSError(
+                        errno.ELOOP, "symlink in filewright's state directory (remove it)", entry.path
+                    )
+
+
+def check_state_dir(state_dir: Path) -> None:
+    """Refuse (ValueError) a state directory that is, or directly holds, a symlink."""
+    try:
+        _refuse_links(state_dir)
+    except OSError as exc:
+        raise ValueError(f"{exc.strerror}: {exc.filename}") from None
+    if state_dir.exists() and not state_dir.is_dir():
+        raise ValueError(f"filewright's state directory is not a directory: {state_dir}")
+
+
 def ensure_state_dir(state_dir: Path) -> Path:
     """Create the state directory with a .gitignore so it never lands in a repository."""
+    _refuse_links(state_dir)
     state_dir.mkdir(parents=True, exist_ok=True)
     ignore = state_dir / ".gitignore"
     if not ignore.exists():
@@ -63,6 +94,8 @@ def _write_bytes(path: Path, data: bytes) -> None:
 def file_lock(state_dir: Path, rel: str, timeout: float = LOCK_TIMEOUT) -> FileLock:
     """The inter-process lock guarding read-modify-write of one file."""
     locks = ensure_state_dir(state_dir) / "locks"
+    # Every change and undo takes this lock first: nothing they will touch may be a link.
+    _refuse_links(locks / f"{_key(rel)}.lock", state_dir / "history" / _key(rel))
     locks.mkdir(exist_ok=True)
     return FileLock(str(locks / f"{_key(rel)}.lock"), timeout=timeout)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from filewright import fsio
-from filewright.history import History, ReadLedger, ensure_state_dir
+from filewright.history import History, ReadLedger, check_state_dir, ensure_state_dir
 from filewright.paths import Location, PathRefused, Sandbox
 from filewright.policy import CONFIG_FILE, STATE_DIR, Access, Policy, Rule, load_rules
 from filewright.result import OperationFailed, fail
@@ -84,7 +84,10 @@ class Workspace:
             confirm = approve_all
         self.confirm: Confirm | None = confirm or None
         self.state_dir = Path(state_dir) if state_dir else self.sandbox.primary / STATE_DIR
-        self.state_dir = Path(os.path.realpath(self.state_dir))
+        if state_dir:
+            self.state_dir = Path(os.path.realpath(self.state_dir))
+        # The default one is in the (real) root: a `.filewright` symlink there was planted.
+        check_state_dir(self.state_dir)
         self.max_file_bytes = max_file_bytes
         self.dry_run = dry_run
         self.history = History(self.state_dir, keep=keep_backups)
@@ -162,7 +165,14 @@ class Engine:
         """The policy's answer for a location (its name and its real target)."""
         if _inside(loc.real, self.workspace.state_dir):
             return Access.HIDDEN
-        return self.policy.access(loc.lexical_rel, loc.rel, is_dir=loc.is_dir)
+        # With nested roots, a rule is checked against the path relative to every root that
+        # holds it, so naming a file through the inner root cannot dodge an outer rule.
+        nested = [
+            loc.real.relative_to(root).as_posix()
+            for root in self.workspace.sandbox.roots
+            if root != loc.root and _inside(loc.real, root)
+        ]
+        return self.policy.access(loc.lexical_rel, loc.rel, *nested, is_dir=loc.is_dir)
 
     def is_visible_real(self, real: Path, is_dir: bool = False) -> bool:
         """For listings and searches: may this real path appear in results?"""
