@@ -7,7 +7,17 @@ read ledger), keep timestamped backups in `.claude-backups/` next to the file (t
 10), and refuse the seed's protected files. Edit finds `old_string` with the engine's
 recovery ladder, insists on a unique match unless `replace_all`, and explains failures
 with the seed's suggestions. MultiEdit applies several edits in order, all or nothing.
-Words, limits and error codes are in `claude_messages`.
+A change refused because the file changed on disk since it was read says so and advises
+re-reading; with `Workspace(watch=True)` every result also names other files that were
+modified externally since the agent read them. Concurrent changes of one file are
+serialised by the engine's lock.
+
+Messages are English whatever the locale (the seed is the spec); `data["code"]` carries
+the seed's error code (FILE_NOT_FOUND, PERMISSION_DENIED, IS_DIRECTORY, BINARY_FILE,
+FILE_TOO_LARGE, STRING_NOT_FOUND, MULTIPLE_MATCHES, NO_CHANGE, READ_REQUIRED,
+EXTERNAL_MODIFICATION, PROTECTED_FILE, ACCESS_DENIED, INVALID_PARAMS, ...) and
+`data["error"]` the engine's failure code. Words, limits and codes are in
+`claude_messages`; Read is in `claude_read`.
 """
 
 from __future__ import annotations
@@ -212,7 +222,8 @@ class ClaudeToolset(Toolset):
         return self.fail_with(failure, path)
 
     def _locate_existing(self, path: str) -> tuple[Location | None, Result | None]:
-        """Resolve a file to change; refuse it when missing, unread or changed since read."""
+        """Resolve a file to change; refuse it when missing or never read. (Whether it changed
+        since it was read is decided by the pipeline, under the file's lock.)"""
         try:
             loc, _ = self.engine.locate(path, purpose="write", expect="file")
         except OperationFailed as exc:
@@ -263,7 +274,7 @@ class ClaudeToolset(Toolset):
         try:
             if not codecs.lookup(encoding)._is_text_encoding:
                 raise LookupError(encoding)
-        except LookupError:
+        except (LookupError, ValueError, TypeError):
             return M.failure("INVALID_PARAMS", f"Invalid encoding: {p.encoding}", "invalid")
         try:
             loc, _ = self.engine.locate(path, purpose="write", expect="file")
