@@ -327,7 +327,7 @@ def test_write_content_limit_and_encoding(ws: Workspace, tools: Toolset, tmp_pat
     small = ws.toolset("claude", max_content_bytes=10)
     result = small.call("Write", {"file_path": path, "content": "é" * 6})
     assert (result.text, result.data["code"]) == ("Content too large: 12 bytes (max: 10 bytes)", "CONTENT_TOO_LARGE")
-    for bad in ("klingon", "base64"):
+    for bad in ("klingon", "base64", "utf\x00"):
         assert tools.call("Write", {"file_path": path, "content": "x", "encoding": bad}).text == f"Invalid encoding: {bad}"
     assert not Path(path).exists()
     latin = tools.call("Write", {"file_path": path, "content": "café\n", "encoding": "latin-1"})
@@ -513,6 +513,13 @@ def test_edit_file_size_limit(ws: Workspace, tmp_path: Path) -> None:
     path = put(tmp_path / "a.txt", "x" * 99 + "\n")
     read_then(tools, path)
     result = tools.call("Edit", {"file_path": path, "old_string": "xx", "new_string": "y", "replace_all": True})
+    assert (result.text, result.data["code"]) == ("File too large: 100 bytes (max: 50 bytes)", "FILE_TOO_LARGE")
+
+
+def test_a_file_too_large_to_edit_says_so_before_asking_for_a_read(ws: Workspace, tmp_path: Path) -> None:
+    tools = ws.toolset("claude", max_edit_bytes=50)
+    path = put(tmp_path / "a.txt", "x" * 99 + "\n")
+    result = tools.call("Edit", {"file_path": path, "old_string": "x", "new_string": "y"})
     assert (result.text, result.data["code"]) == ("File too large: 100 bytes (max: 50 bytes)", "FILE_TOO_LARGE")
 
 

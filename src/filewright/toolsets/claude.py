@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from filewright import edits
+from filewright import edits, readers
 from filewright.paths import Location
 from filewright.pipeline import Change, Outcome
 from filewright.policy import Access, Rule
@@ -231,6 +231,15 @@ class ClaudeToolset(Toolset):
         if not loc.exists:
             return None, self.fail_with(Failure("not_found", path), path)
         if self.engine.last_read(loc) is None:
+            # A file too large to edit cannot be "read first" either: say what is wrong.
+            limit = self._limit("max_edit_bytes", M.MAX_EDIT_BYTES)
+            try:
+                with readers.open_file(self.engine, loc) as (_fd, size):
+                    pass
+            except OperationFailed as exc:
+                return None, self.fail_with(exc.failure, path)
+            if size > limit:
+                return None, self.fail_with(Failure("too_large", path, {"size": size, "limit": limit}), path)
             return None, self.fail_with(Failure("not_read", path), path)
         return loc, None
 
