@@ -543,3 +543,22 @@ def test_progress_notifications(tmp_path: Path, era: str, monkeypatch: pytest.Mo
 
     run(main)
     assert seen == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_filesystem_root_is_never_the_implicit_workspace(
+    tmp_path: Path, era: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir("/")
+    client_root = make_tree(tmp_path / "client")
+
+    async def main() -> None:
+        async with Client(build_server(None), mode=era) as c:
+            got = await c.call_tool("read", {"path": "etc/hostname"})
+            assert got.is_error and "no workspace" in text_of(got) and "--root" in text_of(got)
+        async with Client(
+            build_server(None), mode=era, list_roots_callback=roots_callback([client_root])
+        ) as c:
+            assert not (await c.call_tool("read", {"path": "notes.txt"})).is_error
+
+    run(main)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import Client
+from mcp import Client, types
 from mcp.client.stdio import StdioServerParameters
 from test_server import EDIT, ERAS, REPO, available, make_tree, run, text_of
 
@@ -126,6 +126,7 @@ def free_port() -> int:
 @pytest.mark.parametrize("era", ERAS)
 def test_streamable_http(tmp_path: Path, era: str) -> None:
     root = make_tree(tmp_path / "ws")
+    (root / ".filewright.toml").write_text('[[rules]]\npattern = "notes.txt"\naccess = "confirm"\n')
     port = free_port()
     proc = subprocess.Popen(
         [*SERVE, "--root", str(root), "--http", f"127.0.0.1:{port}"],
@@ -141,10 +142,20 @@ def test_streamable_http(tmp_path: Path, era: str) -> None:
             time.sleep(0.1)
 
         async def main() -> None:
-            async with Client(f"http://127.0.0.1:{port}/mcp", mode=era) as client:
+            asked: list[str] = []
+
+            async def accept(_ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+                asked.append(params.message)
+                return types.ElicitResult(action="accept", content={"approve": True})
+
+            url = f"http://127.0.0.1:{port}/mcp"
+            async with Client(url, mode=era, elicitation_callback=accept) as client:
                 assert "read" in [t.name for t in (await client.list_tools()).tools]
                 got = await client.call_tool("read", {"path": "notes.txt"})
                 assert not got.is_error and "alpha" in text_of(got)
+                got = await client.call_tool("edit", EDIT)
+                assert not got.is_error and "+ALPHA" in text_of(got)
+            assert len(asked) == 1 and "+ALPHA" in asked[0]
 
         run(main)
     finally:

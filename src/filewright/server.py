@@ -12,7 +12,8 @@ to the toolset unchanged, which validates them with its own messages.
 - **Roots.** `--root` given: those directories only; client roots are ignored. No `--root`,
   over stdio: the client's roots (MCP `roots/list`, `file://` directories that exist) when
   the client offers them, re-asked after `notifications/roots/list_changed`; otherwise the
-  current directory (for the `companion` toolset: its default workspace). Over HTTP the
+  current directory (for the `companion` toolset: its default workspace) — but never an
+  implicit filesystem root (hosts often start servers in "/"). Over HTTP the
   client is never asked: `--root` or the current directory, so that a remote client
   cannot widen the sandbox.
 - **Confirmation.** A change that needs approval is put to the user through MCP
@@ -72,6 +73,10 @@ APPROVE_SCHEMA: dict[str, Any] = {
         "approve": {"type": "boolean", "title": "Apply this change", "default": True},
     },
 }
+NO_ROOT_MESSAGE = (
+    "no workspace: the server was started without --root, the client names no roots, and the "
+    "current directory is the filesystem root; start it with --root DIR"
+)
 NO_CONFIRM_MESSAGE = (
     "this change needs the user's confirmation and this MCP client cannot ask "
     "(it does not support elicitation); restart the server with --yes to approve such changes"
@@ -407,6 +412,11 @@ class FilewrightServer(MCPServer):
         roots = await self.roots_for(context, state)
         if isinstance(roots, types.InputRequiredResult):
             return roots
+        if not self.fixed_roots and any(
+            Path(r).resolve() == Path(r).resolve().parent for r in roots
+        ):
+            # Hosts often start servers in "/": never make the whole disk the implicit workspace.
+            raise ToolError(NO_ROOT_MESSAGE)
         try:
             toolset = self.workspace(roots).toolset(self.toolset_name)
         except ValueError as exc:
