@@ -370,6 +370,9 @@ def test_edit_success_message_preview_and_backup(tools: Toolset, tmp_path: Path)
                                       "after": "  a\n  b\n  c\n+ D\n  e\n  f\n  g"}
     assert "-d\n+D\n" in result.data["diff"]
     assert Path(result.data["backupPath"]).read_text() == "a\nb\nc\nd\ne\nf\ng\n"
+    read_then(tools, path)
+    last = tools.call("Edit", {"file_path": path, "old_string": "g", "new_string": "G"})
+    assert last.data["preview"] == {"before": "  D\n  e\n  f\n- g", "after": "  D\n  e\n  f\n+ G"}
 
 
 def test_edit_replace_all(tools: Toolset, tmp_path: Path) -> None:

@@ -237,10 +237,17 @@ def multiple_matches_text(count: int, locations: list[dict[str, Any]]) -> str:
     return with_suggestions("\n".join(parts), list(MULTIPLE_MATCH_SUGGESTIONS))
 
 
+def _lines(text: str) -> list[str]:
+    lines = text.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()  # the "line" after the final newline
+    return lines
+
+
 def preview(old: str, new: str) -> dict[str, str]:
     """The seed's before/after preview of the first change: context lines prefixed with
     two spaces, removed lines with `- `, added lines with `+ `; at most 10 lines each."""
-    a, b = old.split("\n"), new.split("\n")
+    a, b = _lines(old), _lines(new)
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     groups = list(matcher.get_grouped_opcodes(PREVIEW_CONTEXT_LINES))
     if not groups:
