@@ -81,7 +81,7 @@ def open_workspace(
         confirm = True
     elif sys.stdin.isatty():
         confirm = terminal_confirm
-    chosen = list(roots or [])
+    chosen: list[Any] = list(roots or [])
     if not chosen and toolset == "companion":
         from filewright.toolsets.companion import default_workspace
 

@@ -180,7 +180,7 @@ def gemini_schema(node: dict[str, Any]) -> dict[str, Any]:
 # -- MCP ------------------------------------------------------------------------------------
 
 
-def annotations(tool: Tool) -> dict[str, Any]:
+def tool_annotations(tool: Tool) -> dict[str, Any]:
     """MCP tool annotations from the tool's flags.
 
     A read-only tool is never destructive and always idempotent; `destructiveHint` says
@@ -225,7 +225,7 @@ def definition(tool: Tool, format: str) -> dict[str, Any]:
             "name": tool.name,
             "description": tool.description,
             "inputSchema": schema,
-            "annotations": annotations(tool),
+            "annotations": tool_annotations(tool),
         }
         if tool.title:
             mcp["title"] = tool.title

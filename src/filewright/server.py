@@ -42,7 +42,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 import anyio.from_thread
@@ -63,6 +63,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("filewright.server")
 
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 MODERN = "2026-07-28"  # first protocol revision with input_required rounds
 MAX_CONFIRM_ROUNDS = 16
 MAX_DIFF_IN_QUESTION = 20_000
@@ -317,16 +318,17 @@ class FilewrightServer(MCPServer):
             version=__version__,
             instructions=f"File tools (filewright toolset '{toolset}'): read, write and edit files "
             "inside the workspace roots. Changes that need the user's approval are asked for.",
-            log_level=level
-            if level in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-            else "WARNING",  # type: ignore[arg-type]
+            log_level=cast(Any, level if level in LOG_LEVELS else "WARNING"),
         )
         self.toolset_name = toolset
         self.locale = locale
         self.memory = memory
         self.yes = yes
         self.client_roots_enabled = client_roots and not roots
-        self.fixed_roots = [str(Path(r).expanduser().resolve()) for r in roots] if roots else None
+        # Absolute but not resolved: paths read as given, like the CLI and the Python API.
+        self.fixed_roots = (
+            [os.path.abspath(os.path.expanduser(r)) for r in roots] if roots else None
+        )
         self._workspaces: dict[tuple[str, ...], Workspace] = {}
         self._ws_lock = threading.Lock()
         self._client_roots: list[str] | None = None
