@@ -9,7 +9,10 @@ unless every step before commit succeeded; a failure anywhere is returned as a v
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -199,10 +202,7 @@ def _apply(engine: Engine, change: Change, outcome: Outcome) -> None:
             raise fail("not_found", change.path, message=f"file not found: {change.path}")
         old_text = current.text if current else None
         new_text = _run_compute(change, old_text, outcome)
-        if current is None:
-            new_text_for_disk = new_text
-        else:
-            new_text_for_disk = normalise_newlines(new_text)
+        new_text_for_disk = new_text if current is None else normalise_newlines(new_text)
         base = current
         if change.newline is not None and current is None:
             new_text_for_disk = normalise_newlines(new_text).replace("\n", change.newline)
@@ -297,28 +297,42 @@ def _exists(loc: Location) -> bool:
 
 
 def _sidecar_backup(engine: Engine, loc: Location, data: bytes, dirname: str) -> str:
-    """Copy the old bytes to <dir>/<dirname>/<name>.<timestamp>.backup; keep the newest 10."""
-    from filewright.paths import Location as Loc
+    """Copy the old bytes to <dir>/<dirname>/<name>.<timestamp>.backup; keep the newest N.
 
+    Names that would collide (two backups in one millisecond) get a counter
+    (`<timestamp>-1`). Pruning only touches this file's own backups, through a directory
+    descriptor, so a planted symlink cannot redirect it.
+    """
     parent_rel = loc.rel.rsplit("/", 1)[0] if "/" in loc.rel else ""
     backup_rel = f"{parent_rel}/{dirname}" if parent_rel else dirname
-    name = f"{loc.real.name}.{timestamp_for_filename()}.backup"
+    stamp = timestamp_for_filename()
+    pattern = re.compile(
+        re.escape(loc.real.name) + r"\.(\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z)(?:-(\d+))?\.backup"
+    )
+    with fsio.open_dir(loc.root, backup_rel.split("/"), create=True) as dfd:
+        existing = set(os.listdir(dfd))
+        name, counter = f"{loc.real.name}.{stamp}.backup", 0
+        while name in existing:
+            counter += 1
+            name = f"{loc.real.name}.{stamp}-{counter}.backup"
     backup_dir = loc.real.parent / dirname
-    target = Loc(
+    target = Location(
         given=f"{backup_rel}/{name}", path=backup_dir / name, real=backup_dir / name, root=loc.root,
         rel=f"{backup_rel}/{name}", lexical_rel=f"{backup_rel}/{name}", exists=False, is_dir=False,
         is_link=False,
     )
     fsio.write_atomic(target, data, create_parents=True)
     keep = engine.workspace.history.keep
-    prefix = loc.real.name + "."
-    backups = sorted(
-        (p for p in backup_dir.iterdir() if p.name.startswith(prefix) and p.name.endswith(".backup")
-         and not p.is_symlink()),
-        key=lambda p: p.name,
-    )
-    for old in backups[:-keep]:
-        old.unlink(missing_ok=True)
+    with fsio.open_dir(loc.root, backup_rel.split("/")) as dfd:
+        ours = []
+        for entry in os.listdir(dfd):
+            found = pattern.fullmatch(entry)
+            if found:
+                ours.append(((found.group(1), int(found.group(2) or 0)), entry))
+        ours.sort()
+        for _key, entry in ours[:-keep]:
+            with contextlib.suppress(OSError):
+                os.unlink(entry, dir_fd=dfd)
     return str(backup_dir / name)
 
 
