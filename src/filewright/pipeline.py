@@ -279,10 +279,18 @@ def _apply(engine: Engine, change: Change, outcome: Outcome) -> None:
         before = current.raw if current else None
         if before is not None and change.sidecar_backup and change.backup:
             outcome.backup = _sidecar_backup(engine, loc, before, change.sidecar_backup)
-        fsio.write_atomic(loc, data, create_parents=change.create_parents)
         digest = content_hash(data)
+        # History first (write-ahead): a crash between the two leaves an entry whose change
+        # never landed, which undo recognises (the file still holds its "before" bytes);
+        # the other order would lose the old bytes and block undo.
         if change.backup:
             ws.history.record(str(loc.real), before, change.operation, digest)
+        try:
+            fsio.write_atomic(loc, data, create_parents=change.create_parents)
+        except BaseException:
+            if change.backup:
+                ws.history.pop(str(loc.real))
+            raise
         outcome.hash = digest
         outcome.bytes_written = len(data)
         # The agent knows what it wrote: keep its ledger fresh where it had read the file
@@ -350,10 +358,21 @@ def undo(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
             last = entries[-1]
             current = fsio.read_bytes(loc).data if loc.real.exists() else None
             current_hash = content_hash(current) if current is not None else None
+            before = ws.history.before_bytes(str(loc.real), last)
+            if current_hash != last.hash_after and current == before:
+                # The last change never landed, or an undo of it was cut short (a crash
+                # between file and history): it is undone already; only forget it.
+                outcome.extra["undone"] = last.to_dict()
+                outcome.extra["remaining"] = len(entries) - 1
+                if dry_run:
+                    outcome.dry_run = True
+                else:
+                    ws.history.pop(str(loc.real))
+                outcome.ok = True
+                return outcome
             if current_hash != last.hash_after:
                 raise fail("stale", path,
                            message=f"file changed after its last recorded change; undo would lose that: {path}")
-            before = ws.history.before_bytes(str(loc.real), last)
             old_text = current.decode("utf-8", "replace") if current is not None else ""
             new_text = before.decode("utf-8", "replace") if before is not None else ""
             outcome.diff = unified_diff(old_text, new_text, loc.lexical_rel)
