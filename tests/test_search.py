@@ -249,6 +249,20 @@ def test_unpassable_arguments(tree: Path) -> None:
         assert grep(tree, "needle\x00", engine="rg").error is not None
 
 
+def test_tree_deeper_than_the_python_stack(tmp_path: Path) -> None:
+    fd = os.open(tmp_path, os.O_RDONLY)
+    for _ in range(1_200):
+        os.mkdir("d", dir_fd=fd)
+        sub = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = sub
+    os.close(os.open("x.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))
+    os.close(fd)
+    for engine in ["python", *(["rg"] if HAVE_RG else [])]:
+        assert glob(tmp_path, "**/*.txt", engine=engine).total == 1
+        assert grep(tmp_path, "x", include="**/*.txt", engine=engine).files == []
+
+
 def test_missing_directory(tmp_path: Path) -> None:
     with pytest.raises(NotADirectoryError):
         grep(tmp_path / "nope", "x")

@@ -331,16 +331,17 @@ class PathFilter:
 
     def rules(self, d: bytes) -> DirRules | None:
         """Rules inside directory ``d``, or ``None`` when ``d`` or a parent is ignored."""
-        hit = self._cache.get(d, _UNKNOWN)
-        if hit is not _UNKNOWN:
-            return hit  # type: ignore[return-value]
-        prules = self.rules(d.rpartition(b"/")[0])
-        if prules is None or prules.is_ignored(d, True):
-            res = None
-        else:
-            res = prules.child(self._dir + d, d)
-        self._cache[d] = res
-        return res
+        missing = []
+        cur = d
+        while (hit := self._cache.get(cur, _UNKNOWN)) is _UNKNOWN:
+            missing.append(cur)
+            cur = cur.rpartition(b"/")[0]
+        rules: DirRules | None = hit  # type: ignore[assignment]
+        for sub in reversed(missing):
+            if rules is not None:
+                rules = None if rules.is_ignored(sub, True) else rules.child(self._dir + sub, sub)
+            self._cache[sub] = rules
+        return rules
 
     def is_ignored(self, rel: bytes, is_dir: bool = False) -> bool:
         """Whether ``rel`` or any directory above it is ignored."""

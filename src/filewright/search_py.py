@@ -31,23 +31,15 @@ def walk(
     counting what the ignore files hid).  Symlinks and special files are never yielded
     and symlinked directories never entered.
     """
-    yield from _walk(os.fsencode(directory), b"", overrides, rules, with_ignored, False)
-
-
-def _walk(
-    abs_dir: bytes,
-    rel_dir: bytes,
-    overrides: Overrides | None,
-    rules: DirRules | None,
-    with_ignored: bool,
-    ignored: bool,
-) -> Iterator[tuple[bytes, bool]]:
-    try:
-        with os.scandir(abs_dir) as it:
-            entries = sorted(it, key=lambda e: e.name)
-    except OSError:
-        return
-    for entry in entries:
+    # Depth first without recursion (a tree may be deeper than Python's stack): a stack
+    # of (absolute dir, relative dir, its rules, whether ignored, its sorted entries).
+    stack = [_open_dir(os.fsencode(directory), b"", rules, False)]
+    while stack:
+        abs_dir, rel_dir, dir_rules, ignored, entries = stack[-1]
+        entry = next(entries, None)
+        if entry is None:
+            stack.pop()
+            continue
         name = entry.name
         rel = rel_dir + b"/" + name if rel_dir else name
         try:
@@ -57,16 +49,31 @@ def _walk(
         if overrides is not None and overrides.match(rel, is_dir) is Verdict.EXCLUDE:
             continue
         hidden = ignored
-        if not hidden and rules is not None and rules.is_ignored(rel, is_dir):
+        if not hidden and dir_rules is not None and dir_rules.is_ignored(rel, is_dir):
             if not with_ignored:
                 continue
             hidden = True
         if is_dir:
             sub = abs_dir + b"/" + name
-            sub_rules = rules.child(sub, rel) if rules is not None and not hidden else rules
-            yield from _walk(sub, rel, overrides, sub_rules, with_ignored, hidden)
+            sub_rules = (
+                dir_rules.child(sub, rel) if dir_rules is not None and not hidden else dir_rules
+            )
+            stack.append(_open_dir(sub, rel, sub_rules, hidden))
         elif entry.is_file(follow_symlinks=False):
             yield rel, hidden
+
+
+_DirFrame = tuple[bytes, bytes, DirRules | None, bool, Iterator[os.DirEntry[bytes]]]
+
+
+def _open_dir(abs_dir: bytes, rel_dir: bytes, rules: DirRules | None, ignored: bool) -> _DirFrame:
+    """A walk frame: the directory's entries sorted by name (none if unreadable)."""
+    try:
+        with os.scandir(abs_dir) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError:
+        entries = []
+    return abs_dir, rel_dir, rules, ignored, iter(entries)
 
 
 def read_file(path: bytes) -> bytes | None:
