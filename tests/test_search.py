@@ -258,9 +258,21 @@ def test_tree_deeper_than_the_python_stack(tmp_path: Path) -> None:
         fd = sub
     os.close(os.open("x.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))
     os.close(fd)
-    for engine in ["python", *(["rg"] if HAVE_RG else [])]:
-        assert glob(tmp_path, "**/*.txt", engine=engine).total == 1
-        assert grep(tmp_path, "x", include="**/*.txt", engine=engine).files == []
+    try:
+        for engine in ["python", *(["rg"] if HAVE_RG else [])]:
+            assert glob(tmp_path, "**/*.txt", engine=engine).total == 1
+            assert grep(tmp_path, "x", include="**/*.txt", engine=engine).files == []
+    finally:  # shutil.rmtree (pytest's cleanup) recurses once per level: unwind here
+        fds = [os.open(tmp_path, os.O_RDONLY)]
+        for _ in range(1_200):
+            fds.append(os.open("d", os.O_RDONLY, dir_fd=fds[-1]))
+        deepest = fds.pop()
+        os.unlink("x.txt", dir_fd=deepest)
+        os.close(deepest)
+        while fds:
+            parent = fds.pop()
+            os.rmdir("d", dir_fd=parent)
+            os.close(parent)
 
 
 def test_missing_directory(tmp_path: Path) -> None:
