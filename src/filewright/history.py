@@ -74,20 +74,24 @@ def ensure_state_dir(state_dir: Path) -> Path:
 
 
 def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, ensure_ascii=False, indent=1)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    _write_bytes(path, json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8"))
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
+    """Replace `path` atomically (temp file + rename), without following a planted link.
+
+    State files are not fsynced: a killed process leaves the old or the new file either
+    way, and only a power loss could lose a backup, never the user's file (which
+    `fsio.write_atomic` does fsync). This halves the cost of every change.
+    """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
     os.replace(tmp, path)
 
 
