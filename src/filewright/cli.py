@@ -50,13 +50,18 @@ def report_usage_error(message: str, *, json_out: bool = True) -> int:
 def terminal_confirm(request: ConfirmRequest) -> bool:
     """Show the diff in colour on stderr and ask on the terminal."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.syntax import Syntax
 
+    from filewright.paths import printable
+
     console = Console(stderr=True)
-    console.print(f"[bold]{request.operation}[/bold] {request.path}  (risk: {request.risk})")
+    console.print(f"[bold]{escape(request.operation)}[/bold] {escape(request.path)}  (risk: {request.risk})")
     if request.diff:
-        console.print(Syntax(request.diff, "diff", theme="ansi_dark", background_color="default"))
-    console.print("Apply this change? [y/N] ", end="")
+        # Escapes in the content must not redraw the terminal while a person reviews it.
+        diff = printable(request.diff)
+        console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default"))
+    console.print("Apply this change? \\[y/N] ", end="")
     try:
         answer = sys.stdin.readline()
     except (OSError, KeyboardInterrupt):
@@ -153,15 +158,17 @@ def print_human(result: Result) -> None:
     from rich.console import Console
     from rich.syntax import Syntax
 
+    from filewright.paths import printable
+
     console = Console()
     style = "green" if result.ok else "red"
     diff = result.data.get("diff") if isinstance(result.data, dict) else None
     text = result.text
     if diff and diff.rstrip("\n") in text:
         text = text.replace(diff.rstrip("\n"), "").rstrip()
-    console.print(text, style=style, markup=False, highlight=False)
+    console.print(printable(text), style=style, markup=False, highlight=False)
     if diff:
-        console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default"))
+        console.print(Syntax(printable(diff), "diff", theme="ansi_dark", background_color="default"))
 
 
 # -- the fast path for `call` ------------------------------------------------------------------

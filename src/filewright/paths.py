@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -60,6 +61,17 @@ class Location:
 _INVISIBLE_CONTROLS = frozenset(
     "\u2028\u2029\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 )
+
+
+_SHOWN_AS_ESCAPES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f" + "".join(sorted(_INVISIBLE_CONTROLS)) + "]")
+
+
+def printable(text: str) -> str:
+    """`text` for a person's terminal: control characters (ESC, CR, backspace …) and the
+    bidirectional controls shown as escapes (`\\x1b`, `\\u202e`), newlines and tabs kept,
+    so content under review (a diff awaiting approval) cannot redraw or reorder what the
+    reviewer sees."""
+    return _SHOWN_AS_ESCAPES.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 def check_text(path: object) -> str:

@@ -95,12 +95,14 @@ def request_key(request: ConfirmRequest) -> str:
 
 def question(request: ConfirmRequest) -> str:
     """The elicitation message: what will change, with the diff."""
+    from filewright.paths import printable
+
     verb = "create" if request.created else request.operation
-    diff = request.diff
+    diff = printable(request.diff)  # no terminal escapes from the content in the question
     if len(diff) > MAX_DIFF_IN_QUESTION:
         diff = (
             diff[:MAX_DIFF_IN_QUESTION]
-            + f"\n… ({len(request.diff) - MAX_DIFF_IN_QUESTION} more characters)"
+            + f"\n… ({len(diff) - MAX_DIFF_IN_QUESTION} more characters)"
         )
     return (
         f"filewright ({request.toolset or 'tools'}) wants to {verb} {request.path} "
