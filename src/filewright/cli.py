@@ -129,7 +129,7 @@ def run_call(
         raw = sys.stdin.read() if args == "-" else (args or "{}")
         try:
             parsed = json.loads(raw)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: absurdly nested JSON
             raise UsageError(f"JSON-ARGS is not valid JSON: {exc}") from None
         if not isinstance(parsed, dict):
             raise UsageError('JSON-ARGS must be a JSON object, e.g. \'{"path": "a.txt"}\'')

@@ -38,6 +38,7 @@ from .support import (
     Arena,
     assert_clean_result,
     assert_no_secret,
+    cli,
     read_calls,
     snapshot_diff,
     stress,
@@ -694,3 +695,27 @@ def test_edit_in_lone_cr_file_keeps_every_line_break(arena: Arena) -> None:
     got = (arena.root / "cr.txt").read_bytes().decode()
     # Intended text: "\n" + "\r" + "\r": three line breaks, in whatever style.
     assert got.replace("\r\n", "\n").replace("\r", "\n") == "\n\n\n", repr(got)
+
+
+# -- arguments as JSON text: absurd nesting ------------------------------------------------------
+
+NESTED = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(("ts_name", "tool_name"), TOOLS, ids=[f"{a}.{b}" for a, b in TOOLS])
+def test_absurdly_nested_json_arguments_are_a_clear_failure(
+    arena: Arena, ts_name: str, tool_name: str
+) -> None:
+    """Arguments arrive as JSON text from model APIs (OpenAI's `arguments` is a string):
+    nesting deep enough to exhaust the parser's recursion is a failure, not an exception."""
+    ts = toolset(arena.workspace(), ts_name)
+    for payload in (NESTED, '{"path": ' + NESTED + "}", '{"a": ' * 50_000 + "1" + "}" * 50_000):
+        result = ts.call(tool_name, payload)
+        assert_clean_result(result, f"{ts_name}.{tool_name}(nested JSON)")
+        assert not result.ok
+
+
+def test_cli_nested_json_is_a_usage_error(arena: Arena) -> None:
+    proc = cli(["call", "--root", str(arena.root), "read", "-"], stdin='{"path": ' + NESTED + "}")
+    assert proc.returncode == 2, proc.stderr[-500:]
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1

@@ -107,7 +107,7 @@ class Toolset:
         if isinstance(args, str | bytes):
             try:
                 args = json.loads(args) if args.strip() else {}
-            except (ValueError, UnicodeDecodeError) as exc:
+            except (ValueError, UnicodeDecodeError, RecursionError) as exc:
                 return Result(False, f"Invalid arguments for {tool}: not valid JSON ({exc})",
                               {"error": "bad_arguments"})
         if not isinstance(args, dict):

@@ -162,7 +162,7 @@ class ClaudeToolset(Toolset):
         if isinstance(args, str | bytes):
             try:
                 parsed = json.loads(args) if args.strip() else {}
-            except (ValueError, UnicodeDecodeError):
+            except (ValueError, UnicodeDecodeError, RecursionError):
                 parsed = args
         found = self.tool(tool) if isinstance(tool, str) else None
         if found is not None and isinstance(parsed, dict):
