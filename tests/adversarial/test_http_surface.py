@@ -1,0 +1,91 @@
+"""`filewright serve --http` on localhost: a web page must not be able to drive the tools.
+
+A browser tab can send requests to 127.0.0.1 (directly, or by DNS rebinding a name it
+controls). The streamable HTTP transport has no authentication, so requests carrying a
+foreign `Origin` or `Host` must be refused before any tool runs; a local client without
+those headers still works.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from .support import filewright_exe
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "browser", "version": "1"},
+    },
+}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _post(port: int, headers: dict[str, str]) -> tuple[int, str]:
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/mcp",
+        data=json.dumps(INIT).encode(),
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            **headers,
+        },
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return reply.status, reply.read().decode(errors="replace")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode(errors="replace")
+
+
+@pytest.mark.timeout(120)
+def test_http_server_refuses_foreign_origin_and_host(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    port = _free_port()
+    server = subprocess.Popen(
+        [filewright_exe(), "serve", "--http", f"127.0.0.1:{port}", "--root", str(root), "--yes"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline, "server did not start"
+                time.sleep(0.2)
+        status, _ = _post(port, {"Origin": "http://evil.example"})
+        assert status in (403, 421), status
+        status, _ = _post(port, {"Host": f"evil.example:{port}"})
+        assert status in (403, 421), status
+        status, body = _post(port, {})
+        assert status == 200 and '"result"' in body, (status, body[:300])
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
