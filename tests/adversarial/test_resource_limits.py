@@ -2,8 +2,8 @@
 
 Every operation runs in its own child process (`filewright` loaded, one tool call), with a
 wall-clock deadline enforced by killing it (`DEADLINE_S`, a bound on hangs, not a speed
-assertion), and its peak resident memory read from the kernel for that child alone
-(`os.wait4` → `ru_maxrss`). Each call must finish before the deadline, stay under
+assertion), and its peak resident memory read from the kernel for that process alone
+(`os.wait4` → `ru_maxrss`, taken by a small launcher: see `LAUNCHER`). Each call must finish before the deadline, stay under
 `MEMORY_BOUND_MB`, and return either a success or a clear failure (no traceback, no
 internal error).
 
@@ -38,14 +38,15 @@ DEPTH = 200
 NAME = "level-abcdefghijk-{:03d}"  # 19 characters: 200 levels pass PATH_MAX (4096)
 
 DRIVER = r"""
-import json, sys
+import json, resource, sys
 from filewright import Workspace
 spec = json.loads(sys.argv[1])
 ws = Workspace(spec["root"], confirm=True)
 ts = ws.toolset(spec["toolset"], **spec.get("options", {}))
 r = ts.call(spec["tool"], spec["args"])
 print(json.dumps({"ok": r.ok, "error": r.data.get("error"), "length": len(r.text),
-                  "head": r.text[:300], "traceback": "Traceback" in r.text}))
+                  "head": r.text[:300], "traceback": "Traceback" in r.text,
+                  "helpers_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
 """
 
 
@@ -59,52 +60,58 @@ class Run:
     head: str
 
 
+# Linux hands a child the peak RSS of the process it was forked from (the copied address
+# space's high-water mark survives exec), so a child of the test runner would report the
+# runner's own peak. The call therefore runs as the grandchild of this small launcher, and
+# the launcher reports the grandchild's own peak from wait4.
+LAUNCHER = r"""
+import os, subprocess, sys
+child = subprocess.Popen([sys.executable, "-c", sys.argv[1], sys.argv[2]])
+_, status, usage = os.wait4(child.pid, 0)
+sys.stderr.write(f"\n@@rusage {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}\n")
+"""
+
+
 def run_tool(
     root: Path, toolset: str, tool: str, args: dict[str, Any], deadline: float = DEADLINE_S
 ) -> Run:
-    """One tool call in a child process; its own peak RSS and a hard deadline."""
+    """One tool call in its own process: its peak RSS and a hard deadline."""
+    import signal
     import time
 
     spec = {"root": str(root), "toolset": toolset, "tool": tool, "args": args}
     proc = subprocess.Popen(
-        [sys.executable, "-c", DRIVER, json.dumps(spec)],
+        [sys.executable, "-c", LAUNCHER, DRIVER, json.dumps(spec)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,
     )
     timed_out = threading.Event()
 
     def kill() -> None:
         timed_out.set()
-        proc.kill()
+        os.killpg(proc.pid, signal.SIGKILL)
 
     timer = threading.Timer(deadline, kill)
     timer.start()
     start = time.monotonic()
-    # Read the pipes while waiting (a large result must not block the child on a full pipe).
-    out_chunks: list[str] = []
-    err_chunks: list[str] = []
-    readers = [
-        threading.Thread(target=lambda: out_chunks.append(proc.stdout.read())),  # type: ignore[union-attr]
-        threading.Thread(target=lambda: err_chunks.append(proc.stderr.read())),  # type: ignore[union-attr]
-    ]
-    for r in readers:
-        r.start()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    try:
+        out, err = proc.communicate()  # reads both pipes, so a large result cannot block
+    finally:
+        timer.cancel()
     seconds = time.monotonic() - start
-    timer.cancel()
-    for r in readers:
-        r.join()
-    out, err = "".join(out_chunks), "".join(err_chunks)
     context = f"{toolset}.{tool}({json.dumps(args)[:120]})"
     assert not timed_out.is_set(), f"{context}: no answer within {deadline:.0f} s"
-    assert proc.returncode == 0, f"{context}: exit {proc.returncode}\n{err[-2000:]}"
+    err, _, usage = err.rpartition("@@rusage ")
+    maxrss_kb, exit_code = (int(x) for x in usage.split())
+    assert exit_code == 0, f"{context}: exit {exit_code}\n{err[-2000:]}"
     reply = json.loads(out)
     assert not reply["traceback"] and "Traceback" not in err, f"{context}: {err[-2000:]}"
     assert reply["error"] != "internal", f"{context}: {reply['head']}"
     assert reply["length"] > 0
-    rss_mb = usage.ru_maxrss // 1024  # Linux: kilobytes
+    # Its helpers (ripgrep) count too: the largest of them, as the call saw it.
+    rss_mb = max(maxrss_kb, reply["helpers_kb"]) // 1024  # Linux: kilobytes
     assert rss_mb < MEMORY_BOUND_MB, f"{context}: peak RSS {rss_mb} MB (bound {MEMORY_BOUND_MB} MB)"
     print(
         f"{context}: {seconds:.1f} s, {rss_mb} MB, ok={reply['ok']} {reply['error']}, {reply['length']} chars"
