@@ -153,3 +153,38 @@ def test_state_directory_is_invisible(tmp_path: Path) -> None:
     # and through a symlink to it
     (tmp_path / "peek").symlink_to(tmp_path / ".filewright")
     assert tools.call("read", {"path": "peek/.gitignore"}).data["error"] == "hidden"
+
+
+def test_workspace_policy_file_can_only_tighten(tmp_path: Path) -> None:
+    _config(
+        tmp_path,
+        '[[rules]]\npattern = ".git/"\naccess = "write"\n'
+        '[[rules]]\npattern = "notes/"\naccess = "read"\n',
+    )
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "notes").mkdir()
+    tools = Workspace(tmp_path).toolset("default")
+    hook = tools.call("write", {"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\n"})
+    assert not hook.ok and hook.data["error"] == "protected"
+    assert not tools.call("write", {"path": "notes/a.md", "content": "x"}).ok
+
+
+def test_trusted_rules_may_loosen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "uv.lock").write_text("old\n")
+    assert not Workspace(tmp_path).toolset("default").call("write", {"path": "uv.lock", "content": "x"}).ok
+    loose = Workspace(tmp_path, rules=[Rule("uv.lock", Access.WRITE)]).toolset("default")
+    assert loose.call("write", {"path": "uv.lock", "content": "new\n"}).ok
+    policy_file = tmp_path.parent / f"{tmp_path.name}-policy.toml"
+    policy_file.write_text('[[rules]]\npattern = "uv.lock"\naccess = "write"\n')
+    monkeypatch.setenv("FILEWRIGHT_POLICY", str(policy_file))
+    assert Workspace(tmp_path).toolset("default").call("write", {"path": "uv.lock", "content": "v3\n"}).ok
+
+
+def test_policy_file_behind_a_symlink_is_ignored(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.toml"
+    outside.write_text('[[rules]]\npattern = "a.txt"\naccess = "hidden"\n')
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / ".filewright.toml").symlink_to(outside)
+    (root / "a.txt").write_text("x\n")
+    assert Workspace(root).toolset("default").call("read", {"path": "a.txt"}).ok

@@ -17,6 +17,7 @@ restrictive answer counts. Rules may be tied to the memory switch.
 
 from __future__ import annotations
 
+import re
 import tomllib
 import unicodedata
 from dataclasses import dataclass
@@ -128,7 +129,13 @@ def _fold(rel: str) -> str:
 
 
 class Policy:
-    """Ordered access rules evaluated for a path relative to its root."""
+    """Ordered access rules evaluated for a path relative to its root.
+
+    `rules` are trusted (a toolset's profile, the Python caller, the user's own config) and
+    may loosen the protected set. `untrusted` rules come from a workspace's
+    `.filewright.toml`, which arrives with whatever repository is checked out: they can
+    only make a path stricter than the trusted rules say, never looser.
+    """
 
     def __init__(
         self,
@@ -136,28 +143,37 @@ class Policy:
         *,
         memory: bool = True,
         default: Access = Access.WRITE,
+        untrusted: list[Rule] | tuple[Rule, ...] = (),
     ) -> None:
         self.memory = memory
         self.default = default
         self.rules: list[Rule] = [*PROTECTED_RULES, *rules, *ENGINE_RULES]
-        self._compiled = [
-            (rule, pathspec.PathSpec.from_lines("gitignore", [rule.pattern.casefold()]))
-            for rule in self.rules
-        ]
+        self.untrusted: list[Rule] = list(untrusted)
+        self._compiled = self._compile(self.rules)
+        self._compiled_untrusted = self._compile(self.untrusted)
 
-    def with_rules(self, rules: list[Rule], *, memory: bool | None = None) -> Policy:
-        """A policy with `rules` added after this one's own (toolset profile, user config)."""
-        own = [r for r in self.rules if r not in PROTECTED_RULES and r not in ENGINE_RULES]
-        return Policy([*own, *rules], memory=self.memory if memory is None else memory, default=self.default)
+    def _compile(self, rules: list[Rule]) -> list[tuple[Rule, re.Pattern[str]]]:
+        compiled = []
+        for rule in rules:
+            for pattern in pathspec.PathSpec.from_lines("gitignore", [rule.pattern.casefold()]).patterns:
+                regex = getattr(pattern, "regex", None)
+                if pattern.include and regex is not None:
+                    compiled.append((rule, regex))
+        return compiled
 
     def _access_one(self, rel: str, is_dir: bool) -> tuple[Access, Rule | None]:
-        access, found = self.default, None
         key = rel + "/" if is_dir and not rel.endswith("/") else rel
-        for rule, spec in self._compiled:
-            if rule.memory is not None and rule.memory != self.memory:
-                continue
-            if spec.match_file(key):
+        access, found = self.default, None
+        memory = self.memory
+        for rule, regex in reversed(self._compiled):
+            if (rule.memory is None or rule.memory == memory) and regex.match(key):
                 access, found = rule.access, rule
+                break
+        for rule, regex in reversed(self._compiled_untrusted):
+            if (rule.memory is None or rule.memory == memory) and regex.match(key):
+                if _STRICTNESS[rule.access] > _STRICTNESS[access]:
+                    access, found = rule.access, rule
+                break
         return access, found
 
     def decide(self, *rels: str, is_dir: bool = False) -> tuple[Access, Rule | None]:

@@ -95,12 +95,14 @@ class Workspace:
         if session is not None:
             ledger_path = self.state_dir / "sessions" / f"{_safe_name(session)}.json"
         self.ledger = ReadLedger(ledger_path)
-        user_rules: list[Rule] = []
+        workspace_rules: list[Rule] = []
         for root in self.sandbox.roots:
             config = root / CONFIG_FILE
-            if config.is_file():
-                user_rules.extend(load_rules(config))
-        self.user_rules = [*user_rules, *(rules or [])]
+            if not config.is_symlink() and config.is_file():
+                workspace_rules.extend(load_rules(config))
+        # A workspace's own file comes with the repository: it may only tighten.
+        self.workspace_rules = workspace_rules
+        self.user_rules = [*user_policy_rules(), *(rules or [])]
         self._toolsets: dict[str, Toolset] = {}
         self.watcher: Watcher | None = None
         if watch:
@@ -130,7 +132,7 @@ class Workspace:
 
     def engine(self, profile: list[Rule] | tuple[Rule, ...] = (), *, toolset: str = "") -> Engine:
         """The engine for a toolset: profile rules first, then the workspace's own rules."""
-        policy = Policy([*profile, *self.user_rules], memory=self.memory)
+        policy = Policy([*profile, *self.user_rules], memory=self.memory, untrusted=self.workspace_rules)
         return Engine(self, policy, toolset)
 
     def toolset(self, name: str, **options: Any) -> Toolset:
@@ -144,6 +146,22 @@ class Workspace:
 
     def ensure_state(self) -> Path:
         return ensure_state_dir(self.state_dir)
+
+
+def user_policy_path() -> Path:
+    """The user's own policy file (trusted: may loosen the protected set):
+    `$FILEWRIGHT_POLICY`, else `policy.toml` in the user's config directory."""
+    override = os.environ.get("FILEWRIGHT_POLICY")
+    if override:
+        return Path(override)
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("filewright")) / "policy.toml"
+
+
+def user_policy_rules() -> list[Rule]:
+    path = user_policy_path()
+    return load_rules(path) if path.is_file() else []
 
 
 def _safe_name(name: str) -> str:

@@ -702,12 +702,6 @@ def test_policy_file_is_read_only_for_agents_everywhere(arena: Arena) -> None:
         assert not ts.call(tool, args).ok
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (design): rules in a workspace's own .filewright.toml come after the built-in "
-    "protected set, so a cloned repository can ship one that makes .git/ (hooks!) or .vscode/ "
-    "writable for the agent; workspace files should only be able to tighten that set",
-)
 def test_workspace_policy_file_cannot_unprotect_git_hooks(arena: Arena) -> None:
     (arena.root / ".filewright.toml").write_text(
         '[[rules]]\npattern = ".git/"\naccess = "write"\n', encoding="utf-8"
