@@ -43,9 +43,10 @@ from .support import (
     snapshot_diff,
     stress,
     toolset,
+    write_calls,
 )
 
-EXAMPLES = 1500 if stress() else 25
+EXAMPLES = 1500 if stress() else 50
 FUZZ_SETTINGS = settings(
     max_examples=EXAMPLES,
     derandomize=True,
@@ -767,3 +768,23 @@ def test_cli_nested_json_is_a_usage_error(arena: Arena) -> None:
     proc = cli(["call", "--root", str(arena.root), "read", "-"], stdin='{"path": ' + NESTED + "}")
     assert proc.returncode == 2, proc.stderr[-500:]
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("ts_name", TOOLSETS)
+def test_unencodable_content_is_refused_by_every_writer(arena: Arena, ts_name: str) -> None:
+    """Lone surrogates (and surrogate-escaped invalid UTF-8) in content: refused as
+    unencodable by every tool that writes, new file or existing, never an exception."""
+    ts = toolset(arena.workspace(confirm=True), ts_name)
+    bad = ["\ud800", "a\udcffb", b"\xff\xfe".decode("utf-8", "surrogateescape")]
+    for name in ["fresh.txt", "a.txt"]:
+        path = str(arena.root / name) if ts_name in ABSOLUTE_ONLY else name
+        for content in bad:
+            before = arena.root_snapshot()
+            for tool, args in write_calls(ts_name, path, content):
+                read_calls_ = read_calls(ts_name, path)[:1]
+                for rtool, rargs in read_calls_:
+                    ts.call(rtool, rargs)
+                result = ts.call(tool, args)
+                assert_clean_result(result, f"{ts_name}.{tool}({content!r})")
+                assert not result.ok, f"{ts_name}.{tool} wrote {content!r}"
+            assert not snapshot_diff(before, arena.root_snapshot())
