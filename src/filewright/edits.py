@@ -183,17 +183,19 @@ def replace_regex(
     ``repl`` is a ``re`` template (``\\1``, ``\\g<name>``) unless ``literal_replacement``.
     A bad pattern or template gives ``invalid_regex`` with ``re``'s message.
     """
+    from filewright import regexes
+
     try:
-        rx = re.compile(pattern, flags)
-    except re.error as e:
+        rx = regexes.compile(pattern, flags)
+    except regexes.error as e:
         return EditFailure("invalid_regex", {"pattern": pattern, "error": str(e)})
-    template: str | Callable[[re.Match[str]], str] = (
-        (lambda _m: repl) if literal_replacement else repl
-    )
+    template: str | Callable[[Any], str] = (lambda _m: repl) if literal_replacement else repl
     try:
-        after, n = rx.subn(template, text, count=count or 0)
-    except (re.error, IndexError) as e:
+        after, n = regexes.subn(rx, template, text, count=count or 0)
+    except (regexes.error, IndexError) as e:
         return EditFailure("invalid_regex", {"pattern": pattern, "error": f"replacement: {e}"})
+    except regexes.RegexTimeout as e:
+        return EditFailure("invalid_regex", {"pattern": pattern, "error": str(e)})
     if n == 0:
         return EditFailure("no_match", {"pattern": pattern, "closest": []})
     return _edited(text, after, n, "regex", steps=("regex",))

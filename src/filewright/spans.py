@@ -46,7 +46,6 @@ The seed's three scenarios, with this rule (auto)::
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from filewright.edits import EditFailure, Result, _edited
@@ -127,11 +126,13 @@ def replace_span(
             return _not_found(text, "search_after", search_after, 0)
         pos = i + len(search_after)
     if start_is_regex:
+        from filewright import regexes
+
         try:
-            rx = re.compile(start_marker, re.MULTILINE)
-        except re.error as e:
+            rx = regexes.compile(start_marker, regexes.MULTILINE)
+            m = regexes.search(rx, text, pos)
+        except (regexes.error, regexes.RegexTimeout) as e:
             return EditFailure("invalid_regex", {"pattern": start_marker, "error": str(e)})
-        m = rx.search(text, pos)
         if m is None:
             return _not_found(text, "start", start_marker, pos)
         s0, s1 = m.span()

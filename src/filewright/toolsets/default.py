@@ -16,7 +16,6 @@ from filewright.result import Result
 from filewright.toolsets.base import Params, Tool, Toolset
 from filewright.toolsets.common import read_result
 
-
 _PAST = {"write": "Wrote", "edit": "Edited", "append": "Appended"}
 
 

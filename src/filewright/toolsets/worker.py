@@ -40,7 +40,7 @@ from typing import Any, ClassVar, Union, get_args, get_origin
 
 from pydantic import Field
 
-from filewright import edits
+from filewright import edits, regexes
 from filewright.paths import PathRefused
 from filewright.pipeline import Change, Outcome
 from filewright.result import Failure, OperationFailed, Result
@@ -272,8 +272,9 @@ class WorkerToolset(Toolset):
 
         def compute(text: str | None) -> Any:
             current = text or ""
-            with contextlib.suppress(re.error):  # replace_regex reports an invalid pattern
-                found["matches"] = sum(1 for _ in re.finditer(pattern, current, re.MULTILINE))
+            # replace_regex reports an invalid or runaway pattern itself
+            with contextlib.suppress(regexes.error, regexes.RegexTimeout):
+                found["matches"] = regexes.count(regexes.compile(pattern, regexes.MULTILINE), current)
             result = edits.replace_regex(current, pattern, new, count=p.count or None,
                                          literal_replacement=not p.regex)
             if isinstance(result, edits.EditFailure) and result.code == "no_change":
