@@ -88,15 +88,32 @@ class Outcome:
             replacements=self.replacements,
             strategy=self.strategy,
             changed_lines=list(self.changed_lines) if self.changed_lines else None,
-            diff=self.diff,
+            diff=clip_diff(self.diff, MAX_DIFF_DATA),
             bytes=self.bytes_written,
         )
+        if len(self.diff) > MAX_DIFF_DATA:
+            out["diff_truncated"] = True
         if self.backup:
             out["backup"] = self.backup
         if self.encoding:
             out["encoding"] = self.encoding
         out.update(self.extra)
         return out
+
+
+MAX_DIFF_TEXT = 20_000  # characters of diff shown to a model in a result text
+MAX_DIFF_DATA = 1_000_000  # characters of diff kept in a result's data
+
+
+def clip_diff(diff: str, limit: int = MAX_DIFF_TEXT) -> str:
+    """`diff` cut to about `limit` characters at a line boundary, with a note of what was left out."""
+    if len(diff) <= limit:
+        return diff
+    head = diff[:limit]
+    cut = head.rfind("\n")
+    head = head[: cut + 1] if cut > 0 else head[:limit]
+    rest = diff[len(head) :]
+    return f"{head}... (diff truncated: {rest.count(chr(10)) + 1} more lines, {len(rest)} more characters)\n"
 
 
 def _jsonable(value: Any) -> bool:

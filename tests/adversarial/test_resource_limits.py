@@ -267,11 +267,6 @@ def test_ten_megabyte_single_line(big_root: Path) -> None:
     assert (root / "oneline.txt").stat().st_size == ONE_LINE_BYTES + len(" TOKEN ")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: the default toolset's edit result puts the whole unified diff in "
-    "`text`; for a 10 MB line that is a ~20 MB message to the model",
-)
 def test_edit_result_for_a_huge_line_is_bounded(big_root: Path) -> None:
     result = run_tool(
         big_root,

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import Field
 
-from filewright.pipeline import Change, Outcome
+from filewright.pipeline import Change, Outcome, clip_diff
 from filewright.result import Result
 from filewright.toolsets.base import Params, Tool, Toolset
 from filewright.toolsets.common import read_result
@@ -79,7 +79,7 @@ class DefaultToolset(Toolset):
             assert outcome.failure is not None
             return self.failed(outcome.failure, path)
         if outcome.dry_run:
-            text = f"[dry run] Would {verb} {path}:\n{outcome.diff}"
+            text = f"[dry run] Would {verb} {path}:\n{clip_diff(outcome.diff)}"
         else:
             what = "Created" if outcome.created else _PAST[verb]
             text = f"{what} {path}"
@@ -89,7 +89,7 @@ class DefaultToolset(Toolset):
                     text += f", matched by {outcome.strategy.replace('_', ' ')}"
                 text += ")"
             if outcome.diff:
-                text += "\n" + outcome.diff.rstrip("\n")
+                text += "\n" + clip_diff(outcome.diff).rstrip("\n")
         return Result(True, text, outcome.data())
 
     def read(self, p: ReadParams) -> Result:
@@ -132,7 +132,7 @@ class DefaultToolset(Toolset):
         what = "removed it (it was created by that change)" if not undone.get("existed") else "restored its previous content"
         text = f"{verb} {path}: undid the {undone.get('operation', 'last')} of {undone.get('time', '?')}; {what}."
         if outcome.diff:
-            text += "\n" + outcome.diff.rstrip("\n")
+            text += "\n" + clip_diff(outcome.diff).rstrip("\n")
         return Result(True, text, outcome.data())
 
     def failed_code(self, code: str, path: str, **detail: Any) -> Result:

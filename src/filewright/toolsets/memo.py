@@ -46,7 +46,7 @@ from pydantic import Field
 from filewright import edits
 from filewright.matching import find
 from filewright.messages import failure_text
-from filewright.pipeline import Change, Outcome
+from filewright.pipeline import Change, Outcome, clip_diff
 from filewright.result import Failure, OperationFailed, Result
 from filewright.suggest import closest, line_at
 from filewright.textfile import content_hash, normalise_newlines
@@ -421,10 +421,10 @@ class MemoToolset(Toolset):
     def _success(self, outcome: Outcome, what: str) -> Result:
         data = outcome.data()
         if outcome.dry_run:
-            text = f"[预览，未写入] {what}\n\n变更（diff）：\n{outcome.diff.rstrip()}"
+            text = f"[预览，未写入] {what}\n\n变更（diff）：\n{clip_diff(outcome.diff).rstrip()}"
             return Result(True, text, data)
         data["hash"] = outcome.hash
-        text = f"{what}\n新的 hash: {outcome.hash}\n\n变更（diff）：\n{outcome.diff.rstrip()}"
+        text = f"{what}\n新的 hash: {outcome.hash}\n\n变更（diff）：\n{clip_diff(outcome.diff).rstrip()}"
         return Result(True, text, data)
 
     def _stale(self, expected: str | None) -> Result | None:

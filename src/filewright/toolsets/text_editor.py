@@ -34,7 +34,7 @@ from pydantic import Field
 
 from filewright import edits, readers, search
 from filewright.paths import Location
-from filewright.pipeline import Change, Outcome, undo
+from filewright.pipeline import Change, Outcome, clip_diff, undo
 from filewright.result import Failure, OperationFailed, Result
 from filewright.toolsets.base import Params, Tool, Toolset
 
@@ -297,7 +297,7 @@ class TextEditorToolset(Toolset):
             return self.failed(outcome.failure, path)
         if outcome.dry_run:
             return Result(True, f"[dry run] No changes were written. The {command} would change {path}:\n"
-                          f"{outcome.diff}", {**outcome.data(), "command": command})
+                          f"{clip_diff(outcome.diff)}", {**outcome.data(), "command": command})
         return None
 
     def _create(self, p: TextEditorParams, loc: Location) -> Result:
@@ -377,7 +377,7 @@ class TextEditorToolset(Toolset):
             return self.failed(outcome.failure, p.path)
         data = {**outcome.data(), "command": "undo_edit"}
         if outcome.dry_run:
-            return Result(True, f"[dry run] No changes were written. Undo would change {p.path}:\n{outcome.diff}", data)
+            return Result(True, f"[dry run] No changes were written. Undo would change {p.path}:\n{clip_diff(outcome.diff)}", data)
         head = f"Last edit to {p.path} undone successfully. "
         if not outcome.extra.get("undone", {}).get("existed", True):
             return Result(True, head + "The file did not exist before that edit, so it has been removed.", data)
