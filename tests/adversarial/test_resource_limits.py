@@ -283,11 +283,6 @@ def test_edit_result_for_a_huge_line_is_bounded(big_root: Path) -> None:
     assert result.ok and result.length < 1_000_000, result.length
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: text_editor `view` with view_range [N, -1] (to the end) on a file over the engine's "
-    "64 MB limit answers 'too large to view whole; view a part of it with `view_range`'",
-)
 def test_text_editor_views_the_tail_of_a_huge_file(big_root: Path) -> None:
     last = big_lines(big_root)
     result = run_tool(

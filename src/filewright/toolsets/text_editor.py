@@ -257,7 +257,9 @@ class TextEditorToolset(Toolset):
         if final != -1 and final < init:
             return self._error(f"Invalid `view_range`: {shown}. Its second element `{final}` should be "
                                f"larger or equal than its first `{init}`")
-        return init, (None if final == -1 else final - init + 1)
+        # [init, -1] reads to the end: a bounded range (never a whole-file read), so the
+        # tail of a file over the size limit can still be viewed.
+        return init, (total - init + 1 if final == -1 else final - init + 1)
 
     def _view_dir(self, path: str, loc: Location) -> Result:
         visible = self.engine.visibility(loc)
