@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from filewright import Workspace, fsio
+from filewright import Workspace
 from filewright.toolsets.base import Toolset
 
 
@@ -79,16 +84,35 @@ def test_write_file_parent_not_exists(worker: Toolset, root: Path) -> None:
     assert not (root / "path").exists()
 
 
-def test_write_file_permission_denied(worker: Toolset, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Tests may run as root, where chmod does not stop a write: make the write itself fail.
-    def refuse(*_args: object, **_kwargs: object) -> None:
-        raise PermissionError(13, "Permission denied")
+@contextlib.contextmanager
+def _unwritable(directory: Path) -> Iterator[None]:
+    """Make `directory` refuse new files for real: chmod for a normal user; as root (whom
+    chmod does not stop), the immutable attribute; skip where neither is possible."""
+    if os.geteuid() != 0:
+        directory.chmod(0o555)
+        try:
+            yield
+        finally:
+            directory.chmod(0o755)
+        return
+    if shutil.which("chattr") is None:
+        pytest.skip("running as root without chattr: cannot make a directory unwritable")
+    made = subprocess.run(["chattr", "+i", str(directory)], capture_output=True)
+    if made.returncode != 0:
+        pytest.skip(f"chattr +i not supported here: {made.stderr.decode().strip()}")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(directory)], check=True)
 
-    monkeypatch.setattr(fsio, "write_atomic", refuse)
-    r = worker.call("write_file", {"path": ".env", "content": "TOKEN=xxxx"})
+
+def test_write_file_permission_denied(worker: Toolset, root: Path) -> None:
+    (root / "locked").mkdir()
+    with _unwritable(root / "locked"):
+        r = worker.call("write_file", {"path": "locked/.env", "content": "TOKEN=xxxx"})
     assert not r.ok and r.data["success"] is False
-    assert r.text == f"Permission denied: {root / '.env'}"
-    assert not (root / ".env").exists()
+    assert r.text == f"Permission denied: {root / 'locked' / '.env'}"
+    assert not (root / "locked" / ".env").exists()
 
 
 def test_write_file_path_is_directory(worker: Toolset, root: Path) -> None:
