@@ -103,6 +103,9 @@ class Workspace:
         # A workspace's own file comes with the repository: it may only tighten.
         self.workspace_rules = workspace_rules
         self.user_rules = [*user_policy_rules(), *(rules or [])]
+        # The trusted policy file may lie inside a root (a root at $HOME): agents must not
+        # be able to write it, or they could loosen their own protections for next time.
+        self.user_policy_file = Path(os.path.realpath(user_policy_path()))
         self._toolsets: dict[str, Toolset] = {}
         self.watcher: Watcher | None = None
         if watch:
@@ -190,7 +193,10 @@ class Engine:
             for root in self.workspace.sandbox.roots
             if root != loc.root and _inside(loc.real, root)
         ]
-        return self.policy.access(loc.lexical_rel, loc.rel, *nested, is_dir=loc.is_dir)
+        access = self.policy.access(loc.lexical_rel, loc.rel, *nested, is_dir=loc.is_dir)
+        if loc.real == self.workspace.user_policy_file and access in (Access.WRITE, Access.CONFIRM):
+            return Access.READ
+        return access
 
     def is_visible_real(self, real: Path, is_dir: bool = False) -> bool:
         """For listings and searches: may this real path appear in results?"""

@@ -713,3 +713,35 @@ def test_workspace_policy_file_cannot_unprotect_git_hooks(arena: Arena) -> None:
     )
     assert not result.ok
     assert not (arena.root / ".git" / "hooks" / "pre-commit").exists()
+
+
+@pytest.mark.parametrize("how", ["xdg", "env"])
+def test_trusted_user_policy_inside_a_root_is_read_only(
+    arena: Arena, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """A root that holds the user's own (trusted) policy file, e.g. a root at $HOME: no tool
+    may create or change it, or an agent could loosen its protections for the next run."""
+    if how == "xdg":
+        monkeypatch.delenv("FILEWRIGHT_POLICY", raising=False)
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(arena.root / ".config"))
+        rel = ".config/filewright/policy.toml"
+    else:
+        monkeypatch.setenv("FILEWRIGHT_POLICY", str(arena.root / "sub" / "my-policy.toml"))
+        rel = "sub/my-policy.toml"
+    os.symlink(rel, arena.root / "user-policy-link")
+    loosen = '[[rules]]\npattern = ".git/"\naccess = "write"\n'
+    for ts_name in WRITING_TOOLSETS:
+        ts = toolset(arena.workspace(confirm=True), ts_name)
+        for name in [rel, "user-policy-link", "sub/../" + rel]:
+            path = as_given(arena, ts_name, name)
+            before = arena.root_snapshot()
+            for tool, result in _call_all(ts, write_calls(ts_name, path, loosen)):
+                assert_clean_result(result, f"{ts_name}.{tool}({name})")
+                assert not result.ok, f"{ts_name}.{tool} wrote the user's policy file via {name}"
+            assert not snapshot_diff(before, arena.root_snapshot())
+    hook = (
+        arena.workspace(confirm=True)
+        .toolset("default")
+        .call("write", {"path": ".git/hooks/pre-commit", "content": "evil\n"})
+    )
+    assert not hook.ok
