@@ -356,3 +356,14 @@ def test_catastrophic_regex_is_bounded(tmp_path: Path) -> None:
         {"path": "r.txt", "old": "^(a+)+$", "new": "x", "regex": True},
         deadline=5,
     )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open: gemini search_file_content falls back to the Python engine (filewright.search_py, "
+    "plain `re`, no time limit) for patterns ripgrep cannot take, e.g. one containing a NUL; a model "
+    "can force that fallback with a catastrophic pattern and hang the call",
+)
+def test_catastrophic_search_pattern_is_bounded(tmp_path: Path) -> None:
+    (tmp_path / "r.txt").write_text("a" * 40 + "!\n", encoding="utf-8")
+    run_tool(tmp_path, "gemini", "search_file_content", {"pattern": "(a+)+$|\x00"}, deadline=15)
