@@ -219,6 +219,12 @@ PATH_PARAMS: dict[str, dict[str, tuple[str, ...]]] = {
         "edit": ("path",),
         "append": ("path",),
         "undo": ("path",),
+        "multi_edit": ("path",),
+        "replace_span": ("path",),
+        "insert": ("path",),
+        "list": ("path",),
+        "glob": ("path",),
+        "grep": ("path",),
     },
     "claude": {
         "Read": ("file_path",),
@@ -246,11 +252,16 @@ REGEX_PARAMS = {
     ("worker", "replace_in_file", "old"),
     ("memo", "memo_replace_span", "old_span_start_regex"),
     ("gemini", "search_file_content", "pattern"),
+    ("default", "grep", "pattern"),
+    ("default", "replace_span", "start"),
 }
 GLOB_PARAMS = {
     ("gemini", "glob", "pattern"),
     ("gemini", "search_file_content", "include"),
     ("gemini", "list_directory", "ignore"),
+    ("default", "glob", "pattern"),
+    ("default", "grep", "include"),
+    ("default", "list", "ignore"),
 }
 
 

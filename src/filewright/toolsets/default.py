@@ -1,8 +1,11 @@
 """The `default` toolset: the best of every seed, for new agents.
 
-Tools: read, write, edit, append. Edits go through the engine's recovery ladder, return
-a diff, and accept an optional `expected_hash` (optimistic locking against the hash a
-read returned).
+Tools: read, write, edit, multi_edit (a batch, all or nothing), replace_span (between two
+markers, with a `search_after` anchor and an optional regex start — the memo seed's tool
+for any file), insert, append, undo, list, glob, grep. Every change goes through the
+engine's recovery ladder where text is matched, returns a unified diff, and accepts an
+optional `expected_hash` (optimistic locking against the hash a read returned). Paths are
+relative to the first root or absolute inside a root; results show them relative.
 """
 
 from __future__ import annotations
@@ -11,12 +14,32 @@ from typing import Any
 
 from pydantic import Field
 
+from filewright.matching import LADDER
 from filewright.pipeline import Change, Outcome, clip_diff
 from filewright.result import Result
 from filewright.toolsets.base import Params, Tool, Toolset
 from filewright.toolsets.common import read_result
 
-_PAST = {"write": "Wrote", "edit": "Edited", "append": "Appended"}
+
+def hints_text(detail: dict[str, Any], limit: int = 3) -> str:
+    """What a failed match teaches: the closest real text, or every ambiguous place."""
+    out = []
+    for hint in detail.get("closest", [])[:limit]:
+        if hint.get("similarity", 0) < 0.5:
+            continue
+        lines = f"line {hint['start_line']}" if hint["start_line"] == hint["end_line"] else (
+            f"lines {hint['start_line']}-{hint['end_line']}")
+        differs = "; ".join(hint.get("differs", [])[:3])
+        body = "\n".join(f"    {line}" for line in str(hint["text"]).split("\n")[:12])
+        out.append(f"Closest text, {lines}" + (f" (differs: {differs})" if differs else "") + f":\n{body}")
+    for where in detail.get("locations", [])[:10]:
+        out.append(f"Match at line {where['line']}:\n{where['context']}")
+    return ("\n" + "\n".join(out)) if out else ""
+
+
+_PAST = {"write": "Wrote", "edit": "Edited", "append": "Appended", "insert": "Inserted into"}
+PATH = "File path, relative to the workspace root or absolute inside it."
+HASH = "Refuse the change unless the file still has this hash (from read)."
 
 
 class ReadParams(Params):
@@ -48,6 +71,61 @@ class AppendParams(Params):
     content: str = Field(description="Text to add at the end of the file (created if missing).")
 
 
+class EditOp(Params):
+    old_string: str = Field(description="The text to replace (as for edit).")
+    new_string: str = Field(description="The replacement text.")
+    replace_all: bool = Field(False, description="Replace every occurrence.")
+
+
+class MultiEditParams(Params):
+    path: str = Field(description=PATH)
+    edits: list[EditOp] = Field(min_length=1, description="Edits applied in order, each to the result of the one before; all or nothing.")
+    expected_hash: str | None = Field(None, description=HASH)
+
+
+class ReplaceSpanParams(Params):
+    path: str = Field(description=PATH)
+    start: str = Field(description="Text (or, with start_is_regex, a regular expression) where the span starts.")
+    end: str = Field(description="Text where the span ends (searched after the start).")
+    new_text: str = Field(description="The new content of the span.")
+    search_after: str | None = Field(None, description="Look for the start only after this text (to pick one of several).")
+    start_is_regex: bool = Field(False, description="Treat start as a Python regular expression (multiline).")
+    keep_markers: bool | None = Field(
+        None, description="true: keep both markers and replace what is between; false: replace the markers "
+        "too; omitted: a marker is replaced when new_text re-supplies it, kept otherwise.")
+    expected_hash: str | None = Field(None, description=HASH)
+
+
+class InsertParams(Params):
+    path: str = Field(description=PATH)
+    line: int = Field(ge=0, description="Insert after this line (0 = at the top).")
+    text: str = Field(description="The text to insert, as one or more lines.")
+    expected_hash: str | None = Field(None, description=HASH)
+
+
+class ListParams(Params):
+    path: str | None = Field(None, description="Directory to list (default: the workspace root).")
+    ignore: list[str] | None = Field(None, description="Glob patterns of entries to leave out.")
+    respect_gitignore: bool = Field(True, description="Leave out what .gitignore ignores.")
+
+
+class GlobParams(Params):
+    pattern: str = Field(description="Glob pattern relative to the directory, e.g. 'src/**/*.py' or '*.md'.")
+    path: str | None = Field(None, description="Directory to search (default: the workspace root).")
+    case_sensitive: bool = Field(False, description="Match case exactly.")
+    respect_gitignore: bool = Field(True, description="Leave out what .gitignore ignores.")
+
+
+class GrepParams(Params):
+    pattern: str = Field(description="Regular expression to look for (or a literal string with fixed_strings).")
+    path: str | None = Field(None, description="Directory to search (default: the workspace root).")
+    include: str | None = Field(None, description="Only files matching this glob, e.g. '*.py' or 'src/**/*.{ts,tsx}'.")
+    case_sensitive: bool = Field(True, description="Match case exactly.")
+    fixed_strings: bool = Field(False, description="Treat pattern as a literal string.")
+    context: int = Field(0, ge=0, le=20, description="Lines of context around each match.")
+    max_matches: int = Field(500, ge=1, le=10000, description="Stop after this many matching lines.")
+
+
 class UndoParams(Params):
     path: str = Field(description="File whose last change to undo (repeat to go further back).")
 
@@ -64,10 +142,24 @@ class DefaultToolset(Toolset):
             Tool("edit", "Replace text in a file. old_string must match one place (whitespace and "
                  "indentation differences are tolerated when unambiguous); use replace_all for every "
                  "occurrence. Returns a diff.", EditParams, self.edit, destructive=True, title="Edit file"),
+            Tool("multi_edit", "Apply several edits to one file in order, all or nothing (none is written "
+                 "if any fails). Returns a diff.", MultiEditParams, self.multi_edit, destructive=True,
+                 title="Edit file (batch)"),
+            Tool("replace_span", "Replace the text between a start and an end marker, without repeating the "
+                 "text in between. Use search_after to pick one of several sections with the same markers.",
+                 ReplaceSpanParams, self.replace_span, destructive=True, title="Replace a span"),
+            Tool("insert", "Insert text after a given line of a file (0 = at the top).",
+                 InsertParams, self.insert, title="Insert lines"),
             Tool("append", "Append text to the end of a file (created if missing).",
                  AppendParams, self.append, title="Append to file"),
             Tool("undo", "Undo the last change made to a file through these tools (restores its previous content).",
                  UndoParams, self.undo, destructive=True, title="Undo last change"),
+            Tool("list", "List one directory: directories first ([DIR]), then files.",
+                 ListParams, self.list, read_only=True, title="List directory"),
+            Tool("glob", "Find files by glob pattern, newest first. Honours .gitignore; skips .git and node_modules.",
+                 GlobParams, self.glob, read_only=True, title="Find files"),
+            Tool("grep", "Search file contents with a regular expression; matches grouped by file with line numbers.",
+                 GrepParams, self.grep, read_only=True, title="Search text"),
         ]
 
     def _display(self, outcome: Outcome, given: str) -> str:
@@ -77,16 +169,18 @@ class DefaultToolset(Toolset):
         path = self._display(outcome, given)
         if not outcome.ok:
             assert outcome.failure is not None
-            return self.failed(outcome.failure, path)
+            result = self.failed(outcome.failure, path)
+            result.text += hints_text(outcome.failure.detail)
+            return result
         if outcome.dry_run:
             text = f"[dry run] Would {verb} {path}:\n{clip_diff(outcome.diff)}"
         else:
             what = "Created" if outcome.created else _PAST[verb]
             text = f"{what} {path}"
-            if outcome.replacements:
+            if outcome.replacements and verb == "edit":
                 text += f" ({outcome.replacements} replacement{'s' if outcome.replacements != 1 else ''}"
-                if outcome.strategy and outcome.strategy != "exact":
-                    text += f", matched by {outcome.strategy.replace('_', ' ')}"
+                if outcome.strategy in LADDER and outcome.strategy != "exact":
+                    text += f", matched after allowing for {outcome.strategy.replace('_', ' ')}"
                 text += ")"
             if outcome.diff:
                 text += "\n" + clip_diff(outcome.diff).rstrip("\n")
@@ -113,6 +207,78 @@ class DefaultToolset(Toolset):
 
         outcome = self.change(Change(p.path, "edit", compute, must_exist=True, expected_hash=p.expected_hash))
         return self._changed(outcome, p.path, "edit")
+
+    def multi_edit(self, p: MultiEditParams) -> Result:
+        from filewright import edits
+
+        ops = [edits.Replace(e.old_string, e.new_string, replace_all=e.replace_all) for e in p.edits]
+        for index, op in enumerate(ops):
+            if op.old == "":
+                return self.failed_code("empty_old", p.path, edit_index=index)
+        outcome = self.change(Change(p.path, "edit", lambda text: edits.apply_batch(text or "", ops),
+                                     must_exist=True, expected_hash=p.expected_hash))
+        if not outcome.ok and outcome.failure is not None and "edit_index" in outcome.failure.detail:
+            result = self._changed(outcome, p.path, "edit")
+            index = outcome.failure.detail["edit_index"]
+            result.text = f"Edit {index + 1} of {len(ops)} failed; nothing was written. {result.text}"
+            return result
+        return self._changed(outcome, p.path, "edit")
+
+    def replace_span(self, p: ReplaceSpanParams) -> Result:
+        from filewright import edits
+
+        op = edits.SpanReplace(p.start, p.end, p.new_text, search_after=p.search_after,
+                               keep_markers=p.keep_markers, start_is_regex=p.start_is_regex)
+        outcome = self.change(Change(p.path, "edit", lambda text: op.apply(text or ""), must_exist=True,
+                                     expected_hash=p.expected_hash))
+        return self._changed(outcome, p.path, "edit")
+
+    def insert(self, p: InsertParams) -> Result:
+        from filewright import edits
+
+        line, new = p.line, p.text
+        outcome = self.change(Change(p.path, "insert", lambda text: edits.insert_at_line(text or "", line, new),
+                                     must_exist=True, expected_hash=p.expected_hash))
+        return self._changed(outcome, p.path, "insert")
+
+    def list(self, p: ListParams) -> Result:
+        from filewright import search
+
+        loc = self.engine.locate_dir(p.path)
+        result = search.list_directory(loc.real, ignore=p.ignore, respect_gitignore=p.respect_gitignore,
+                                       visible=self.engine.visibility(loc), ignore_root=loc.root,
+                                       symlink_root=loc.root)
+        entries = [{"name": e.name, "is_dir": e.is_dir} for e in result.entries]
+        return Result(True, search.format_list_gemini(result, loc.lexical_rel),
+                      {"path": str(loc.path), "entries": entries, "ignored_count": result.ignored_count})
+
+    def glob(self, p: GlobParams) -> Result:
+        from filewright import search
+
+        loc = self.engine.locate_dir(p.path)
+        result = search.glob(loc.real, p.pattern, case_sensitive=p.case_sensitive,
+                             respect_gitignore=p.respect_gitignore, visible=self.engine.visibility(loc),
+                             ignore_root=loc.root)
+        text = search.format_glob_gemini(result, p.pattern, loc.lexical_rel)
+        if result.error:
+            return Result(False, text, {"error": "invalid_pattern", "path": str(loc.path)})
+        return Result(True, text, {"path": str(loc.path), "files": result.paths, "total": result.total,
+                                   "truncated": result.truncated, "ignored_count": result.ignored_count})
+
+    def grep(self, p: GrepParams) -> Result:
+        from filewright import search
+
+        loc = self.engine.locate_dir(p.path)
+        result = search.grep(loc.real, p.pattern, include=p.include, case_sensitive=p.case_sensitive,
+                             fixed_strings=p.fixed_strings, context=p.context, max_matches=p.max_matches,
+                             visible=self.engine.visibility(loc), ignore_root=loc.root)
+        text = search.format_grep_gemini(result, p.pattern, loc.lexical_rel, p.include)
+        if result.error:
+            return Result(False, text, {"error": "invalid_pattern", "path": str(loc.path)})
+        matches = [{"file": f.path, "line": m.line, "text": m.text}
+                   for f in result.files for m in f.matches if not m.is_context]
+        return Result(True, text, {"path": str(loc.path), "matches": matches,
+                                   "total_matches": result.total_matches, "truncated": result.truncated})
 
     def append(self, p: AppendParams) -> Result:
         content = p.content
