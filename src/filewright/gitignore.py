@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+import regex as _regex  # no catastrophic backtracking on pathological globs
+
 from filewright.globs import GlobError, glob_to_regex
 
 __all__ = [
@@ -107,13 +109,13 @@ def parse_ignore_line(line: str, *, case_insensitive: bool = False) -> IgnoreGlo
     basename = actual.startswith("**/") and bool(rest) and not any(c in rest for c in "/[")
     body = glob_to_regex(rest if basename else actual).encode("ascii")
     flags = re.IGNORECASE if case_insensitive else 0
-    regex = re.compile(b"^(?:" + body + b")$", flags)
+    regex = _regex.compile(b"^(?:" + body + b")$", flags)
     return IgnoreGlob(original, body, regex, whitelist, only_dir, basename, case_insensitive)
 
 
 def _combine(globs: Iterable[IgnoreGlob]) -> re.Pattern[bytes] | None:
     parts = [(b"(?i:" if g.case_insensitive else b"(?:") + g.body + b")" for g in globs]
-    return re.compile(b"^(?:" + b"|".join(parts) + b")$") if parts else None
+    return _regex.compile(b"^(?:" + b"|".join(parts) + b")$") if parts else None
 
 
 class IgnoreSpec:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+import regex
+
 
 class GlobError(ValueError):
     """A glob that ripgrep would refuse; the message says why."""
@@ -182,4 +184,5 @@ def glob_to_regex(glob: str) -> str:
 def compile_glob(glob: str, *, case_insensitive: bool = False) -> re.Pattern[bytes]:
     """Compile a glob into an anchored bytes regex matching whole relative paths."""
     flags = re.IGNORECASE if case_insensitive else 0
-    return re.compile(("^(?:" + glob_to_regex(glob) + ")$").encode("ascii"), flags)
+    # The `regex` engine: a glob like a*a*a*…b must not backtrack for minutes.
+    return regex.compile(("^(?:" + glob_to_regex(glob) + ")$").encode("ascii"), flags)

@@ -17,7 +17,6 @@ restrictive answer counts. Rules may be tied to the memory switch.
 
 from __future__ import annotations
 
-import re
 import tomllib
 import unicodedata
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from enum import StrEnum
 from pathlib import Path
 
 import pathspec
+import regex
 
 
 class Access(StrEnum):
@@ -152,25 +152,27 @@ class Policy:
         self._compiled = self._compile(self.rules)
         self._compiled_untrusted = self._compile(self.untrusted)
 
-    def _compile(self, rules: list[Rule]) -> list[tuple[Rule, re.Pattern[str]]]:
+    def _compile(self, rules: list[Rule]) -> list[tuple[Rule, regex.Pattern[str]]]:
         compiled = []
         for rule in rules:
             for pattern in pathspec.PathSpec.from_lines("gitignore", [rule.pattern.casefold()]).patterns:
-                regex = getattr(pattern, "regex", None)
-                if pattern.include and regex is not None:
-                    compiled.append((rule, regex))
+                compiled_re = getattr(pattern, "regex", None)
+                if pattern.include and compiled_re is not None:
+                    # Re-compiled by the `regex` engine: a pathological pattern in a
+                    # repository's .filewright.toml must not hang every path check.
+                    compiled.append((rule, regex.compile(compiled_re.pattern, int(compiled_re.flags))))
         return compiled
 
     def _access_one(self, rel: str, is_dir: bool) -> tuple[Access, Rule | None]:
         key = rel + "/" if is_dir and not rel.endswith("/") else rel
         access, found = self.default, None
         memory = self.memory
-        for rule, regex in reversed(self._compiled):
-            if (rule.memory is None or rule.memory == memory) and regex.match(key):
+        for rule, rx in reversed(self._compiled):
+            if (rule.memory is None or rule.memory == memory) and rx.match(key):
                 access, found = rule.access, rule
                 break
-        for rule, regex in reversed(self._compiled_untrusted):
-            if (rule.memory is None or rule.memory == memory) and regex.match(key):
+        for rule, rx in reversed(self._compiled_untrusted):
+            if (rule.memory is None or rule.memory == memory) and rx.match(key):
                 if _STRICTNESS[rule.access] > _STRICTNESS[access]:
                     access, found = rule.access, rule
                 break

@@ -56,6 +56,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from filewright import regexes
 from filewright.gitignore import GlobError, Overrides, PathFilter, root_rules
 from filewright.search_format import format_glob_gemini, format_grep_gemini, format_list_gemini
 from filewright.search_list import list_directory
@@ -315,7 +316,12 @@ def _grep_python(
         text = searchable_text(data)
         if text is None:
             continue
-        lines = searcher.search(text, context)
+        try:
+            lines = searcher.search(text, context)
+        except regexes.RegexTimeout as exc:
+            result = col.result("python", searched)
+            result.error = f"Pattern is too slow to search with: {exc}"
+            return result
         if not lines:
             continue
         col.begin(path)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from filewright import regexes
 from filewright.gitignore import DirRules, Overrides, Verdict
 
 
@@ -125,22 +126,24 @@ class LineSearcher:
         """Compile; raises :class:`re.error` for an invalid pattern."""
         source = re.escape(pattern) if fixed_strings else pattern
         flags = 0 if case_sensitive else re.IGNORECASE
-        self.line_re = re.compile(source, flags)
+        # Python's syntax, run by the `regex` engine with a time limit: a model's pattern
+        # must not hang the search by backtracking (regexes.RegexTimeout instead).
+        self.line_re = regexes.compile(source, flags)
         # A whole-file search with ^/$ at line boundaries finds every file that has a
         # matching line, unless the pattern looks at what surrounds a line.
         self.file_re = (
-            None if _NO_PREFILTER.search(source) else re.compile(source, flags | re.MULTILINE)
+            None if _NO_PREFILTER.search(source) else regexes.compile(source, flags | re.MULTILINE)
         )
 
     def search(self, text: str, context: int) -> list[tuple[int, str, bool]]:
         """``(line number, line, is_context)`` for matching lines and their context."""
-        if self.file_re is not None and self.file_re.search(text) is None:
+        if self.file_re is not None and regexes.search(self.file_re, text) is None:
             return []
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        search = self.line_re.search
-        hits = [i for i, line in enumerate(lines) if search(line) is not None]
+        rx = self.line_re
+        hits = [i for i, line in enumerate(lines) if regexes.search(rx, line) is not None]
         if not context or not hits:
             return [(i + 1, lines[i], False) for i in hits]
         wanted: set[int] = set()
