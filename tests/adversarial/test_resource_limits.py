@@ -348,22 +348,49 @@ def test_deep_tree(deep_root: Path) -> None:
 
 
 def test_catastrophic_regex_is_bounded(tmp_path: Path) -> None:
+    """Was open (fixed: model regexes run with a 5 s limit): (a+)+$ hung replace_in_file."""
     (tmp_path / "r.txt").write_text("a" * 40 + "!\n", encoding="utf-8")
+    (tmp_path / "MEMORY.md").write_text("a" * 40 + "!\n", encoding="utf-8")
     run_tool(
         tmp_path,
         "worker",
         "replace_in_file",
         {"path": "r.txt", "old": "^(a+)+$", "new": "x", "regex": True},
-        deadline=5,
+        deadline=60,
+    )
+    run_tool(
+        tmp_path,
+        "memo",
+        "memo_replace_span",
+        {"old_span_start_regex": "^(a+)+$", "old_span_end": "!", "new_text": "x"},
+        deadline=60,
     )
 
 
 def test_catastrophic_search_pattern_is_bounded(tmp_path: Path) -> None:
+    """Was open (fixed: the Python grep fallback runs on the regex engine with a time
+    limit): a NUL in the pattern forces that fallback, and (a+)+$ used to hang it."""
     (tmp_path / "r.txt").write_text("a" * 40 + "!\n", encoding="utf-8")
-    run_tool(tmp_path, "gemini", "search_file_content", {"pattern": "(a+)+$|\x00"}, deadline=15)
+    run_tool(tmp_path, "gemini", "search_file_content", {"pattern": "(a+)+$|\x00"}, deadline=60)
 
 
-def test_pathological_ignore_glob_is_bounded(tmp_path: Path) -> None:
-    (tmp_path / ("a" * 200)).write_text("x\n", encoding="utf-8")
-    (tmp_path / ".gitignore").write_text("a*" * 25 + "b\n", encoding="utf-8")
-    run_tool(tmp_path, "gemini", "list_directory", {"path": str(tmp_path)}, deadline=10)
+def test_pathological_globs_are_bounded(tmp_path: Path) -> None:
+    """Was open (fixed: globs run on the regex engine): a*a*...a*b in a .gitignore, a policy
+    rule or an `ignore` entry, against a 200-character name, hung listings, globs and reads."""
+    name = "a" * 200
+    (tmp_path / name).write_text("x\n", encoding="utf-8")
+    bad = "a*" * 25 + "b"
+    (tmp_path / ".gitignore").write_text(bad + "\n", encoding="utf-8")
+    (tmp_path / ".filewright.toml").write_text(
+        f'[[rules]]\npattern = "{bad}"\naccess = "read"\n', encoding="utf-8"
+    )
+    for toolset, tool, args in [
+        ("gemini", "list_directory", {"path": str(tmp_path)}),
+        ("gemini", "list_directory", {"path": str(tmp_path), "ignore": [bad]}),
+        ("gemini", "glob", {"pattern": "**/*"}),
+        ("gemini", "glob", {"pattern": bad}),
+        ("gemini", "search_file_content", {"pattern": "x", "include": bad}),
+        ("default", "read", {"path": name}),
+        ("default", "write", {"path": name, "content": "y\n"}),
+    ]:
+        run_tool(tmp_path, toolset, tool, args, deadline=60)
