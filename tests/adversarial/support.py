@@ -287,6 +287,9 @@ def write_calls(
             ("write", {"path": path, "content": content}),
             ("append", {"path": path, "content": content}),
             ("edit", {"path": path, "old_string": "\n", "new_string": content}),
+            ("multi_edit", {"path": path, "edits": [{"old_string": "\n", "new_string": content}]}),
+            ("insert", {"path": path, "line": 0, "text": content}),
+            ("replace_span", {"path": path, "start": "a", "end": "\n", "new_text": content}),
         ]
     if ts_name == "claude":
         return [
@@ -346,7 +349,12 @@ def write_calls(
 def read_calls(ts_name: str, path: str) -> list[tuple[str, dict[str, Any]]]:
     """Every (tool, args) of a toolset that reads the file or lists the directory at `path`."""
     if ts_name == "default":
-        return [("read", {"path": path})]
+        return [
+            ("read", {"path": path}),
+            ("list", {"path": path}),
+            ("glob", {"pattern": "**/*", "path": path}),
+            ("grep", {"pattern": "CANARY|root-file", "path": path}),
+        ]
     if ts_name == "claude":
         return [("Read", {"file_path": path})]
     if ts_name == "text_editor":

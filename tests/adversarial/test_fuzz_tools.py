@@ -476,6 +476,22 @@ def _tools() -> list[tuple[str, str]]:
 TOOLS = _tools()
 
 
+def test_every_path_parameter_is_mapped() -> None:
+    """A tool added later must be added to PATH_PARAMS, or the fuzzer would send it junk
+    instead of path attacks."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for ts_name, tool_name in TOOLS:
+            tool = toolset(Workspace(tmp), ts_name).tool(tool_name)
+            props = tool.params.model_json_schema().get("properties", {})
+            named = {p for p in ("path", "file_path") if p in props}
+            assert set(PATH_PARAMS.get(ts_name, {}).get(tool_name, ("?",))) >= named, (
+                ts_name,
+                tool_name,
+            )
+
+
 class Recorder:
     """A confirm callback that approves or rejects and remembers what it was asked."""
 

@@ -130,7 +130,7 @@ def test_escapes_through_the_memo_document(arena: Arena) -> None:
         assert not snapshot_diff(before, arena.root_snapshot())
 
 
-@pytest.mark.parametrize("ts_name", ["gemini", "text_editor"])
+@pytest.mark.parametrize("ts_name", ["gemini", "text_editor", "default"])
 def test_listing_and_search_never_cross_a_link_out(arena: Arena, ts_name: str) -> None:
     """Listings, globs and searches of the root do not descend into links that lead out,
     and a search never reports text from outside."""
@@ -150,6 +150,17 @@ def test_listing_and_search_never_cross_a_link_out(arena: Arena, ts_name: str) -
             ("search_file_content", {"pattern": "CANARY", "include": "../outside/*"}),
             ("search_file_content", {"pattern": "CANARY", "include": str(arena.outside) + "/*"}),
             ("list_directory", {"path": root, "ignore": ["../*"]}),
+        ]
+    elif ts_name == "default":
+        calls = [
+            ("list", {"path": root}),
+            ("list", {"path": "linkout"}),
+            ("glob", {"pattern": "**/*"}),
+            ("glob", {"pattern": "../outside/*"}),
+            ("glob", {"pattern": "linkout/**"}),
+            ("grep", {"pattern": "CANARY"}),
+            ("grep", {"pattern": "CANARY", "include": "../outside/*"}),
+            ("grep", {"pattern": "CANARY", "path": "linkout"}),
         ]
     else:
         calls = [("str_replace_editor", {"command": "view", "path": root})]
