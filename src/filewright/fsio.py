@@ -104,8 +104,10 @@ class FileState:
     size: int
 
 
-def read_bytes(loc: Location, *, max_bytes: int | None = None) -> FileState:
-    """Read the whole file at `loc` (regular files only)."""
+def _open_regular(loc: Location) -> tuple[int, os.stat_result]:
+    """Open the regular file at `loc` read-only (a FIFO cannot block the open); return the
+    fd, in blocking mode, and its stat. Refuses directories, other non-regular files and
+    a symlink swapped in along the way."""
     parts = _parts(loc.rel)
     if not parts:
         raise PathRefused("is_directory", loc.given, f"path is a directory: {loc.given}")
@@ -122,58 +124,48 @@ def read_bytes(loc: Location, *, max_bytes: int | None = None) -> FileState:
                     "is_directory", loc.given, f"path is a directory: {loc.given}"
                 ) from None
             raise
-        try:
-            st = os.fstat(fd)
-            if stat.S_ISDIR(st.st_mode):
-                raise PathRefused("is_directory", loc.given, f"path is a directory: {loc.given}")
-            if not stat.S_ISREG(st.st_mode):
-                raise PathRefused("not_regular", loc.given, f"not a regular file: {loc.given}")
-            if max_bytes is not None and st.st_size > max_bytes:
-                raise PathRefused(
-                    "too_large",
-                    loc.given,
-                    f"file is too large: {st.st_size} bytes (limit {max_bytes} bytes)",
-                )
-            chunks = []
-            while True:
-                chunk = os.read(fd, 1 << 20)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-            data = b"".join(chunks)
-            return FileState(
-                data=data,
-                mode=stat.S_IMODE(st.st_mode),
-                uid=st.st_uid,
-                gid=st.st_gid,
-                mtime_ns=st.st_mtime_ns,
-                size=len(data),
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise PathRefused("is_directory", loc.given, f"path is a directory: {loc.given}")
+        raise PathRefused("not_regular", loc.given, f"not a regular file: {loc.given}")
+    os.set_blocking(fd, True)
+    return fd, st
+
+
+def read_bytes(loc: Location, *, max_bytes: int | None = None) -> FileState:
+    """Read the whole file at `loc` (regular files only)."""
+    fd, st = _open_regular(loc)
+    try:
+        if max_bytes is not None and st.st_size > max_bytes:
+            raise PathRefused(
+                "too_large",
+                loc.given,
+                f"file is too large: {st.st_size} bytes (limit {max_bytes} bytes)",
             )
-        finally:
-            os.close(fd)
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        data = b"".join(chunks)
+        return FileState(
+            data=data,
+            mode=stat.S_IMODE(st.st_mode),
+            uid=st.st_uid,
+            gid=st.st_gid,
+            mtime_ns=st.st_mtime_ns,
+            size=len(data),
+        )
+    finally:
+        os.close(fd)
 
 
 def open_for_reading(loc: Location) -> int:
     """Open the regular file at `loc` for streaming reads; the caller closes the fd."""
-    parts = _parts(loc.rel)
-    if not parts:
-        raise PathRefused("is_directory", loc.given, f"path is a directory: {loc.given}")
-    with open_dir(loc.root, parts[:-1]) as dfd:
-        try:
-            fd = os.open(
-                parts[-1], os.O_RDONLY | _O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd
-            )
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise _swapped(loc.given) from None
-            raise
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        code = "is_directory" if stat.S_ISDIR(st.st_mode) else "not_regular"
-        raise PathRefused(code, loc.given, f"not a regular file: {loc.given}")
-    os.set_blocking(fd, True)
-    return fd
+    return _open_regular(loc)[0]
 
 
 def write_atomic(
