@@ -38,7 +38,7 @@ from filewright.media import (
     render_notebook,
     sniff,
 )
-from filewright.paths import Location, PathRefused
+from filewright.paths import Location
 from filewright.result import OperationFailed, fail
 from filewright.textread import (
     CUT_MARKER,
@@ -49,6 +49,7 @@ from filewright.textread import (
     human_size,
     read_lines_fd,
 )
+from filewright.workspace import disk_failures
 
 if TYPE_CHECKING:
     from filewright.workspace import Engine
@@ -78,18 +79,8 @@ def open_file(engine: Engine, loc: Location) -> Iterator[tuple[int, int]]:
     """Open a regular file without following swapped symlinks; yields (fd, size)."""
     from filewright import fsio
 
-    try:
+    with disk_failures(loc.given):
         fd = fsio.open_for_reading(loc)
-    except PathRefused as exc:
-        raise fail(exc.code, loc.given, message=exc.detail) from None
-    except FileNotFoundError:
-        raise fail("not_found", loc.given, message=f"file not found: {loc.given}") from None
-    except IsADirectoryError:
-        raise fail("is_directory", loc.given, message=f"path is a directory: {loc.given}") from None
-    except PermissionError:
-        raise fail("permission", loc.given, message=f"permission denied: {loc.given}") from None
-    except OSError as exc:
-        raise fail("io_error", loc.given, message=f"{exc.strerror or exc}: {loc.given}") from None
     try:
         yield fd, os.fstat(fd).st_size
     finally:

@@ -7,8 +7,9 @@ sandbox and checks the policy before touching anything.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -253,16 +254,8 @@ class Engine:
 
     def read_bytes(self, loc: Location, *, max_bytes: int | None = None) -> fsio.FileState:
         limit = self.workspace.max_file_bytes if max_bytes is None else max_bytes
-        try:
+        with disk_failures(loc.given):
             return fsio.read_bytes(loc, max_bytes=limit)
-        except PathRefused as exc:
-            raise fail(exc.code, loc.given, message=exc.detail, **_size(exc)) from None
-        except FileNotFoundError:
-            raise fail("not_found", loc.given, message=f"file not found: {loc.given}") from None
-        except PermissionError:
-            raise fail("permission", loc.given, message=f"permission denied: {loc.given}") from None
-        except OSError as exc:
-            raise fail("io_error", loc.given, message=f"{exc.strerror or exc}: {loc.given}") from None
 
     def load_text(self, loc: Location, *, max_bytes: int | None = None) -> tuple[TextFile, fsio.FileState]:
         """Load and decode a text file; binary or undecodable files are refused."""
@@ -278,6 +271,23 @@ class Engine:
 
     def last_read(self, loc: Location) -> str | None:
         return self.workspace.ledger.get(loc.real)
+
+
+@contextlib.contextmanager
+def disk_failures(given: str) -> Iterator[None]:
+    """Turn what the disk raises while reading `given` into OperationFailed values."""
+    try:
+        yield
+    except PathRefused as exc:
+        raise fail(exc.code, given, message=exc.detail, **_size(exc)) from None
+    except FileNotFoundError:
+        raise fail("not_found", given, message=f"file not found: {given}") from None
+    except IsADirectoryError:
+        raise fail("is_directory", given, message=f"path is a directory: {given}") from None
+    except PermissionError:
+        raise fail("permission", given, message=f"permission denied: {given}") from None
+    except OSError as exc:
+        raise fail("io_error", given, message=f"{exc.strerror or exc}: {given}") from None
 
 
 def _inside(child: Path, parent: Path) -> bool:
