@@ -161,3 +161,19 @@ def test_recovered_edit_says_how(tools: Toolset, tmp_path: Path) -> None:
     )
     assert "    total = x * 5\n" in (tmp_path / "src" / "calc.py").read_text()
     assert result.data["strategy"] == "indentation"
+
+
+def test_grep_reports_progress_to_a_listening_surface(tmp_path: Path) -> None:
+    from filewright.dispatch import progress_reporter
+
+    for i in range(300):
+        (tmp_path / f"f{i:03}.txt").write_text("needle\n" * 20)
+    seen: list[float] = []
+    with progress_reporter(lambda done, _total, _message: seen.append(done)):
+        result = (
+            Workspace(tmp_path)
+            .toolset("default")
+            .call("grep", {"pattern": "needle", "max_matches": 10000})
+        )
+    assert result.ok and result.data["total_matches"] == 6000
+    assert seen and seen == sorted(seen)

@@ -99,3 +99,10 @@ def read_text_result(
     """Read a file's lines [offset, offset+limit) numbered by `formatter` (kept for callers
     of the earlier API; images, PDFs and notebooks are read too)."""
     return read_result(toolset, path, offset=offset, limit=limit, formatter=formatter)
+
+
+def search_progress(matches: int) -> None:
+    """Progress of a long search, for surfaces that listen (MCP progress notifications)."""
+    from filewright.dispatch import report_progress
+
+    report_progress(matches, None, f"{matches} matching lines so far")

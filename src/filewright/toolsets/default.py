@@ -18,7 +18,7 @@ from filewright.matching import LADDER
 from filewright.pipeline import Change, Outcome, clip_diff
 from filewright.result import Result
 from filewright.toolsets.base import Params, Tool, Toolset
-from filewright.toolsets.common import read_result
+from filewright.toolsets.common import read_result, search_progress
 
 
 def hints_text(detail: dict[str, Any], limit: int = 3) -> str:
@@ -271,7 +271,8 @@ class DefaultToolset(Toolset):
         loc = self.engine.locate_dir(p.path)
         result = search.grep(loc.real, p.pattern, include=p.include, case_sensitive=p.case_sensitive,
                              fixed_strings=p.fixed_strings, context=p.context, max_matches=p.max_matches,
-                             visible=self.engine.visibility(loc), ignore_root=loc.root)
+                             visible=self.engine.visibility(loc), ignore_root=loc.root,
+                             on_progress=search_progress)
         text = search.format_grep_gemini(result, p.pattern, loc.lexical_rel, p.include)
         if result.error:
             return Result(False, text, {"error": "invalid_pattern", "path": str(loc.path)})

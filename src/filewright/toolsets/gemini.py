@@ -44,6 +44,7 @@ from filewright.pipeline import Change, Outcome
 from filewright.result import Failure, OperationFailed, Result
 from filewright.textread import human_size
 from filewright.toolsets.base import Params, Tool, Toolset
+from filewright.toolsets.common import search_progress
 
 Corrector = Callable[[str, str, str, str], "tuple[str, str] | None"]
 
@@ -280,7 +281,7 @@ class GeminiToolset(Toolset):
             return NUISANCE_DIRS.isdisjoint(rel.split("/")) and visible(rel, is_dir)
 
         result = search.grep(loc.real, p.pattern, include=p.include, visible=searched,
-                             ignore_root=loc.root)
+                             ignore_root=loc.root, on_progress=search_progress)
         text = search.format_grep_gemini(result, p.pattern, p.path or ".", p.include)
         if result.error:
             return Result(False, text, {"error": "invalid_pattern", "path": str(loc.path)})
