@@ -624,3 +624,18 @@ def test_definitions(tools: Toolset) -> None:
     multi = defs["MultiEdit"]["input_schema"]["properties"]["edits"]
     assert multi["type"] == "array"
     assert set(multi["items"]["properties"]) == {"old_string", "new_string", "replace_all"}
+
+
+def test_backup_of_a_file_with_a_very_long_name(tmp_path: Path) -> None:
+    """A backup name would pass the 255-byte limit: it is shortened, with a hash."""
+    long_name = "é" * 110 + ".txt"  # 224 bytes
+    target = tmp_path / long_name
+    target.write_text("v0\n")
+    tools = Workspace(tmp_path).toolset("claude")
+    assert tools.call("Read", {"file_path": str(target)}).ok
+    for i in range(12):
+        assert tools.call("Write", {"file_path": str(target), "content": f"v{i + 1}\n"}).ok
+    backups = sorted((tmp_path / ".claude-backups").iterdir())
+    assert len(backups) == 10
+    assert all(len(p.name.encode()) <= 255 for p in backups)
+    assert {p.read_text() for p in backups} == {f"v{i}\n" for i in range(2, 12)}

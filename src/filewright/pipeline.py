@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import hashlib
 import os
 import re
 from collections.abc import Callable
@@ -321,6 +322,21 @@ def _exists(loc: Location) -> bool:
     return loc.real.exists()
 
 
+_MAX_NAME_BYTES = 255
+_BACKUP_SUFFIX_BYTES = len(".2025-01-12T10-30-00-000Z-9999.backup")
+
+
+def _backup_base(name: str) -> str:
+    """The file name as used in its backups' names: itself, or, when a backup name would
+    pass the 255-byte limit, a shortened prefix plus a hash of the whole name."""
+    if len(os.fsencode(name)) + _BACKUP_SUFFIX_BYTES <= _MAX_NAME_BYTES:
+        return name
+    digest = hashlib.sha256(os.fsencode(name)).hexdigest()[:12]
+    room = _MAX_NAME_BYTES - _BACKUP_SUFFIX_BYTES - len(digest) - 1
+    short = os.fsencode(name)[:room].decode("utf-8", "ignore")
+    return f"{short}~{digest}"
+
+
 def _sidecar_backup(engine: Engine, loc: Location, data: bytes, dirname: str) -> str:
     """Copy the old bytes to <dir>/<dirname>/<name>.<timestamp>.backup; keep the newest N.
 
@@ -331,15 +347,16 @@ def _sidecar_backup(engine: Engine, loc: Location, data: bytes, dirname: str) ->
     parent_rel = loc.rel.rsplit("/", 1)[0] if "/" in loc.rel else ""
     backup_rel = f"{parent_rel}/{dirname}" if parent_rel else dirname
     stamp = timestamp_for_filename()
+    base = _backup_base(loc.real.name)
     pattern = re.compile(
-        re.escape(loc.real.name) + r"\.(\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z)(?:-(\d+))?\.backup"
+        re.escape(base) + r"\.(\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z)(?:-(\d+))?\.backup"
     )
     with fsio.open_dir(loc.root, backup_rel.split("/"), create=True) as dfd:
         existing = set(os.listdir(dfd))
-        name, counter = f"{loc.real.name}.{stamp}.backup", 0
+        name, counter = f"{base}.{stamp}.backup", 0
         while name in existing:
             counter += 1
-            name = f"{loc.real.name}.{stamp}-{counter}.backup"
+            name = f"{base}.{stamp}-{counter}.backup"
     backup_dir = loc.real.parent / dirname
     target = Location(
         given=f"{backup_rel}/{name}", path=backup_dir / name, real=backup_dir / name, root=loc.root,
