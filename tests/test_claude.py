@@ -43,12 +43,18 @@ def put(path: Path, content: str | bytes) -> str:
 
 def png_bytes(width: int = 2, height: int = 1) -> bytes:
     def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        return (
+            struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        )
 
     raw = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw))
-            + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw))
+        + chunk(b"IEND", b"")
+    )
 
 
 def pdf_bytes(text: str) -> bytes:
@@ -69,7 +75,10 @@ def pdf_bytes(text: str) -> bytes:
     xref = len(out)
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     out += b"".join(b"%010d 00000 n \n" % off for off in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
     return out
 
 
@@ -83,14 +92,22 @@ def test_read_numbers_lines_like_cat_n_padded_to_the_widest(tools: Toolset, tmp_
     assert result.text == "\n".join(f"{i:>2}\tl{i}" for i in range(1, 13))
     data = result.data
     assert (data["totalLines"], data["readLines"], data["truncated"]) == (12, 12, False)
-    assert (data["fileSize"], data["encoding"], data["mimeType"]) == (os.path.getsize(path), "utf-8", "text/x-python")
+    assert (data["fileSize"], data["encoding"], data["mimeType"]) == (
+        os.path.getsize(path),
+        "utf-8",
+        "text/x-python",
+    )
 
 
 def test_read_offset_and_limit_say_how_to_go_on(tools: Toolset, tmp_path: Path) -> None:
     path = put(tmp_path / "a.txt", "".join(f"{i}\n" for i in range(12)))
     result = tools.call("Read", {"file_path": path, "offset": 3, "limit": 2})
     assert result.text == "3\t2\n4\t3\n\n[Showing lines 3-4 of 12. Use offset=5 to read more.]"
-    assert (result.data["readLines"], result.data["totalLines"], result.data["truncated"]) == (2, 12, True)
+    assert (result.data["readLines"], result.data["totalLines"], result.data["truncated"]) == (
+        2,
+        12,
+        True,
+    )
 
 
 def test_read_defaults_to_2000_lines(tools: Toolset, tmp_path: Path) -> None:
@@ -99,7 +116,9 @@ def test_read_defaults_to_2000_lines(tools: Toolset, tmp_path: Path) -> None:
     assert result.data["readLines"] == 2000
     assert result.data["totalLines"] == 2500
     assert result.data["truncated"] is True
-    assert result.text.endswith("2000\tline 2000\n\n[Showing lines 1-2000 of 2500. Use offset=2001 to read more.]")
+    assert result.text.endswith(
+        "2000\tline 2000\n\n[Showing lines 1-2000 of 2500. Use offset=2001 to read more.]"
+    )
     assert result.text.startswith("   1\tline 1\n")
     tail = tools.call("Read", {"file_path": path, "offset": 2001})
     assert tail.data["readLines"] == 500 and tail.data["truncated"] is False
@@ -124,7 +143,10 @@ def test_read_offset_past_the_end_is_an_error(tools: Toolset, tmp_path: Path) ->
     path = put(tmp_path / "a.txt", "x\ny\n")
     result = tools.call("Read", {"file_path": path, "offset": 5})
     assert not result.ok
-    assert result.text == f"The file is shorter than the provided offset (5). The file has 2 lines: {path}"
+    assert (
+        result.text
+        == f"The file is shorter than the provided offset (5). The file has 2 lines: {path}"
+    )
     assert result.data["code"] == "OFFSET_OUT_OF_RANGE"
 
 
@@ -132,7 +154,11 @@ def test_read_image_pdf_and_notebook(tools: Toolset, tmp_path: Path) -> None:
     image = tools.call("Read", {"file_path": put(tmp_path / "dot.png", png_bytes())})
     assert image.ok and image.text.startswith("[Image file: dot.png")
     assert image.images[0]["mime_type"] == "image/png"
-    assert (image.data["mimeType"], image.data["encoding"], image.data["totalLines"]) == ("image/png", "binary", 0)
+    assert (image.data["mimeType"], image.data["encoding"], image.data["totalLines"]) == (
+        "image/png",
+        "binary",
+        0,
+    )
 
     pdf = tools.call("Read", {"file_path": put(tmp_path / "doc.pdf", pdf_bytes("Hello PDF"))})
     assert pdf.ok and "Hello PDF" in pdf.text and pdf.text.startswith("[PDF file: doc.pdf")
@@ -141,24 +167,40 @@ def test_read_image_pdf_and_notebook(tools: Toolset, tmp_path: Path) -> None:
     notebook = {
         "cells": [
             {"cell_type": "markdown", "source": ["# Title\n"], "metadata": {}},
-            {"cell_type": "code", "source": "print(1)", "metadata": {}, "execution_count": 1,
-             "outputs": [{"output_type": "stream", "name": "stdout", "text": ["1\n"]}]},
+            {
+                "cell_type": "code",
+                "source": "print(1)",
+                "metadata": {},
+                "execution_count": 1,
+                "outputs": [{"output_type": "stream", "name": "stdout", "text": ["1\n"]}],
+            },
         ],
         "metadata": {"kernelspec": {"display_name": "Python 3", "name": "python3"}},
-        "nbformat": 4, "nbformat_minor": 5,
+        "nbformat": 4,
+        "nbformat_minor": 5,
     }
     nb = tools.call("Read", {"file_path": put(tmp_path / "n.ipynb", json.dumps(notebook))})
     assert nb.ok and nb.text.startswith("Jupyter Notebook (Python 3)")
-    assert "[Cell 1] Type: markdown" in nb.text and "print(1)" in nb.text and "Output:\n1" in nb.text
+    assert (
+        "[Cell 1] Type: markdown" in nb.text and "print(1)" in nb.text and "Output:\n1" in nb.text
+    )
 
 
 def test_read_refuses_binary_files(tools: Toolset, tmp_path: Path) -> None:
     result = tools.call("Read", {"file_path": put(tmp_path / "blob.dat", b"\x00\x01\x02abc" * 20)})
     assert not result.ok
-    assert result.text == "File appears to be binary (application/octet-stream). Use appropriate tool for this file type."
+    assert (
+        result.text
+        == "File appears to be binary (application/octet-stream). Use appropriate tool for this file type."
+    )
     assert result.data["code"] == "BINARY_FILE"
-    archive = tools.call("Read", {"file_path": put(tmp_path / "a.zip", b"PK\x03\x04" + b"\x00" * 40)})
-    assert archive.text == "File appears to be binary (application/zip). Use appropriate tool for this file type."
+    archive = tools.call(
+        "Read", {"file_path": put(tmp_path / "a.zip", b"PK\x03\x04" + b"\x00" * 40)}
+    )
+    assert (
+        archive.text
+        == "File appears to be binary (application/zip). Use appropriate tool for this file type."
+    )
 
 
 def test_read_size_limit(ws: Workspace, tmp_path: Path) -> None:
@@ -191,7 +233,10 @@ def test_read_errors(tools: Toolset, tmp_path: Path) -> None:
     result = tools.call("Read", {"file_path": str(tmp_path)})
     assert (result.text, result.data["code"]) == ("Path is a directory, not a file", "IS_DIRECTORY")
     result = tools.call("Read", {"file_path": "/etc/passwd"})
-    assert (result.text, result.data["code"]) == ("Access denied: file is outside allowed directories", "ACCESS_DENIED")
+    assert (result.text, result.data["code"]) == (
+        "Access denied: file is outside allowed directories",
+        "ACCESS_DENIED",
+    )
 
 
 def test_policy_denied_files_read_as_permission_denied(tmp_path: Path) -> None:
@@ -244,7 +289,12 @@ def test_write_creates_a_file_and_its_parents(tools: Toolset, tmp_path: Path) ->
     assert result.ok and result.text == f"File created: {path}"
     assert Path(path).read_text() == "one\ntwo\n"
     data = result.data
-    assert (data["bytesWritten"], data["linesWritten"], data["wasCreated"], data["wasOverwritten"]) == (8, 2, True, False)
+    assert (
+        data["bytesWritten"],
+        data["linesWritten"],
+        data["wasCreated"],
+        data["wasOverwritten"],
+    ) == (8, 2, True, False)
     assert data["backupPath"] is None
 
 
@@ -252,7 +302,10 @@ def test_write_requires_a_read_of_an_existing_file(tools: Toolset, tmp_path: Pat
     path = put(tmp_path / "f.txt", "old\n")
     refused = tools.call("Write", {"file_path": path, "content": "new\n"})
     assert not refused.ok
-    assert refused.text == f"You must read the file before writing to it. Use the Read tool first: {path}"
+    assert (
+        refused.text
+        == f"You must read the file before writing to it. Use the Read tool first: {path}"
+    )
     assert refused.data["code"] == "READ_REQUIRED"
     assert Path(path).read_text() == "old\n"
     assert tools.call("Read", {"file_path": path}).ok
@@ -271,7 +324,10 @@ def test_write_refuses_a_file_changed_since_it_was_read(tools: Toolset, tmp_path
     tools.call("Read", {"file_path": path})
     Path(path).write_text("v2 from someone else\n")
     refused = tools.call("Write", {"file_path": path, "content": "mine\n"})
-    assert refused.text == f"File {path} was modified externally. Re-read the file before making changes."
+    assert (
+        refused.text
+        == f"File {path} was modified externally. Re-read the file before making changes."
+    )
     assert refused.data["code"] == "EXTERNAL_MODIFICATION"
     assert Path(path).read_text() == "v2 from someone else\n"
     tools.call("Read", {"file_path": path})
@@ -298,14 +354,28 @@ def test_write_without_backup(tools: Toolset, tmp_path: Path) -> None:
     assert not (tmp_path / ".claude-backups").exists()
 
 
-@pytest.mark.parametrize("rel", [
-    ".env", ".env.local", ".ENV", "app/.env", "node_modules/pkg/index.js", ".git/config",
-    "package-lock.json", "web/yarn.lock", "pnpm-lock.yaml",
-])
+@pytest.mark.parametrize(
+    "rel",
+    [
+        ".env",
+        ".env.local",
+        ".ENV",
+        "app/.env",
+        "node_modules/pkg/index.js",
+        ".git/config",
+        "package-lock.json",
+        "web/yarn.lock",
+        "pnpm-lock.yaml",
+    ],
+)
 def test_write_refuses_protected_files(tools: Toolset, tmp_path: Path, rel: str) -> None:
     path = str(tmp_path / rel)
     result = tools.call("Write", {"file_path": path, "content": "x"})
-    assert (result.ok, result.text, result.data["code"]) == (False, f"Cannot modify protected file: {path}", "PROTECTED_FILE")
+    assert (result.ok, result.text, result.data["code"]) == (
+        False,
+        f"Cannot modify protected file: {path}",
+        "PROTECTED_FILE",
+    )
     assert not Path(path).exists()
 
 
@@ -323,12 +393,19 @@ def test_write_content_limit_and_encoding(ws: Workspace, tools: Toolset, tmp_pat
     path = str(tmp_path / "f.txt")
     too_big = "x" * (10 * 1024 * 1024 + 1)
     assert tools.call("Write", {"file_path": path, "content": too_big}).text == (
-        "Content too large: 10485761 bytes (max: 10485760 bytes)")
+        "Content too large: 10485761 bytes (max: 10485760 bytes)"
+    )
     small = ws.toolset("claude", max_content_bytes=10)
     result = small.call("Write", {"file_path": path, "content": "é" * 6})
-    assert (result.text, result.data["code"]) == ("Content too large: 12 bytes (max: 10 bytes)", "CONTENT_TOO_LARGE")
+    assert (result.text, result.data["code"]) == (
+        "Content too large: 12 bytes (max: 10 bytes)",
+        "CONTENT_TOO_LARGE",
+    )
     for bad in ("klingon", "base64", "utf\x00"):
-        assert tools.call("Write", {"file_path": path, "content": "x", "encoding": bad}).text == f"Invalid encoding: {bad}"
+        assert (
+            tools.call("Write", {"file_path": path, "content": "x", "encoding": bad}).text
+            == f"Invalid encoding: {bad}"
+        )
     assert not Path(path).exists()
     latin = tools.call("Write", {"file_path": path, "content": "café\n", "encoding": "latin-1"})
     assert latin.ok and Path(path).read_bytes() == "café\n".encode("latin-1")
@@ -336,7 +413,10 @@ def test_write_content_limit_and_encoding(ws: Workspace, tools: Toolset, tmp_pat
 
 
 def test_write_validation(tools: Toolset, tmp_path: Path) -> None:
-    assert tools.call("Write", {"file_path": "rel.txt", "content": "x"}).text == "file_path must be an absolute path"
+    assert (
+        tools.call("Write", {"file_path": "rel.txt", "content": "x"}).text
+        == "file_path must be an absolute path"
+    )
     assert tools.call("Write", {"file_path": str(tmp_path / "a")}).text == "content is required"
     outside = tools.call("Write", {"file_path": "/tmp/../etc/filewright-test", "content": "x"})
     assert outside.text == "Access denied: file is outside allowed directories"
@@ -353,7 +433,10 @@ def test_edit_requires_a_read(tools: Toolset, tmp_path: Path) -> None:
     path = put(tmp_path / "a.py", "x = 1\n")
     args = {"file_path": path, "old_string": "x = 1", "new_string": "x = 2"}
     refused = tools.call("Edit", args)
-    assert refused.text == f"You must read the file before writing to it. Use the Read tool first: {path}"
+    assert (
+        refused.text
+        == f"You must read the file before writing to it. Use the Read tool first: {path}"
+    )
     assert Path(path).read_text() == "x = 1\n"
     read_then(tools, path)
     assert tools.call("Edit", args).ok
@@ -366,8 +449,10 @@ def test_edit_success_message_preview_and_backup(tools: Toolset, tmp_path: Path)
     result = tools.call("Edit", {"file_path": path, "old_string": "d", "new_string": "D"})
     assert result.ok and result.text == f"Successfully replaced 1 occurrence(s) in {path}"
     assert result.data["replacements"] == 1 and result.data["strategy"] == "exact"
-    assert result.data["preview"] == {"before": "  a\n  b\n  c\n- d\n  e\n  f\n  g",
-                                      "after": "  a\n  b\n  c\n+ D\n  e\n  f\n  g"}
+    assert result.data["preview"] == {
+        "before": "  a\n  b\n  c\n- d\n  e\n  f\n  g",
+        "after": "  a\n  b\n  c\n+ D\n  e\n  f\n  g",
+    }
     assert "-d\n+D\n" in result.data["diff"]
     assert Path(result.data["backupPath"]).read_text() == "a\nb\nc\nd\ne\nf\ng\n"
     read_then(tools, path)
@@ -378,7 +463,10 @@ def test_edit_success_message_preview_and_backup(tools: Toolset, tmp_path: Path)
 def test_edit_replace_all(tools: Toolset, tmp_path: Path) -> None:
     path = put(tmp_path / "a.js", "var a;\nvar b;\nvar c;\n")
     read_then(tools, path)
-    result = tools.call("Edit", {"file_path": path, "old_string": "var ", "new_string": "const ", "replace_all": True})
+    result = tools.call(
+        "Edit",
+        {"file_path": path, "old_string": "var ", "new_string": "const ", "replace_all": True},
+    )
     assert result.text == f"Successfully replaced 3 occurrence(s) in {path}"
     assert Path(path).read_text() == "const a;\nconst b;\nconst c;\n"
 
@@ -387,20 +475,30 @@ def test_edit_validation(tools: Toolset, tmp_path: Path) -> None:
     path = put(tmp_path / "a.txt", "a\n")
     read_then(tools, path)
     assert tools.call("Edit", {"file_path": path, "old_string": "a", "new_string": "a"}).text == (
-        "old_string and new_string must be different")
-    assert tools.call("Edit", {"file_path": path, "old_string": "", "new_string": "b"}).text == "old_string cannot be empty"
-    assert tools.call("Edit", {"file_path": path, "new_string": "b"}).text == "old_string is required"
-    assert tools.call("Edit", {"file_path": "a.txt", "old_string": "a", "new_string": "b"}).text == (
-        "file_path must be an absolute path")
+        "old_string and new_string must be different"
+    )
+    assert (
+        tools.call("Edit", {"file_path": path, "old_string": "", "new_string": "b"}).text
+        == "old_string cannot be empty"
+    )
+    assert (
+        tools.call("Edit", {"file_path": path, "new_string": "b"}).text == "old_string is required"
+    )
+    assert tools.call(
+        "Edit", {"file_path": "a.txt", "old_string": "a", "new_string": "b"}
+    ).text == ("file_path must be an absolute path")
     missing = str(tmp_path / "missing.txt")
-    assert tools.call("Edit", {"file_path": missing, "old_string": "a", "new_string": "b"}).text == (
-        f"File not found: {missing}")
+    assert tools.call(
+        "Edit", {"file_path": missing, "old_string": "a", "new_string": "b"}
+    ).text == (f"File not found: {missing}")
 
 
 def test_edit_multiple_matches(tools: Toolset, tmp_path: Path) -> None:
     path = put(tmp_path / "a.py", "def f():\n    return 1\n\ndef g():\n    return 1\n")
     read_then(tools, path)
-    result = tools.call("Edit", {"file_path": path, "old_string": "return 1", "new_string": "return 2"})
+    result = tools.call(
+        "Edit", {"file_path": path, "old_string": "return 1", "new_string": "return 2"}
+    )
     assert not result.ok
     assert result.text == (
         "Found 2 occurrences of the string. Either provide more context to make it unique, or use replace_all: true\n"
@@ -415,18 +513,27 @@ def test_edit_multiple_matches(tools: Toolset, tmp_path: Path) -> None:
         "- Specify the exact line number range using Read tool with offset/limit"
     )
     assert result.data["code"] == "MULTIPLE_MATCHES"
-    assert [(loc["line"], loc["column"]) for loc in result.data["details"]["locations"]] == [(2, 5), (5, 5)]
+    assert [(loc["line"], loc["column"]) for loc in result.data["details"]["locations"]] == [
+        (2, 5),
+        (5, 5),
+    ]
     assert result.data["suggestions"][1] == "Use replace_all: true to replace all occurrences"
 
 
 def test_edit_not_found_suggestions(tools: Toolset, tmp_path: Path) -> None:
     path = put(tmp_path / "a.py", "x = call(a,\n         b)\nprint('hello world')\n")
     read_then(tools, path)
-    spaced = tools.call("Edit", {"file_path": path, "old_string": "call(a, b)", "new_string": "call(b, a)"})
+    spaced = tools.call(
+        "Edit", {"file_path": path, "old_string": "call(a, b)", "new_string": "call(b, a)"}
+    )
     assert spaced.data["code"] == "STRING_NOT_FOUND"
-    assert spaced.text.startswith(f"The string to replace was not found in {path}\nSuggestions:\n"
-                                  "- The string exists but with different whitespace. Check spaces, tabs, and line endings.")
-    case = tools.call("Edit", {"file_path": path, "old_string": "print('HELLO world')", "new_string": "x"})
+    assert spaced.text.startswith(
+        f"The string to replace was not found in {path}\nSuggestions:\n"
+        "- The string exists but with different whitespace. Check spaces, tabs, and line endings."
+    )
+    case = tools.call(
+        "Edit", {"file_path": path, "old_string": "print('HELLO world')", "new_string": "x"}
+    )
     assert case.text == (
         f"The string to replace was not found in {path}\n"
         "Suggestions:\n"
@@ -437,18 +544,25 @@ def test_edit_not_found_suggestions(tools: Toolset, tmp_path: Path) -> None:
         "- The string exists but with different case. Check capitalization."
     )
     assert case.data["details"]["closest"][0]["start_line"] == 3
-    partial = tools.call("Edit", {"file_path": path, "old_string": "call zebra print", "new_string": "x"})
-    assert "- Some parts of the string exist in the file. Found: call, print" in partial.text.split("\n")
+    partial = tools.call(
+        "Edit", {"file_path": path, "old_string": "call zebra print", "new_string": "x"}
+    )
+    assert "- Some parts of the string exist in the file. Found: call, print" in partial.text.split(
+        "\n"
+    )
 
 
 def test_edit_recovery_ladder_lands_misindented_old_string(tools: Toolset, tmp_path: Path) -> None:
     path = put(tmp_path / "a.py", "class A:\n    def f(self):\n        return 1\n")
     read_then(tools, path)
-    result = tools.call("Edit", {
-        "file_path": path,
-        "old_string": "def f(self):\n    return 1",
-        "new_string": "def f(self):\n    return 2",
-    })
+    result = tools.call(
+        "Edit",
+        {
+            "file_path": path,
+            "old_string": "def f(self):\n    return 1",
+            "new_string": "def f(self):\n    return 2",
+        },
+    )
     assert result.ok
     assert result.data["strategy"] == "indentation"
     assert result.text == (
@@ -463,7 +577,11 @@ def test_edit_no_change(tools: Toolset, tmp_path: Path) -> None:
     path = put(tmp_path / "a.py", "x = 1\n")
     read_then(tools, path)
     result = tools.call("Edit", {"file_path": path, "old_string": "x = 1 ", "new_string": "x = 1"})
-    assert (result.ok, result.text, result.data["code"]) == (False, "new_string must be different from old_string", "NO_CHANGE")
+    assert (result.ok, result.text, result.data["code"]) == (
+        False,
+        "new_string must be different from old_string",
+        "NO_CHANGE",
+    )
 
 
 @pytest.mark.parametrize("watch", [False, True])
@@ -475,7 +593,10 @@ def test_edit_of_an_externally_modified_file_is_refused(tmp_path: Path, watch: b
         Path(path).write_text("x = 1\ny = 3\n")
         args = {"file_path": path, "old_string": "x = 1", "new_string": "x = 10"}
         refused = tools.call("Edit", args)
-        assert refused.text == f"File {path} was modified externally. Re-read the file before making changes."
+        assert (
+            refused.text
+            == f"File {path} was modified externally. Re-read the file before making changes."
+        )
         assert refused.data["code"] == "EXTERNAL_MODIFICATION"
         assert refused.data["details"]["suggestion"] == "Re-read the file before making changes"
         assert Path(path).read_text() == "x = 1\ny = 3\n"
@@ -515,15 +636,25 @@ def test_edit_file_size_limit(ws: Workspace, tmp_path: Path) -> None:
     tools = ws.toolset("claude", max_edit_bytes=50)
     path = put(tmp_path / "a.txt", "x" * 99 + "\n")
     read_then(tools, path)
-    result = tools.call("Edit", {"file_path": path, "old_string": "xx", "new_string": "y", "replace_all": True})
-    assert (result.text, result.data["code"]) == ("File too large: 100 bytes (max: 50 bytes)", "FILE_TOO_LARGE")
+    result = tools.call(
+        "Edit", {"file_path": path, "old_string": "xx", "new_string": "y", "replace_all": True}
+    )
+    assert (result.text, result.data["code"]) == (
+        "File too large: 100 bytes (max: 50 bytes)",
+        "FILE_TOO_LARGE",
+    )
 
 
-def test_a_file_too_large_to_edit_says_so_before_asking_for_a_read(ws: Workspace, tmp_path: Path) -> None:
+def test_a_file_too_large_to_edit_says_so_before_asking_for_a_read(
+    ws: Workspace, tmp_path: Path
+) -> None:
     tools = ws.toolset("claude", max_edit_bytes=50)
     path = put(tmp_path / "a.txt", "x" * 99 + "\n")
     result = tools.call("Edit", {"file_path": path, "old_string": "x", "new_string": "y"})
-    assert (result.text, result.data["code"]) == ("File too large: 100 bytes (max: 50 bytes)", "FILE_TOO_LARGE")
+    assert (result.text, result.data["code"]) == (
+        "File too large: 100 bytes (max: 50 bytes)",
+        "FILE_TOO_LARGE",
+    )
 
 
 def test_edit_protected_file(tools: Toolset, tmp_path: Path) -> None:
@@ -539,7 +670,11 @@ def test_concurrent_edits_of_one_file_are_serialised(tools: Toolset, tmp_path: P
     results = []
 
     def edit(i: int) -> None:
-        results.append(tools.call("Edit", {"file_path": path, "old_string": f"slot{i}\n", "new_string": f"done{i}\n"}))
+        results.append(
+            tools.call(
+                "Edit", {"file_path": path, "old_string": f"slot{i}\n", "new_string": f"done{i}\n"}
+            )
+        )
 
     threads = [threading.Thread(target=edit, args=(i,)) for i in range(16)]
     for t in threads:
@@ -556,11 +691,17 @@ def test_concurrent_edits_of_one_file_are_serialised(tools: Toolset, tmp_path: P
 def test_multi_edit_applies_edits_in_order(tools: Toolset, tmp_path: Path) -> None:
     path = put(tmp_path / "a.py", "alpha = 1\nbeta = 2\n")
     read_then(tools, path)
-    result = tools.call("MultiEdit", {"file_path": path, "edits": [
-        {"old_string": "alpha = 1", "new_string": "gamma = 1"},
-        {"old_string": "gamma = 1\nbeta", "new_string": "gamma = 1\ndelta"},
-        {"old_string": " = ", "new_string": ": int = ", "replace_all": True},
-    ]})
+    result = tools.call(
+        "MultiEdit",
+        {
+            "file_path": path,
+            "edits": [
+                {"old_string": "alpha = 1", "new_string": "gamma = 1"},
+                {"old_string": "gamma = 1\nbeta", "new_string": "gamma = 1\ndelta"},
+                {"old_string": " = ", "new_string": ": int = ", "replace_all": True},
+            ],
+        },
+    )
     assert result.ok
     assert result.text == f"Successfully applied 3 edit(s) to {path} (4 occurrence(s) replaced)"
     assert result.data["strategies"] == ["exact", "exact", "exact"]
@@ -571,14 +712,21 @@ def test_multi_edit_is_all_or_nothing(tools: Toolset, tmp_path: Path) -> None:
     original = "one\ntwo\nthree\n"
     path = put(tmp_path / "a.txt", original)
     read_then(tools, path)
-    result = tools.call("MultiEdit", {"file_path": path, "edits": [
-        {"old_string": "one", "new_string": "1"},
-        {"old_string": "zebra", "new_string": "2"},
-        {"old_string": "three", "new_string": "3"},
-    ]})
+    result = tools.call(
+        "MultiEdit",
+        {
+            "file_path": path,
+            "edits": [
+                {"old_string": "one", "new_string": "1"},
+                {"old_string": "zebra", "new_string": "2"},
+                {"old_string": "three", "new_string": "3"},
+            ],
+        },
+    )
     assert not result.ok
     assert result.text.startswith(
-        f"Edit 2 of 3 failed; no changes were made to {path}.\nThe string to replace was not found in {path}")
+        f"Edit 2 of 3 failed; no changes were made to {path}.\nThe string to replace was not found in {path}"
+    )
     assert result.data["edit_index"] == 1 and result.data["code"] == "STRING_NOT_FOUND"
     assert Path(path).read_text() == original
     assert not (tmp_path / ".claude-backups").exists()
@@ -587,22 +735,43 @@ def test_multi_edit_is_all_or_nothing(tools: Toolset, tmp_path: Path) -> None:
 def test_multi_edit_validation(tools: Toolset, tmp_path: Path) -> None:
     path = put(tmp_path / "a.txt", "a\n")
     read_then(tools, path)
-    assert tools.call("MultiEdit", {"file_path": path, "edits": []}).text == "edits must contain at least one edit"
-    same = tools.call("MultiEdit", {"file_path": path, "edits": [
-        {"old_string": "a", "new_string": "b"}, {"old_string": "b", "new_string": "c"},
-        {"old_string": "c", "new_string": "c"},
-    ]})
+    assert (
+        tools.call("MultiEdit", {"file_path": path, "edits": []}).text
+        == "edits must contain at least one edit"
+    )
+    same = tools.call(
+        "MultiEdit",
+        {
+            "file_path": path,
+            "edits": [
+                {"old_string": "a", "new_string": "b"},
+                {"old_string": "b", "new_string": "c"},
+                {"old_string": "c", "new_string": "c"},
+            ],
+        },
+    )
     assert same.text == "Edit 3 of 3: old_string and new_string must be different"
-    ambiguous = tools.call("MultiEdit", {"file_path": path, "edits": [
-        {"old_string": "a", "new_string": "b b"}, {"old_string": "b", "new_string": "c"},
-    ]})
-    assert ambiguous.text.startswith(f"Edit 2 of 2 failed; no changes were made to {path}.\nFound 2 occurrences")
+    ambiguous = tools.call(
+        "MultiEdit",
+        {
+            "file_path": path,
+            "edits": [
+                {"old_string": "a", "new_string": "b b"},
+                {"old_string": "b", "new_string": "c"},
+            ],
+        },
+    )
+    assert ambiguous.text.startswith(
+        f"Edit 2 of 2 failed; no changes were made to {path}.\nFound 2 occurrences"
+    )
     assert Path(path).read_text() == "a\n"
 
 
 def test_multi_edit_requires_a_read(tools: Toolset, tmp_path: Path) -> None:
     path = put(tmp_path / "a.txt", "a\n")
-    result = tools.call("MultiEdit", {"file_path": path, "edits": [{"old_string": "a", "new_string": "b"}]})
+    result = tools.call(
+        "MultiEdit", {"file_path": path, "edits": [{"old_string": "a", "new_string": "b"}]}
+    )
     assert result.data["code"] == "READ_REQUIRED"
 
 
@@ -620,7 +789,11 @@ def test_definitions(tools: Toolset) -> None:
     assert list(defs) == ["Read", "Write", "Edit", "MultiEdit"]
     read = defs["Read"]["input_schema"]
     assert read["required"] == ["file_path"]
-    assert read["properties"]["offset"] == {**read["properties"]["offset"], "type": "integer", "minimum": 1}
+    assert read["properties"]["offset"] == {
+        **read["properties"]["offset"],
+        "type": "integer",
+        "minimum": 1,
+    }
     multi = defs["MultiEdit"]["input_schema"]["properties"]["edits"]
     assert multi["type"] == "array"
     assert set(multi["items"]["properties"]) == {"old_string", "new_string", "replace_all"}

@@ -24,7 +24,7 @@ def worker(tmp_path: Path) -> WorkerToolset:
 
 
 def test_create_env_file_workflow(worker: WorkerToolset, tmp_path: Path) -> None:
-    """"新建一个.env文件写入TOKEN=xxxx"."""
+    """ "新建一个.env文件写入TOKEN=xxxx"."""
     r = worker.run_action(json.loads(CREATE))
     assert r.ok and r.data["success"] is True
     assert (tmp_path / ".env").read_text() == "TOKEN=xxxx"
@@ -33,7 +33,7 @@ def test_create_env_file_workflow(worker: WorkerToolset, tmp_path: Path) -> None
 
 
 def test_replace_env_value_workflow(worker: WorkerToolset, tmp_path: Path) -> None:
-    """"把.env的TOKEN换成yyyy"."""
+    """ "把.env的TOKEN换成yyyy"."""
     assert worker.run_action(CREATE).ok
     r = worker.run_action(REPLACE)
     assert r.ok and r.data["success"] is True and r.data["replacements"] == 1
@@ -42,7 +42,7 @@ def test_replace_env_value_workflow(worker: WorkerToolset, tmp_path: Path) -> No
 
 
 def test_append_env_field_workflow(worker: WorkerToolset, tmp_path: Path) -> None:
-    """"在.env增加API_KEY=zzzz"."""
+    """ "在.env增加API_KEY=zzzz"."""
     assert worker.run_action(CREATE).ok
     r = worker.run_action(APPEND)
     assert r.ok and r.data["success"] is True

@@ -45,10 +45,16 @@ def tree(tmp_path: Path) -> Path:
     (root / "empty").mkdir()
     (root / ".gitignore").write_text("build/\n*.log\n")
     (root / "src" / "utils.ts").write_text(
-        "// utils\n" + "\n" * 13 + "export function myFunction() {\n" + "  return 1;\n}\n"
-        + "\n" * 4 + "  myFunction.call();\n"
+        "// utils\n"
+        + "\n" * 13
+        + "export function myFunction() {\n"
+        + "  return 1;\n}\n"
+        + "\n" * 4
+        + "  myFunction.call();\n"
     )
-    (root / "src" / "index.ts").write_text("const a = 1;\n\n\n\nimport { myFunction } from './utils';\n")
+    (root / "src" / "index.ts").write_text(
+        "const a = 1;\n\n\n\nimport { myFunction } from './utils';\n"
+    )
     (root / "src" / "subdir" / "file2.ts").write_text("export const b = 2;\n")
     (root / "src" / "notes.md").write_text("myFunction is documented here\n")
     (root / "build" / "out.ts").write_text("myFunction()\n")
@@ -61,7 +67,9 @@ def tree(tmp_path: Path) -> Path:
     return root
 
 
-def gemini(root: Path, confirm: Any = True, options: dict[str, Any] | None = None, **kwargs: Any) -> Toolset:
+def gemini(
+    root: Path, confirm: Any = True, options: dict[str, Any] | None = None, **kwargs: Any
+) -> Toolset:
     return Workspace(root, confirm=confirm, **kwargs).toolset("gemini", **(options or {}))
 
 
@@ -77,18 +85,27 @@ def test_list_directory_exact(tree: Path) -> None:
         ".gitignore\nREADME.md\n\n(2 ignored)"
     )
     r = t.call("list_directory", {"path": "src"})
-    assert r.text == f"Directory listing for {tree / 'src'}:\n[DIR] subdir\nindex.ts\nnotes.md\nutils.ts"
+    assert (
+        r.text
+        == f"Directory listing for {tree / 'src'}:\n[DIR] subdir\nindex.ts\nnotes.md\nutils.ts"
+    )
 
 
 def test_list_directory_ignore_and_gitignore_switch(tree: Path) -> None:
-    r = gemini(tree).call("list_directory", {"path": ".", "ignore": ["*.md", ".git*", "node_*"],
-                                             "respect_git_ignore": False})
-    assert r.text == f"Directory listing for {tree}:\n[DIR] build\n[DIR] empty\n[DIR] src\ndebug.log"
+    r = gemini(tree).call(
+        "list_directory",
+        {"path": ".", "ignore": ["*.md", ".git*", "node_*"], "respect_git_ignore": False},
+    )
+    assert (
+        r.text == f"Directory listing for {tree}:\n[DIR] build\n[DIR] empty\n[DIR] src\ndebug.log"
+    )
 
 
 def test_list_directory_empty_missing_and_not_a_directory(tree: Path) -> None:
     t = gemini(tree)
-    assert t.call("list_directory", {"path": "empty"}).text == f"Directory {tree / 'empty'} is empty."
+    assert (
+        t.call("list_directory", {"path": "empty"}).text == f"Directory {tree / 'empty'} is empty."
+    )
     r = t.call("list_directory", {"path": "nope"})
     assert not r.ok and r.text == f"Error: Directory not found or inaccessible: {tree / 'nope'}"
     r = t.call("list_directory", {"path": "README.md"})
@@ -134,7 +151,9 @@ def test_glob_case_sensitivity_and_no_match(tree: Path) -> None:
 
 
 def test_search_file_content_seed_format(tree: Path) -> None:
-    r = gemini(tree).call("search_file_content", {"pattern": "myFunction", "path": ".", "include": "*.ts"})
+    r = gemini(tree).call(
+        "search_file_content", {"pattern": "myFunction", "path": ".", "include": "*.ts"}
+    )
     assert r.ok
     assert r.text == (
         'Found 3 matches for pattern "myFunction" in path "." (filter: "*.ts"):\n'
@@ -151,7 +170,9 @@ def test_search_file_content_seed_format(tree: Path) -> None:
 
 
 def test_search_file_content_paths_relative_to_searched_dir(tree: Path) -> None:
-    r = gemini(tree).call("search_file_content", {"pattern": r"function\s+myFunction", "path": str(tree / "src")})
+    r = gemini(tree).call(
+        "search_file_content", {"pattern": r"function\s+myFunction", "path": str(tree / "src")}
+    )
     assert r.text == (
         f'Found 1 match for pattern "function\\s+myFunction" in path "{tree / "src"}":\n'
         "---\nFile: utils.ts\nL15: export function myFunction() {\n---"
@@ -164,7 +185,10 @@ def test_search_file_content_default_path_no_match_and_bad_regex(tree: Path) -> 
     assert r.ok and 'in path ".":' in r.text
     assert "File: src/notes.md" in r.text and "debug.log" not in r.text and "build/" not in r.text
     r = t.call("search_file_content", {"pattern": "nothing_here", "include": "*.md"})
-    assert r.ok and r.text == 'No matches found for pattern "nothing_here" in path "." (filter: "*.md").'
+    assert (
+        r.ok
+        and r.text == 'No matches found for pattern "nothing_here" in path "." (filter: "*.md").'
+    )
     r = t.call("search_file_content", {"pattern": "(unclosed"})
     assert not r.ok and r.text.startswith("Error during grep search operation: ")
 
@@ -186,21 +210,27 @@ def test_read_file_text_whole_and_range(tree: Path) -> None:
     assert r.text.startswith("[File content truncated: showing lines 3-4 of 5 total lines.")
     r = t.call("read_file", {"path": "src/index.ts", "offset": 4, "limit": 10})
     assert r.text == "import { myFunction } from './utils';"
-    assert r.data["start_line"] == 5 and r.data["total_lines"] == 5 and r.data["next_offset"] is None
+    assert (
+        r.data["start_line"] == 5 and r.data["total_lines"] == 5 and r.data["next_offset"] is None
+    )
 
 
 def test_read_file_default_limit_and_long_lines(tree: Path) -> None:
     (tree / "big.txt").write_text("".join(f"line {i}\n" for i in range(2500)))
     r = gemini(tree).call("read_file", {"path": "big.txt"})
     first, rest = r.text.split("\n", 1)
-    assert first == ("[File content truncated: showing lines 1-2000 of 2500 total lines. "
-                     "Use offset/limit parameters to view more.]")
+    assert first == (
+        "[File content truncated: showing lines 1-2000 of 2500 total lines. "
+        "Use offset/limit parameters to view more.]"
+    )
     assert rest.splitlines()[-1] == "line 1999"
     assert r.data["next_offset"] == 2000
     (tree / "wide.txt").write_text("x" * 2500 + "\nshort\n")
     r = gemini(tree).call("read_file", {"path": "wide.txt"})
-    assert r.text == ("[File content partially truncated: some lines exceeded maximum length of 2000 "
-                      "characters.]\n" + "x" * 2000 + " ... [truncated]\nshort")
+    assert r.text == (
+        "[File content partially truncated: some lines exceeded maximum length of 2000 "
+        "characters.]\n" + "x" * 2000 + " ... [truncated]\nshort"
+    )
 
 
 def test_read_file_images_and_pdf_as_inline_data(tree: Path) -> None:
@@ -208,12 +238,19 @@ def test_read_file_images_and_pdf_as_inline_data(tree: Path) -> None:
     (tree / "doc.pdf").write_bytes(PDF)
     t = gemini(tree)
     r = t.call("read_file", {"path": "pic.png"})
-    assert r.ok and r.data["inlineData"] == {"mimeType": "image/png", "data": base64.b64encode(PNG).decode()}
-    assert r.images == [{"mime_type": "image/png", "data": base64.b64encode(PNG).decode(),
-                         "width": 1, "height": 1}]
+    assert r.ok and r.data["inlineData"] == {
+        "mimeType": "image/png",
+        "data": base64.b64encode(PNG).decode(),
+    }
+    assert r.images == [
+        {"mime_type": "image/png", "data": base64.b64encode(PNG).decode(), "width": 1, "height": 1}
+    ]
     assert r.text == f"[Image file: pic.png (image/png, 1x1 pixels, {len(PNG)} B)]"
     r = t.call("read_file", {"path": "doc.pdf"})
-    assert r.ok and r.data["inlineData"] == {"mimeType": "application/pdf", "data": base64.b64encode(PDF).decode()}
+    assert r.ok and r.data["inlineData"] == {
+        "mimeType": "application/pdf",
+        "data": base64.b64encode(PDF).decode(),
+    }
     assert r.text == f"[PDF file: doc.pdf ({len(PDF)} B), sent as inline data]"
 
 
@@ -223,19 +260,30 @@ def test_read_file_binary_skipped_svg_as_text(tree: Path) -> None:
     t = gemini(tree)
     r = t.call("read_file", {"path": "data.bin"})
     assert r.ok and r.text == f"Cannot display content of binary file: {tree / 'data.bin'}"
-    assert t.call("read_file", {"path": "icon.svg"}).text == '<svg xmlns="http://www.w3.org/2000/svg"/>'
+    assert (
+        t.call("read_file", {"path": "icon.svg"}).text
+        == '<svg xmlns="http://www.w3.org/2000/svg"/>'
+    )
 
 
 def test_read_file_failures(tree: Path, tmp_path: Path) -> None:
     t = gemini(tree)
     assert t.call("read_file", {"path": "nope.txt"}).text == f"File not found: {tree / 'nope.txt'}"
-    assert t.call("read_file", {"path": "src"}).text == f"Path is a directory, not a file: {tree / 'src'}"
+    assert (
+        t.call("read_file", {"path": "src"}).text
+        == f"Path is a directory, not a file: {tree / 'src'}"
+    )
     r = t.call("read_file", {"path": "src/index.ts", "offset": 9, "limit": 1})
-    assert not r.ok and r.text == f"Line offset 9 is out of range: {tree / 'src/index.ts'} has 5 lines"
+    assert (
+        not r.ok and r.text == f"Line offset 9 is out of range: {tree / 'src/index.ts'} has 5 lines"
+    )
     (tmp_path / "secret.txt").write_text("s")
     for outside in (str(tmp_path / "secret.txt"), "../secret.txt"):
         r = t.call("read_file", {"path": outside})
-        assert not r.ok and r.text == f"File path must be within one of the workspace directories: {tree}"
+        assert (
+            not r.ok
+            and r.text == f"File path must be within one of the workspace directories: {tree}"
+        )
 
 
 # -- write_file ---------------------------------------------------------------------------
@@ -273,9 +321,15 @@ def test_dry_run_writes_nothing(tree: Path, snapshot: Callable[..., Any]) -> Non
     before = snapshot(tree, skip=(tree / ".filewright",))
     t = gemini(tree, confirm=Approver(), dry_run=True)
     r = t.call("write_file", {"file_path": "README.md", "content": "new\n"})
-    assert r.ok and r.text.startswith(f"[Dry run: nothing written] Would have overwrote file: {tree / 'README.md'}")
-    r = t.call("replace", {"file_path": "README.md", "old_string": "# project", "new_string": "# p"})
-    assert r.ok and r.text.startswith(f"[Dry run: nothing written] Would modify file: {tree / 'README.md'} (1 replacements).\n")
+    assert r.ok and r.text.startswith(
+        f"[Dry run: nothing written] Would have overwrote file: {tree / 'README.md'}"
+    )
+    r = t.call(
+        "replace", {"file_path": "README.md", "old_string": "# project", "new_string": "# p"}
+    )
+    assert r.ok and r.text.startswith(
+        f"[Dry run: nothing written] Would modify file: {tree / 'README.md'} (1 replacements).\n"
+    )
     assert r.text.endswith("-# project\n+# p")
     r = t.call("replace", {"file_path": "x/new.txt", "old_string": "", "new_string": "n"})
     assert r.ok and r.data["dry_run"] is True
@@ -288,15 +342,34 @@ def test_dry_run_writes_nothing(tree: Path, snapshot: Callable[..., Any]) -> Non
 def test_replace_success_and_counts(tree: Path) -> None:
     (tree / "a.txt").write_text("x = 1\ny = 2\nx = 1\n")
     t = gemini(tree)
-    r = t.call("replace", {"file_path": str(tree / "a.txt"), "old_string": "x = 1", "new_string": "x = 3"})
+    r = t.call(
+        "replace", {"file_path": str(tree / "a.txt"), "old_string": "x = 1", "new_string": "x = 3"}
+    )
     assert not r.ok and r.text == (
         f"Failed to edit, expected 1 occurrences but found 2 for old_string in file: {tree / 'a.txt'}"
     )
-    r = t.call("replace", {"file_path": "a.txt", "old_string": "x = 1", "new_string": "x = 3",
-                           "expected_replacements": 3})
-    assert r.text == f"Failed to edit, expected 3 occurrences but found 2 for old_string in file: {tree / 'a.txt'}"
-    r = t.call("replace", {"file_path": "a.txt", "old_string": "x = 1", "new_string": "x = 3",
-                           "expected_replacements": 2})
+    r = t.call(
+        "replace",
+        {
+            "file_path": "a.txt",
+            "old_string": "x = 1",
+            "new_string": "x = 3",
+            "expected_replacements": 3,
+        },
+    )
+    assert (
+        r.text
+        == f"Failed to edit, expected 3 occurrences but found 2 for old_string in file: {tree / 'a.txt'}"
+    )
+    r = t.call(
+        "replace",
+        {
+            "file_path": "a.txt",
+            "old_string": "x = 1",
+            "new_string": "x = 3",
+            "expected_replacements": 2,
+        },
+    )
     assert r.ok and r.text == f"Successfully modified file: {tree / 'a.txt'} (2 replacements)."
     r = t.call("replace", {"file_path": "a.txt", "old_string": "y = 2", "new_string": "y = 4"})
     assert r.ok and r.text == f"Successfully modified file: {tree / 'a.txt'} (1 replacements)."
@@ -305,34 +378,58 @@ def test_replace_success_and_counts(tree: Path) -> None:
 
 def test_replace_zero_occurrences(tree: Path) -> None:
     (tree / "a.txt").write_text("alpha\n")
-    r = gemini(tree).call("replace", {"file_path": "a.txt", "old_string": "zz 99 qq", "new_string": "b"})
+    r = gemini(tree).call(
+        "replace", {"file_path": "a.txt", "old_string": "zz 99 qq", "new_string": "b"}
+    )
     assert not r.ok
-    assert r.text == f"Failed to edit, 0 occurrences found for old_string in {tree / 'a.txt'}. {NO_OCC}"
+    assert (
+        r.text
+        == f"Failed to edit, 0 occurrences found for old_string in {tree / 'a.txt'}. {NO_OCC}"
+    )
     (tree / "b.txt").write_text("def total(items):\n    return sum(items)\n")
-    r = gemini(tree).call("replace", {"file_path": "b.txt", "old_string": "return summ(items)", "new_string": "x"})
-    assert r.text.startswith(f"Failed to edit, 0 occurrences found for old_string in {tree / 'b.txt'}. {NO_OCC}")
-    assert "The most similar text in the file is at line 2" in r.text and "    return sum(items)" in r.text
+    r = gemini(tree).call(
+        "replace", {"file_path": "b.txt", "old_string": "return summ(items)", "new_string": "x"}
+    )
+    assert r.text.startswith(
+        f"Failed to edit, 0 occurrences found for old_string in {tree / 'b.txt'}. {NO_OCC}"
+    )
+    assert (
+        "The most similar text in the file is at line 2" in r.text
+        and "    return sum(items)" in r.text
+    )
 
 
 def test_replace_create_and_its_failure_conditions(tree: Path, tmp_path: Path) -> None:
     t = gemini(tree)
-    r = t.call("replace", {"file_path": "made/new.py", "old_string": "", "new_string": "print(1)\n"})
+    r = t.call(
+        "replace", {"file_path": "made/new.py", "old_string": "", "new_string": "print(1)\n"}
+    )
     assert r.ok and r.text == f"Created new file: {tree / 'made/new.py'} with provided content."
     assert (tree / "made/new.py").read_text() == "print(1)\n"
     r = t.call("replace", {"file_path": "made/new.py", "old_string": "", "new_string": "y"})
-    assert not r.ok and r.text.startswith(f"File already exists, cannot create: {tree / 'made/new.py'}")
+    assert not r.ok and r.text.startswith(
+        f"File already exists, cannot create: {tree / 'made/new.py'}"
+    )
     r = t.call("replace", {"file_path": "missing.py", "old_string": "a", "new_string": "b"})
-    assert not r.ok and r.text == (f"File not found: {tree / 'missing.py'}. Cannot apply edit. "
-                                   "Use an empty old_string to create a new file.")
+    assert not r.ok and r.text == (
+        f"File not found: {tree / 'missing.py'}. Cannot apply edit. "
+        "Use an empty old_string to create a new file."
+    )
     assert not (tree / "missing.py").exists()
-    r = t.call("replace", {"file_path": str(tmp_path / "escape.py"), "old_string": "", "new_string": "x"})
-    assert not r.ok and r.text == f"File path must be within one of the workspace directories: {tree}"
+    r = t.call(
+        "replace", {"file_path": str(tmp_path / "escape.py"), "old_string": "", "new_string": "x"}
+    )
+    assert (
+        not r.ok and r.text == f"File path must be within one of the workspace directories: {tree}"
+    )
     assert not (tmp_path / "escape.py").exists()
 
 
 def test_replace_no_change(tree: Path) -> None:
     (tree / "a.txt").write_text("same\n")
-    r = gemini(tree).call("replace", {"file_path": "a.txt", "old_string": "same", "new_string": "same"})
+    r = gemini(tree).call(
+        "replace", {"file_path": "a.txt", "old_string": "same", "new_string": "same"}
+    )
     assert not r.ok and r.text == (
         f"No changes to apply. The old_string and new_string are identical in file: {tree / 'a.txt'}"
     )
@@ -341,15 +438,21 @@ def test_replace_no_change(tree: Path) -> None:
 def test_replace_confirmation_approve_and_reject(tree: Path) -> None:
     (tree / "a.txt").write_text("one\ntwo\n")
     reject = Approver(False)
-    r = gemini(tree, confirm=reject).call("replace", {"file_path": "a.txt", "old_string": "two", "new_string": "2"})
+    r = gemini(tree, confirm=reject).call(
+        "replace", {"file_path": "a.txt", "old_string": "two", "new_string": "2"}
+    )
     assert not r.ok and r.text == "[Operation Cancelled] Reason: User did not allow tool call"
     assert (tree / "a.txt").read_text() == "one\ntwo\n"
     assert reject.requests[0].operation == "edit" and "-two\n+2\n" in reject.requests[0].diff
     approve = Approver(True)
-    r = gemini(tree, confirm=approve).call("replace", {"file_path": "a.txt", "old_string": "two", "new_string": "2"})
+    r = gemini(tree, confirm=approve).call(
+        "replace", {"file_path": "a.txt", "old_string": "two", "new_string": "2"}
+    )
     assert r.ok and (tree / "a.txt").read_text() == "one\n2\n"
     assert len(approve.requests) == 1 and "-two\n+2\n" in approve.requests[0].diff
-    r = gemini(tree, confirm=None).call("replace", {"file_path": "a.txt", "old_string": "2", "new_string": "3"})
+    r = gemini(tree, confirm=None).call(
+        "replace", {"file_path": "a.txt", "old_string": "2", "new_string": "3"}
+    )
     assert not r.ok and r.text == (
         'Tool execution for "Edit" requires user confirmation, which is not supported in non-interactive mode.'
     )
@@ -357,8 +460,14 @@ def test_replace_confirmation_approve_and_reject(tree: Path) -> None:
 
 def test_replace_uses_the_ladder(tree: Path) -> None:
     (tree / "a.py").write_text("def f():\n    if x:\n        return 1\n")
-    r = gemini(tree).call("replace", {"file_path": "a.py", "old_string": "if x:\n    return 1",
-                                      "new_string": "if y:\n    return 2"})
+    r = gemini(tree).call(
+        "replace",
+        {
+            "file_path": "a.py",
+            "old_string": "if x:\n    return 1",
+            "new_string": "if y:\n    return 2",
+        },
+    )
     assert r.ok and (tree / "a.py").read_text() == "def f():\n    if y:\n        return 2\n"
     assert r.data["strategy"] != "exact"
 
@@ -372,20 +481,34 @@ def test_corrector_is_called_only_after_the_ladder_fails(tree: Path) -> None:
         return ("value = compute(1)", "value = compute(2)")
 
     t = gemini(tree, options={"corrector": corrector})
-    r = t.call("replace", {"file_path": "a.py", "old_string": "other = 2", "new_string": "other = 3"})
+    r = t.call(
+        "replace", {"file_path": "a.py", "old_string": "other = 2", "new_string": "other = 3"}
+    )
     assert r.ok and calls == []
-    r = t.call("replace", {"file_path": "a.py", "old_string": "valeu = compute(1)", "new_string": "value = compute(2)"})
+    r = t.call(
+        "replace",
+        {
+            "file_path": "a.py",
+            "old_string": "valeu = compute(1)",
+            "new_string": "value = compute(2)",
+        },
+    )
     assert r.ok and r.text == f"Successfully modified file: {tree / 'a.py'} (1 replacements)."
     assert (tree / "a.py").read_text() == "value = compute(2)\nother = 3\n"
     assert r.data["strategy"] == "corrector+exact"
-    assert r.data["corrected"] == {"old_string": "value = compute(1)", "new_string": "value = compute(2)"}
+    assert r.data["corrected"] == {
+        "old_string": "value = compute(1)",
+        "new_string": "value = compute(2)",
+    }
     assert len(calls) == 1
     text, old, _new, error = calls[0]
     assert text == "value = compute(1)\nother = 3\n" and old == "valeu = compute(1)"
     assert error.startswith("Failed to edit, 0 occurrences found for old_string in ")
 
 
-@pytest.mark.parametrize("proposal", [None, ("not in the file", "x"), ("", "x"), "garbage", RuntimeError])
+@pytest.mark.parametrize(
+    "proposal", [None, ("not in the file", "x"), ("", "x"), "garbage", RuntimeError]
+)
 def test_corrector_proposals_are_matched_strictly(tree: Path, proposal: Any) -> None:
     (tree / "a.py").write_text("keep = 1\n")
 
@@ -395,7 +518,8 @@ def test_corrector_proposals_are_matched_strictly(tree: Path, proposal: Any) -> 
         return proposal
 
     r = gemini(tree, options={"corrector": corrector}).call(
-        "replace", {"file_path": "a.py", "old_string": "missing", "new_string": "x"})
+        "replace", {"file_path": "a.py", "old_string": "missing", "new_string": "x"}
+    )
     assert not r.ok and r.text.startswith("Failed to edit, 0 occurrences found")
     assert (tree / "a.py").read_text() == "keep = 1\n"
 
@@ -406,16 +530,30 @@ def test_corrector_proposals_are_matched_strictly(tree: Path, proposal: Any) -> 
 def test_tool_names_titles_and_parameters(tree: Path) -> None:
     t = gemini(tree)
     assert {tool.name: tool.title for tool in t.tools()} == {
-        "list_directory": "ReadFolder", "read_file": "ReadFile", "write_file": "WriteFile",
-        "glob": "FindFiles", "search_file_content": "SearchText", "replace": "Edit",
+        "list_directory": "ReadFolder",
+        "read_file": "ReadFile",
+        "write_file": "WriteFile",
+        "glob": "FindFiles",
+        "search_file_content": "SearchText",
+        "replace": "Edit",
     }
     params = {d["function"]["name"]: d["function"]["parameters"] for d in t.definitions("openai")}
     assert set(params["list_directory"]["properties"]) == {"path", "ignore", "respect_git_ignore"}
     assert set(params["read_file"]["properties"]) == {"path", "offset", "limit"}
     assert set(params["write_file"]["properties"]) == {"file_path", "content"}
-    assert set(params["glob"]["properties"]) == {"pattern", "path", "case_sensitive", "respect_git_ignore"}
+    assert set(params["glob"]["properties"]) == {
+        "pattern",
+        "path",
+        "case_sensitive",
+        "respect_git_ignore",
+    }
     assert set(params["search_file_content"]["properties"]) == {"pattern", "path", "include"}
-    assert set(params["replace"]["properties"]) == {"file_path", "old_string", "new_string", "expected_replacements"}
+    assert set(params["replace"]["properties"]) == {
+        "file_path",
+        "old_string",
+        "new_string",
+        "expected_replacements",
+    }
     assert sorted(params["replace"]["required"]) == ["file_path", "new_string", "old_string"]
 
 
@@ -447,5 +585,7 @@ def test_write_after_an_external_change_to_a_read_file_is_refused(tree: Path) ->
     assert not r.ok and r.data["error"] == "stale"
     assert (tree / "README.md").read_text() == "# changed elsewhere\n"
     # replace matches against the current text, so it is not affected
-    r = t.call("replace", {"file_path": "README.md", "old_string": "changed elsewhere", "new_string": "ok"})
+    r = t.call(
+        "replace", {"file_path": "README.md", "old_string": "changed elsewhere", "new_string": "ok"}
+    )
     assert r.ok and (tree / "README.md").read_text() == "# ok\n"

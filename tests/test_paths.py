@@ -550,5 +550,7 @@ def test_state_dir_symlink_does_not_redirect_writes_outside(layout: Layout) -> N
     (layout.root / ".filewright").symlink_to(layout.outside / "dir")
     canary = layout.canary()
     with pytest.raises(ValueError, match="symlink in filewright's state directory"):
-        Workspace(layout.root).toolset("default").call("write", {"path": "file.txt", "content": "changed\n"})
+        Workspace(layout.root).toolset("default").call(
+            "write", {"path": "file.txt", "content": "changed\n"}
+        )
     assert layout.canary() == canary

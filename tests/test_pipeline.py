@@ -43,8 +43,10 @@ def test_dry_run_writes_nothing(tmp_path: Path) -> None:
 
 def test_dry_run_diff_shows_the_change(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("alpha\nbeta\n")
-    result = Workspace(tmp_path, dry_run=True).toolset("default").call(
-        "edit", {"path": "a.txt", "old_string": "beta", "new_string": "gamma"}
+    result = (
+        Workspace(tmp_path, dry_run=True)
+        .toolset("default")
+        .call("edit", {"path": "a.txt", "old_string": "beta", "new_string": "gamma"})
     )
     assert "-beta\n+gamma\n" in result.data["diff"]
 
@@ -115,7 +117,9 @@ def test_expected_hash_is_optimistic_locking(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("v1\n")
     tools = Workspace(tmp_path).toolset("default")
     digest = tools.call("read", {"path": "a.txt"}).data["hash"]
-    assert not tools.call("write", {"path": "a.txt", "content": "v2\n", "expected_hash": "0" * 64}).ok
+    assert not tools.call(
+        "write", {"path": "a.txt", "content": "v2\n", "expected_hash": "0" * 64}
+    ).ok
     assert tools.call("write", {"path": "a.txt", "content": "v2\n", "expected_hash": digest}).ok
 
 
@@ -162,8 +166,11 @@ def test_concurrent_processes_lose_no_update(tmp_path: Path) -> None:
     script = tmp_path / "worker.py"
     script.write_text(WORKER)
     running = [
-        subprocess.Popen([sys.executable, str(script), str(tmp_path), str(p), str(edits)],
-                         stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, str(script), str(tmp_path), str(p), str(edits)],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for p in range(procs)
     ]
     for proc in running:
@@ -236,7 +243,10 @@ def test_undo_engine_dry_run(tmp_path: Path) -> None:
 
 def test_cli_undo_and_history(tmp_path: Path) -> None:
     exe = str(Path(sys.executable).parent / "filewright")
-    run = lambda *a: subprocess.run([exe, *a, "--root", str(tmp_path)], capture_output=True, text=True)  # noqa: E731
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([exe, *args, "--root", str(tmp_path)], capture_output=True, text=True)
+
     (tmp_path / "a.txt").write_text("old\n")
     assert run("call", "write", '{"path": "a.txt", "content": "new\\n"}').returncode == 0
     hist = run("history", "a.txt")
@@ -251,7 +261,9 @@ def test_watcher_reports_external_change(tmp_path: Path) -> None:
     with Workspace(tmp_path, watch=True) as ws:
         tools = ws.toolset("default")
         assert tools.call("read", {"path": "w.txt"}).ok
-        assert tools.call("write", {"path": "w.txt", "content": "2\n"}).ok  # own write: not external
+        assert tools.call(
+            "write", {"path": "w.txt", "content": "2\n"}
+        ).ok  # own write: not external
         (tmp_path / "w.txt").write_text("3\n")
         deadline = time.monotonic() + 10
         changed: list[Path] = []

@@ -45,15 +45,23 @@ def test_default_protected_set(rel: str, expected: Access) -> None:
 
 
 def test_last_matching_rule_wins_and_engine_rules_cannot_be_overridden() -> None:
-    policy = Policy([Rule("docs/", Access.DENY), Rule("docs/public/", Access.WRITE),
-                     Rule(".filewright/", Access.WRITE)])
+    policy = Policy(
+        [
+            Rule("docs/", Access.DENY),
+            Rule("docs/public/", Access.WRITE),
+            Rule(".filewright/", Access.WRITE),
+        ]
+    )
     assert policy.access("docs/secret.md") == Access.DENY
     assert policy.access("docs/public/a.md") == Access.WRITE
     assert policy.access(".filewright/sessions/x.json") == Access.HIDDEN
 
 
 def test_memory_switch_rules() -> None:
-    rules = [Rule("USER.md", Access.WRITE, memory=True), Rule("USER.md", Access.HIDDEN, memory=False)]
+    rules = [
+        Rule("USER.md", Access.WRITE, memory=True),
+        Rule("USER.md", Access.HIDDEN, memory=False),
+    ]
     assert Policy(rules, memory=True).access("USER.md") == Access.WRITE
     assert Policy(rules, memory=False).access("user.md") == Access.HIDDEN
 
@@ -106,9 +114,20 @@ def test_user_config_levels_through_a_toolset(tmp_path: Path) -> None:
     assert not (tmp_path / "secret" / "new.txt").exists()
 
 
-@pytest.mark.parametrize("name", [".git/config", ".GIT/CONFIG", ".Git/hooks/post-checkout",
-                                  ".vscode/TASKS.json", ".mcp.json", ".MCP.JSON", ".bashrc.",
-                                  "Cargo.lock", ".claude/Settings.json"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        ".git/config",
+        ".GIT/CONFIG",
+        ".Git/hooks/post-checkout",
+        ".vscode/TASKS.json",
+        ".mcp.json",
+        ".MCP.JSON",
+        ".bashrc.",
+        "Cargo.lock",
+        ".claude/Settings.json",
+    ],
+)
 def test_creating_protected_files_is_refused(tmp_path: Path, name: str) -> None:
     tools = Workspace(tmp_path).toolset("default")
     result = tools.call("write", {"path": name, "content": "evil\n"})
@@ -147,7 +166,11 @@ def test_state_directory_is_invisible(tmp_path: Path) -> None:
     assert tools.call("write", {"path": "a.txt", "content": "1\n"}).ok
     assert tools.call("write", {"path": "a.txt", "content": "2\n"}).ok
     assert (tmp_path / ".filewright").is_dir()
-    for path in (".filewright/.gitignore", ".FILEWRIGHT/.gitignore", "./.filewright/../.filewright/x"):
+    for path in (
+        ".filewright/.gitignore",
+        ".FILEWRIGHT/.gitignore",
+        "./.filewright/../.filewright/x",
+    ):
         result = tools.call("read", {"path": path})
         assert not result.ok and result.data["error"] == "hidden", path
     # and through a symlink to it
@@ -171,13 +194,23 @@ def test_workspace_policy_file_can_only_tighten(tmp_path: Path) -> None:
 
 def test_trusted_rules_may_loosen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "uv.lock").write_text("old\n")
-    assert not Workspace(tmp_path).toolset("default").call("write", {"path": "uv.lock", "content": "x"}).ok
+    assert (
+        not Workspace(tmp_path)
+        .toolset("default")
+        .call("write", {"path": "uv.lock", "content": "x"})
+        .ok
+    )
     loose = Workspace(tmp_path, rules=[Rule("uv.lock", Access.WRITE)]).toolset("default")
     assert loose.call("write", {"path": "uv.lock", "content": "new\n"}).ok
     policy_file = tmp_path.parent / f"{tmp_path.name}-policy.toml"
     policy_file.write_text('[[rules]]\npattern = "uv.lock"\naccess = "write"\n')
     monkeypatch.setenv("FILEWRIGHT_POLICY", str(policy_file))
-    assert Workspace(tmp_path).toolset("default").call("write", {"path": "uv.lock", "content": "v3\n"}).ok
+    assert (
+        Workspace(tmp_path)
+        .toolset("default")
+        .call("write", {"path": "uv.lock", "content": "v3\n"})
+        .ok
+    )
 
 
 def test_policy_file_behind_a_symlink_is_ignored(tmp_path: Path) -> None:

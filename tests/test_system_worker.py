@@ -170,7 +170,9 @@ def test_replace_in_file_exact_match(worker: Toolset, root: Path) -> None:
 
 def test_replace_in_file_multiple_matches(worker: Toolset, root: Path) -> None:
     (root / "config.yaml").write_text("TOKEN=old\nother: TOKEN=old\n")
-    r = worker.call("replace_in_file", {"path": "config.yaml", "old": "TOKEN=old", "new": "TOKEN=new"})
+    r = worker.call(
+        "replace_in_file", {"path": "config.yaml", "old": "TOKEN=old", "new": "TOKEN=new"}
+    )
     assert r.ok and r.data["replacements"] == 2 and r.data["matches_found"] == 2
     assert (root / "config.yaml").read_text() == "TOKEN=new\nother: TOKEN=new\n"
     assert r.text == f"Replaced 2 matches in {root / 'config.yaml'}"
@@ -186,8 +188,10 @@ def test_replace_in_file_with_count(worker: Toolset, root: Path) -> None:
 
 def test_replace_in_file_regex(worker: Toolset, root: Path) -> None:
     (root / ".env").write_text("TOKEN=xxxx\nAPI_KEY=k\n")
-    r = worker.call("replace_in_file",
-                    {"path": ".env", "old": r"^TOKEN=(\w+)$", "new": r"TOKEN=\1-new", "regex": True})
+    r = worker.call(
+        "replace_in_file",
+        {"path": ".env", "old": r"^TOKEN=(\w+)$", "new": r"TOKEN=\1-new", "regex": True},
+    )
     assert r.ok and r.data["replacements"] == 1
     assert (root / ".env").read_text() == "TOKEN=xxxx-new\nAPI_KEY=k\n"
 

@@ -46,8 +46,13 @@ def test_worker_details_is_the_seed_block() -> None:
 def test_capabilities_are_the_seed_list() -> None:
     assert WORKER_CAPABILITIES == {
         "system": [
-            "list_files", "find_large_files", "check_disk_usage", "delete_files",
-            "write_file", "append_to_file", "replace_in_file",
+            "list_files",
+            "find_large_files",
+            "check_disk_usage",
+            "delete_files",
+            "write_file",
+            "append_to_file",
+            "replace_in_file",
         ]
     }
 
@@ -73,8 +78,14 @@ def test_risk_levels_for_new_and_existing_files(tmp_path: Path) -> None:
     assert worker.risk_level("write_file", {"path": "a.txt"}) == "high"
     second = worker.call("write_file", {"path": "a.txt", "content": "2"})
     assert second.data["risk_level"] == "high"
-    assert worker.call("append_to_file", {"path": "a.txt", "content": "3"}).data["risk_level"] == "medium"
-    assert worker.call("replace_in_file", {"path": "a.txt", "old": "3", "new": "4"}).data["risk_level"] == "high"
+    assert (
+        worker.call("append_to_file", {"path": "a.txt", "content": "3"}).data["risk_level"]
+        == "medium"
+    )
+    assert (
+        worker.call("replace_in_file", {"path": "a.txt", "old": "3", "new": "4"}).data["risk_level"]
+        == "high"
+    )
     assert worker.risk_level("append_to_file", {"path": "a.txt"}) == "medium"
     assert worker.risk_level("replace_in_file", {"path": "a.txt"}) == "high"
     # failures carry the risk too
@@ -85,7 +96,11 @@ def test_risk_levels_for_new_and_existing_files(tmp_path: Path) -> None:
 @pytest.mark.parametrize("how", ["workspace", "option"])
 def test_dry_runs_write_nothing(tmp_path: Path, how: str, snapshot: Callable[..., Any]) -> None:
     (tmp_path / ".env").write_text("TOKEN=old\nTOKEN=old\n")
-    worker = make(tmp_path, dry_run=True) if how == "workspace" else make(tmp_path, options={"dry_run": True})
+    worker = (
+        make(tmp_path, dry_run=True)
+        if how == "workspace"
+        else make(tmp_path, options={"dry_run": True})
+    )
     state_dir = tmp_path / ".filewright"
     before = snapshot(tmp_path, skip=(state_dir,))
     calls = [
@@ -112,7 +127,9 @@ def test_dry_run_reports_the_same_failures(tmp_path: Path) -> None:
 
 def test_dry_run_replace_with_count_says_how_many(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("a a a\n")
-    r = make(tmp_path, dry_run=True).call("replace_in_file", {"path": "f", "old": "a", "new": "b", "count": 1})
+    r = make(tmp_path, dry_run=True).call(
+        "replace_in_file", {"path": "f", "old": "a", "new": "b", "count": 1}
+    )
     assert r.text == (
         f'[DRY-RUN] Would replace in {tmp_path / "f"}\n  "a" → "b"\n  Matches found: 3\n'
         "  Replacements (count=1): 1"
@@ -125,8 +142,10 @@ def test_previews_are_cut(tmp_path: Path) -> None:
     r = worker.call("write_file", {"path": "a", "content": many_lines})
     shown = "\n".join(f"L{i}" for i in range(PREVIEW_LINES))
     hidden = len(many_lines) - len(shown)
-    assert r.text == (f"[DRY-RUN] Would write {len(many_lines)} chars to {tmp_path / 'a'}\n"
-                      f"Content preview:\n{shown}\n... ({hidden} more chars not shown)")
+    assert r.text == (
+        f"[DRY-RUN] Would write {len(many_lines)} chars to {tmp_path / 'a'}\n"
+        f"Content preview:\n{shown}\n... ({hidden} more chars not shown)"
+    )
     long_line = "x" * (PREVIEW_CHARS + 10)
     r = worker.call("write_file", {"path": "a", "content": long_line})
     assert r.text.endswith("x" * PREVIEW_CHARS + "\n... (10 more chars not shown)")
@@ -156,7 +175,9 @@ def test_outside_the_workspace_is_refused(tmp_path: Path) -> None:
 
 def test_replace_keeps_crlf_and_matches_across_it(tmp_path: Path) -> None:
     (tmp_path / "w.ini").write_bytes(b"a=1\r\nb=2\r\n")
-    r = make(tmp_path).call("replace_in_file", {"path": "w.ini", "old": "a=1\r\nb=2", "new": "a=3\r\nb=4"})
+    r = make(tmp_path).call(
+        "replace_in_file", {"path": "w.ini", "old": "a=1\r\nb=2", "new": "a=3\r\nb=4"}
+    )
     assert r.ok
     assert (tmp_path / "w.ini").read_bytes() == b"a=3\r\nb=4\r\n"
 
@@ -170,7 +191,9 @@ def test_replace_that_changes_nothing_is_a_success(tmp_path: Path) -> None:
 def test_regex_count_and_bad_template(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("a1 a2 a3\n")
     worker = make(tmp_path)
-    r = worker.call("replace_in_file", {"path": "f", "old": r"a(\d)", "new": r"b\1", "regex": True, "count": 2})
+    r = worker.call(
+        "replace_in_file", {"path": "f", "old": r"a(\d)", "new": r"b\1", "regex": True, "count": 2}
+    )
     assert r.ok and (tmp_path / "f").read_text() == "b1 b2 a3\n"
     r = worker.call("replace_in_file", {"path": "f", "old": "a", "new": r"\9", "regex": True})
     assert not r.ok and r.text.startswith("Invalid regex pattern: ")
@@ -193,6 +216,12 @@ def test_run_action_rejects_bad_actions(tmp_path: Path) -> None:
 def test_declared_risk_is_kept_next_to_the_real_one(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("TOKEN=x")
     worker = make(tmp_path)
-    r = worker.run_action({"worker": "system", "action": "write_file",
-                           "args": {"path": ".env", "content": "TOKEN=y"}, "risk_level": "medium"})
+    r = worker.run_action(
+        {
+            "worker": "system",
+            "action": "write_file",
+            "args": {"path": ".env", "content": "TOKEN=y"},
+            "risk_level": "medium",
+        }
+    )
     assert r.ok and r.data["declared_risk_level"] == "medium" and r.data["risk_level"] == "high"

@@ -56,7 +56,9 @@ def terminal_confirm(request: ConfirmRequest) -> bool:
     from filewright.paths import printable
 
     console = Console(stderr=True)
-    console.print(f"[bold]{escape(request.operation)}[/bold] {escape(request.path)}  (risk: {request.risk})")
+    console.print(
+        f"[bold]{escape(request.operation)}[/bold] {escape(request.path)}  (risk: {request.risk})"
+    )
     if request.diff:
         # Escapes in the content must not redraw the terminal while a person reviews it.
         diff = printable(request.diff)
@@ -168,7 +170,9 @@ def print_human(result: Result) -> None:
         text = text.replace(diff.rstrip("\n"), "").rstrip()
     console.print(printable(text), style=style, markup=False, highlight=False)
     if diff:
-        console.print(Syntax(printable(diff), "diff", theme="ansi_dark", background_color="default"))
+        console.print(
+            Syntax(printable(diff), "diff", theme="ansi_dark", background_color="default")
+        )
 
 
 # -- the fast path for `call` ------------------------------------------------------------------

@@ -43,12 +43,16 @@ def _refuse_links(*paths: Path) -> None:
     """
     for path in paths:
         if path.is_symlink():
-            raise OSError(errno.ELOOP, "symlink in filewright's state directory (remove it)", str(path))
+            raise OSError(
+                errno.ELOOP, "symlink in filewright's state directory (remove it)", str(path)
+            )
         if path.is_dir():
             for entry in os.scandir(path):
                 if entry.is_symlink():
                     raise OSError(
-                        errno.ELOOP, "symlink in filewright's state directory (remove it)", entry.path
+                        errno.ELOOP,
+                        "symlink in filewright's state directory (remove it)",
+                        entry.path,
                     )
 
 

@@ -105,8 +105,12 @@ def render(template: str, **params: Any) -> str:
     return template.format_map(_Defaults(params))
 
 
-def failure_text(failure: Failure, locale: str = "en", overrides: dict[str, str] | None = None,
-                 path: str | None = None) -> str:
+def failure_text(
+    failure: Failure,
+    locale: str = "en",
+    overrides: dict[str, str] | None = None,
+    path: str | None = None,
+) -> str:
     """The message for a failure: toolset override, else the locale's catalogue."""
     catalogue = CATALOGUES.get(locale, EN)
     template = (overrides or {}).get(failure.code) or catalogue.get(failure.code)

@@ -63,7 +63,9 @@ _INVISIBLE_CONTROLS = frozenset(
 )
 
 
-_SHOWN_AS_ESCAPES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f" + "".join(sorted(_INVISIBLE_CONTROLS)) + "]")
+_SHOWN_AS_ESCAPES = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f" + "".join(sorted(_INVISIBLE_CONTROLS)) + "]"
+)
 
 
 def printable(text: str) -> str:

@@ -177,21 +177,31 @@ def apply_change(engine: Engine, change: Change) -> Outcome:
         outcome.ok = False
         outcome.failure = exc.failure
     except LockTimeout:
-        outcome.failure = Failure("busy", change.path, {"message": "file is locked by another process"})
+        outcome.failure = Failure(
+            "busy", change.path, {"message": "file is locked by another process"}
+        )
     except PathRefused as exc:
         outcome.failure = Failure(exc.code, change.path, {"message": exc.detail})
     except PermissionError:
-        outcome.failure = Failure("permission", change.path, {"message": f"permission denied: {change.path}"})
+        outcome.failure = Failure(
+            "permission", change.path, {"message": f"permission denied: {change.path}"}
+        )
     except FileNotFoundError:
         outcome.failure = Failure(
-            "parent_missing", change.path, {"message": f"parent directory does not exist: {change.path}"}
+            "parent_missing",
+            change.path,
+            {"message": f"parent directory does not exist: {change.path}"},
         )
     except OSError as exc:
-        outcome.failure = Failure("io_error", change.path, {"message": f"{exc.strerror or exc}: {change.path}"})
+        outcome.failure = Failure(
+            "io_error", change.path, {"message": f"{exc.strerror or exc}: {change.path}"}
+        )
     return outcome
 
 
-def _load_current(engine: Engine, loc: Location, change: Change) -> tuple[TextFile | None, fsio.FileState | None]:
+def _load_current(
+    engine: Engine, loc: Location, change: Change
+) -> tuple[TextFile | None, fsio.FileState | None]:
     try:
         tf, state = engine.load_text(loc, max_bytes=change.max_bytes)
         return tf, state
@@ -210,7 +220,11 @@ def _apply(engine: Engine, change: Change, outcome: Outcome) -> None:
     if not loc.exists and change.must_exist:
         raise fail("not_found", change.path, message=f"file not found: {change.path}")
     if not loc.exists and not change.create_parents and not fsio.parent_exists(loc):
-        raise fail("parent_missing", change.path, message=f"parent directory does not exist: {loc.path.parent}")
+        raise fail(
+            "parent_missing",
+            change.path,
+            message=f"parent directory does not exist: {loc.path.parent}",
+        )
     dry_run = change.dry_run or ws.dry_run
     needs_confirm = access == Access.CONFIRM or change.confirm
 
@@ -240,12 +254,23 @@ def _apply(engine: Engine, change: Change, outcome: Outcome) -> None:
             return
         seen = engine.last_read(loc)
         if change.require_read and seen is None:
-            raise fail("not_read", change.path, message=f"file has not been read yet: {change.path}")
+            raise fail(
+                "not_read", change.path, message=f"file has not been read yet: {change.path}"
+            )
         if change.expected_hash is not None and change.expected_hash != current.hash:
-            raise fail("stale", change.path, message=f"file changed since it was read: {change.path}",
-                       expected_hash=change.expected_hash, actual_hash=current.hash)
+            raise fail(
+                "stale",
+                change.path,
+                message=f"file changed since it was read: {change.path}",
+                expected_hash=change.expected_hash,
+                actual_hash=current.hash,
+            )
         if change.check_stale and seen is not None and seen != current.hash:
-            raise fail("stale", change.path, message=f"file was modified since it was last read: {change.path}")
+            raise fail(
+                "stale",
+                change.path,
+                message=f"file was modified since it was last read: {change.path}",
+            )
 
     current, _state, new_text, data = compute_once()
     try:
@@ -268,11 +293,18 @@ def _apply(engine: Engine, change: Change, outcome: Outcome) -> None:
         return
     if needs_confirm:
         if ws.confirm is None:
-            raise fail("no_confirmation", change.path,
-                       message=f"this change needs the user's confirmation and nobody can be asked: {change.path}")
+            raise fail(
+                "no_confirmation",
+                change.path,
+                message=f"this change needs the user's confirmation and nobody can be asked: {change.path}",
+            )
         request = ConfirmRequest(
-            path=str(loc.path), operation=change.operation, risk=outcome.risk.value,
-            diff=outcome.diff, toolset=engine.toolset, created=outcome.created,
+            path=str(loc.path),
+            operation=change.operation,
+            risk=outcome.risk.value,
+            diff=outcome.diff,
+            toolset=engine.toolset,
+            created=outcome.created,
         )
         if not ws.confirm(request):
             raise fail("rejected", change.path, message="the user rejected this change")
@@ -285,8 +317,11 @@ def _apply(engine: Engine, change: Change, outcome: Outcome) -> None:
             check_reads(current)
             diff = unified_diff(current.text if current else "", new_text, loc.lexical_rel)
             if needs_confirm and diff != confirmed_diff:
-                raise fail("stale", change.path,
-                           message=f"file changed while waiting for confirmation: {change.path}")
+                raise fail(
+                    "stale",
+                    change.path,
+                    message=f"file changed while waiting for confirmation: {change.path}",
+                )
             outcome.diff = diff
             outcome.created = current is None
         check_reads(current)  # under the lock, the file and the read ledger agree
@@ -359,8 +394,14 @@ def _sidecar_backup(engine: Engine, loc: Location, data: bytes, dirname: str) ->
             name = f"{base}.{stamp}-{counter}.backup"
     backup_dir = loc.real.parent / dirname
     target = Location(
-        given=f"{backup_rel}/{name}", path=backup_dir / name, real=backup_dir / name, root=loc.root,
-        rel=f"{backup_rel}/{name}", lexical_rel=f"{backup_rel}/{name}", exists=False, is_dir=False,
+        given=f"{backup_rel}/{name}",
+        path=backup_dir / name,
+        real=backup_dir / name,
+        root=loc.root,
+        rel=f"{backup_rel}/{name}",
+        lexical_rel=f"{backup_rel}/{name}",
+        exists=False,
+        is_dir=False,
         is_link=False,
     )
     fsio.write_atomic(target, data, create_parents=True)
@@ -405,8 +446,11 @@ def undo(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
                 outcome.ok = True
                 return outcome
             if current_hash != last.hash_after:
-                raise fail("stale", path,
-                           message=f"file changed after its last recorded change; undo would lose that: {path}")
+                raise fail(
+                    "stale",
+                    path,
+                    message=f"file changed after its last recorded change; undo would lose that: {path}",
+                )
             old_text = current.decode("utf-8", "replace") if current is not None else ""
             new_text = before.decode("utf-8", "replace") if before is not None else ""
             outcome.diff = unified_diff(old_text, new_text, loc.lexical_rel)

@@ -155,12 +155,16 @@ class Policy:
     def _compile(self, rules: list[Rule]) -> list[tuple[Rule, regex.Pattern[str]]]:
         compiled = []
         for rule in rules:
-            for pattern in pathspec.PathSpec.from_lines("gitignore", [rule.pattern.casefold()]).patterns:
+            for pattern in pathspec.PathSpec.from_lines(
+                "gitignore", [rule.pattern.casefold()]
+            ).patterns:
                 compiled_re = getattr(pattern, "regex", None)
                 if pattern.include and compiled_re is not None:
                     # Re-compiled by the `regex` engine: a pathological pattern in a
                     # repository's .filewright.toml must not hang every path check.
-                    compiled.append((rule, regex.compile(compiled_re.pattern, int(compiled_re.flags))))
+                    compiled.append(
+                        (rule, regex.compile(compiled_re.pattern, int(compiled_re.flags)))
+                    )
         return compiled
 
     def _access_one(self, rel: str, is_dir: bool) -> tuple[Access, Rule | None]:

@@ -39,7 +39,9 @@ def _guard(call: Any, *args: Any, **kwargs: Any) -> Any:
     except regex.error as exc:  # e.g. a bad group reference in a replacement template
         raise re.error(str(exc)) from None
     except TimeoutError:
-        raise RegexTimeout(f"the pattern took longer than {TIMEOUT_SECONDS:g} s; simplify it") from None
+        raise RegexTimeout(
+            f"the pattern took longer than {TIMEOUT_SECONDS:g} s; simplify it"
+        ) from None
 
 
 def search(rx: regex.Pattern[str], text: str, pos: int = 0) -> regex.Match[str] | None:

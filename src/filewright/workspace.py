@@ -136,7 +136,9 @@ class Workspace:
 
     def engine(self, profile: list[Rule] | tuple[Rule, ...] = (), *, toolset: str = "") -> Engine:
         """The engine for a toolset: profile rules first, then the workspace's own rules."""
-        policy = Policy([*profile, *self.user_rules], memory=self.memory, untrusted=self.workspace_rules)
+        policy = Policy(
+            [*profile, *self.user_rules], memory=self.memory, untrusted=self.workspace_rules
+        )
         return Engine(self, policy, toolset)
 
     def toolset(self, name: str, **options: Any) -> Toolset:
@@ -226,12 +228,16 @@ class Engine:
 
     def locate_dir(self, path: str | None) -> Location:
         """Resolve a directory to list or search (default: the first root)."""
-        loc, _ = self.locate(path if path else str(self.workspace.sandbox.primary), purpose="list", expect="dir")
+        loc, _ = self.locate(
+            path if path else str(self.workspace.sandbox.primary), purpose="list", expect="dir"
+        )
         if not loc.exists:
             raise fail("not_found", path or ".", message=f"directory not found: {path}")
         return loc
 
-    def locate(self, path: str, *, purpose: str = "read", expect: str = "file") -> tuple[Location, Access]:
+    def locate(
+        self, path: str, *, purpose: str = "read", expect: str = "file"
+    ) -> tuple[Location, Access]:
         """Resolve `path` and check that `purpose` ("read", "write", "list") is allowed.
 
         Raises OperationFailed with codes: invalid, outside, symlink_loop, not_found,
@@ -257,7 +263,9 @@ class Engine:
         with disk_failures(loc.given):
             return fsio.read_bytes(loc, max_bytes=limit)
 
-    def load_text(self, loc: Location, *, max_bytes: int | None = None) -> tuple[TextFile, fsio.FileState]:
+    def load_text(
+        self, loc: Location, *, max_bytes: int | None = None
+    ) -> tuple[TextFile, fsio.FileState]:
         """Load and decode a text file; binary or undecodable files are refused."""
         state = self.read_bytes(loc, max_bytes=max_bytes)
         try:

@@ -100,19 +100,28 @@ class Toolset:
         found = self.tool(tool) if isinstance(tool, str) else None
         if found is None:
             names = ", ".join(self.tool_names())
-            return Result(False, f"Unknown tool: {tool!r}. Available tools: {names}",
-                          {"error": "unknown_tool"})
+            return Result(
+                False,
+                f"Unknown tool: {tool!r}. Available tools: {names}",
+                {"error": "unknown_tool"},
+            )
         if args is None:
             args = {}
         if isinstance(args, str | bytes):
             try:
                 args = json.loads(args) if args.strip() else {}
             except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-                return Result(False, f"Invalid arguments for {tool}: not valid JSON ({exc})",
-                              {"error": "bad_arguments"})
+                return Result(
+                    False,
+                    f"Invalid arguments for {tool}: not valid JSON ({exc})",
+                    {"error": "bad_arguments"},
+                )
         if not isinstance(args, dict):
-            return Result(False, f"Invalid arguments for {tool}: expected a JSON object",
-                          {"error": "bad_arguments"})
+            return Result(
+                False,
+                f"Invalid arguments for {tool}: expected a JSON object",
+                {"error": "bad_arguments"},
+            )
         try:
             params = found.params.model_validate(args)
         except ValidationError as exc:
@@ -122,7 +131,9 @@ class Toolset:
         except OperationFailed as exc:
             return self.failed(exc.failure)
         except RecursionError:
-            return Result(False, f"{tool} failed: input is too deeply nested", {"error": "internal"})
+            return Result(
+                False, f"{tool} failed: input is too deeply nested", {"error": "internal"}
+            )
         except Exception as exc:  # the model must never see a traceback
             return Result(
                 False,

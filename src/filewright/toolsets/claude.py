@@ -58,7 +58,9 @@ class ReadParams(Params):
 
 
 class WriteParams(Params):
-    file_path: str = Field(description="The absolute path to the file to write (must be absolute, not relative)")
+    file_path: str = Field(
+        description="The absolute path to the file to write (must be absolute, not relative)"
+    )
     content: str = Field(description="The content to write to the file")
     create_backup: bool = Field(
         True, description="Keep a copy of the previous content in .claude-backups/ (default true)"
@@ -69,14 +71,20 @@ class WriteParams(Params):
 class EditParams(Params):
     file_path: str = Field(description="The absolute path to the file to modify")
     old_string: str = Field(description="The text to replace")
-    new_string: str = Field(description="The text to replace it with (must be different from old_string)")
-    replace_all: bool = Field(False, description="Replace all occurrences of old_string (default false)")
+    new_string: str = Field(
+        description="The text to replace it with (must be different from old_string)"
+    )
+    replace_all: bool = Field(
+        False, description="Replace all occurrences of old_string (default false)"
+    )
 
 
 class EditItem(BaseModel):
     old_string: str = Field(description="The text to replace")
     new_string: str = Field(description="The text to replace it with")
-    replace_all: bool = Field(False, description="Replace all occurrences of old_string (default false)")
+    replace_all: bool = Field(
+        False, description="Replace all occurrences of old_string (default false)"
+    )
 
 
 class MultiEditParams(Params):
@@ -120,7 +128,10 @@ class ClaudeToolset(Toolset):
                 "long files. Lines longer than 2000 characters are cut. Output is numbered "
                 "like `cat -n` (line number, tab, line). Images are returned as images, PDFs "
                 "as text per page, Jupyter notebooks as cells with their outputs.",
-                ReadParams, self.read, read_only=True, title="Read",
+                ReadParams,
+                self.read,
+                read_only=True,
+                title="Read",
             ),
             Tool(
                 "Write",
@@ -129,7 +140,10 @@ class ClaudeToolset(Toolset):
                 "tool and has not changed since; its previous content is kept in "
                 ".claude-backups/ next to it. Protected files (.git, node_modules, .env, "
                 "lock files) cannot be written.",
-                WriteParams, self.write, destructive=True, title="Write",
+                WriteParams,
+                self.write,
+                destructive=True,
+                title="Write",
             ),
             Tool(
                 "Edit",
@@ -137,14 +151,20 @@ class ClaudeToolset(Toolset):
                 "tool. old_string must match one place in the file (give more surrounding "
                 "context to make it unique) unless replace_all is true. Do not include the "
                 "line-number prefix from Read output in old_string or new_string.",
-                EditParams, self.edit, destructive=True, title="Edit",
+                EditParams,
+                self.edit,
+                destructive=True,
+                title="Edit",
             ),
             Tool(
                 "MultiEdit",
                 "Makes several replacements in one file in one operation: edits are applied "
                 "in order, each to the result of the previous one, and either all succeed or "
                 "none is applied. Each edit follows the rules of the Edit tool.",
-                MultiEditParams, self.multi_edit, destructive=True, title="MultiEdit",
+                MultiEditParams,
+                self.multi_edit,
+                destructive=True,
+                title="MultiEdit",
             ),
         ]
 
@@ -182,8 +202,10 @@ class ClaudeToolset(Toolset):
         own = os.path.realpath(target) if target and os.path.isabs(target) else None
         changed = [str(p) for p in self.workspace.external_changes() if str(p) != own]
         if changed:
-            result.text += ("\n\nNote: these files were modified externally since you read them; "
-                            "Read them again before changing them: " + ", ".join(changed))
+            result.text += (
+                "\n\nNote: these files were modified externally since you read them; "
+                "Read them again before changing them: " + ", ".join(changed)
+            )
             result.data["externallyModified"] = changed
         return result
 
@@ -204,21 +226,30 @@ class ClaudeToolset(Toolset):
             message = M.size_message("File", failure.detail.get("size"), int(limit or 0))
         else:
             template = M.TEMPLATES.get(code)
-            params = {**failure.detail, "path": path, "mime": extra.pop("mime", "application/octet-stream")}
+            params = {
+                **failure.detail,
+                "path": path,
+                "mime": extra.pop("mime", "application/octet-stream"),
+            }
             message = (
-                M.render(template, **params) if template
+                M.render(template, **params)
+                if template
                 else str(failure.detail.get("message") or f"{code}: {path}")
             )
         if code == "stale":
             detail["suggestion"] = M.STALE_SUGGESTION
-        return M.failure(M.CODES.get(code, "UNKNOWN_ERROR"), message, code, details=detail or None, **extra)
+        return M.failure(
+            M.CODES.get(code, "UNKNOWN_ERROR"), message, code, details=detail or None, **extra
+        )
 
     def _outcome_failure(self, outcome: Outcome, path: str) -> Result:
         assert outcome.failure is not None
         failure = outcome.failure
         if failure.code == "permission" and not (outcome.loc and outcome.loc.exists):
             parent = os.path.dirname(path.rstrip("/")) or "/"
-            return M.failure("PERMISSION_DENIED", f"Permission denied: cannot write to {parent}", "permission")
+            return M.failure(
+                "PERMISSION_DENIED", f"Permission denied: cannot write to {parent}", "permission"
+            )
         return self.fail_with(failure, path)
 
     def _locate_existing(self, path: str) -> tuple[Location | None, Result | None]:
@@ -239,7 +270,9 @@ class ClaudeToolset(Toolset):
             except OperationFailed as exc:
                 return None, self.fail_with(exc.failure, path)
             if size > limit:
-                return None, self.fail_with(Failure("too_large", path, {"size": size, "limit": limit}), path)
+                return None, self.fail_with(
+                    Failure("too_large", path, {"size": size, "limit": limit}), path
+                )
             return None, self.fail_with(Failure("not_read", path), path)
         return loc, None
 
@@ -250,7 +283,9 @@ class ClaudeToolset(Toolset):
         if seen is None:
             return False
         try:
-            tf, _ = self.engine.load_text(loc, max_bytes=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES))
+            tf, _ = self.engine.load_text(
+                loc, max_bytes=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES)
+            )
         except OperationFailed:
             return False  # the pipeline reports what is wrong with the file
         return tf.hash != seen
@@ -265,7 +300,9 @@ class ClaudeToolset(Toolset):
             return M.failure("INVALID_PARAMS", "offset must be >= 1", "invalid")
         if p.limit is not None and p.limit < 1:
             return M.failure("INVALID_PARAMS", "limit must be >= 1", "invalid")
-        return read_file(self, p.file_path, p.offset, p.limit, self._limit("max_read_bytes", M.MAX_READ_BYTES))
+        return read_file(
+            self, p.file_path, p.offset, p.limit, self._limit("max_read_bytes", M.MAX_READ_BYTES)
+        )
 
     # -- Write --------------------------------------------------------------------------------
 
@@ -277,8 +314,12 @@ class ClaudeToolset(Toolset):
         size = len(content.encode("utf-8", "surrogatepass"))
         limit = self._limit("max_content_bytes", M.MAX_CONTENT_BYTES)
         if size > limit:
-            return M.failure("CONTENT_TOO_LARGE", M.size_message("Content", size, limit), "too_large",
-                             details={"size": size, "limit": limit})
+            return M.failure(
+                "CONTENT_TOO_LARGE",
+                M.size_message("Content", size, limit),
+                "too_large",
+                details={"size": size, "limit": limit},
+            )
         encoding = p.encoding or "utf-8"
         try:
             if not codecs.lookup(encoding)._is_text_encoding:
@@ -291,15 +332,24 @@ class ClaudeToolset(Toolset):
             return self.fail_with(exc.failure, path)
         if loc.exists and self.engine.last_read(loc) is None:
             return self.fail_with(Failure("not_read", path), path)
-        outcome = self.change(Change(
-            path, "write", lambda _old: content, create_parents=True, require_read=True,
-            sidecar_backup=M.BACKUP_DIR if p.create_backup else None, encoding=encoding,
-            max_bytes=self._limit("max_read_bytes", M.MAX_READ_BYTES),
-        ))
+        outcome = self.change(
+            Change(
+                path,
+                "write",
+                lambda _old: content,
+                create_parents=True,
+                require_read=True,
+                sidecar_backup=M.BACKUP_DIR if p.create_backup else None,
+                encoding=encoding,
+                max_bytes=self._limit("max_read_bytes", M.MAX_READ_BYTES),
+            )
+        )
         if not outcome.ok:
             return self._outcome_failure(outcome, path)
         created = outcome.created
-        written = outcome.bytes_written or len(content.encode(outcome.encoding or encoding, "replace"))
+        written = outcome.bytes_written or len(
+            content.encode(outcome.encoding or encoding, "replace")
+        )
         verb = "created" if created else "overwritten"
         message = f"File {verb}: {path}"
         if outcome.dry_run:
@@ -322,7 +372,9 @@ class ClaudeToolset(Toolset):
         if (bad := self._absolute(p.file_path)) is not None:
             return bad
         if p.old_string == p.new_string:
-            return M.failure("INVALID_PARAMS", "old_string and new_string must be different", "invalid")
+            return M.failure(
+                "INVALID_PARAMS", "old_string and new_string must be different", "invalid"
+            )
         if p.old_string == "":
             return M.failure("INVALID_PARAMS", "old_string cannot be empty", "empty_old")
         op = edits.Replace(p.old_string, p.new_string, replace_all=p.replace_all)
@@ -337,12 +389,22 @@ class ClaudeToolset(Toolset):
         total = len(p.edits)
         for i, item in enumerate(p.edits, 1):
             if item.old_string == item.new_string:
-                return M.failure("INVALID_PARAMS", f"Edit {i} of {total}: old_string and new_string must be different",
-                                 "invalid", edit_index=i - 1)
+                return M.failure(
+                    "INVALID_PARAMS",
+                    f"Edit {i} of {total}: old_string and new_string must be different",
+                    "invalid",
+                    edit_index=i - 1,
+                )
             if item.old_string == "":
-                return M.failure("INVALID_PARAMS", f"Edit {i} of {total}: old_string cannot be empty",
-                                 "empty_old", edit_index=i - 1)
-        ops = [edits.Replace(e.old_string, e.new_string, replace_all=e.replace_all) for e in p.edits]
+                return M.failure(
+                    "INVALID_PARAMS",
+                    f"Edit {i} of {total}: old_string cannot be empty",
+                    "empty_old",
+                    edit_index=i - 1,
+                )
+        ops = [
+            edits.Replace(e.old_string, e.new_string, replace_all=e.replace_all) for e in p.edits
+        ]
         return self._apply(p.file_path, ops, single=False)
 
     def _apply(self, path: str, ops: list[edits.Replace], *, single: bool) -> Result:
@@ -355,6 +417,7 @@ class ClaudeToolset(Toolset):
             def run(text: str) -> edits.Result:
                 seen["text"], seen["index"] = text, index
                 return op.apply(text)
+
             return run
 
         def compute(text: str | None) -> Any:
@@ -362,58 +425,108 @@ class ClaudeToolset(Toolset):
             seen["result"] = result
             return result
 
-        outcome = self.change(Change(
-            path, "edit", compute, must_exist=True, require_read=True, sidecar_backup=M.BACKUP_DIR,
-            max_bytes=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES),
-        ))
+        outcome = self.change(
+            Change(
+                path,
+                "edit",
+                compute,
+                must_exist=True,
+                require_read=True,
+                sidecar_backup=M.BACKUP_DIR,
+                max_bytes=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES),
+            )
+        )
         if not outcome.ok:
             assert outcome.failure is not None and loc is not None
-            if outcome.failure.code in ("no_match", "ambiguous", "no_change") and self._changed_on_disk(loc):
+            if outcome.failure.code in (
+                "no_match",
+                "ambiguous",
+                "no_change",
+            ) and self._changed_on_disk(loc):
                 return self.fail_with(Failure("stale", path), path)
             return self._edit_failure(outcome, path, ops, seen, single)
         done = seen.get("result")
-        strategies = list(done.notes.get("strategies", [])) if isinstance(done, edits.Edited) else []
+        strategies = (
+            list(done.notes.get("strategies", [])) if isinstance(done, edits.Edited) else []
+        )
         return self._edited(outcome, path, len(ops), strategies, single)
 
-    def _edit_failure(self, outcome: Outcome, path: str, ops: list[edits.Replace],
-                      seen: dict[str, Any], single: bool) -> Result:
+    def _edit_failure(
+        self,
+        outcome: Outcome,
+        path: str,
+        ops: list[edits.Replace],
+        seen: dict[str, Any],
+        single: bool,
+    ) -> Result:
         assert outcome.failure is not None
         failure = outcome.failure
         index = int(failure.detail.get("edit_index") or seen.get("index") or 0)
         op = ops[min(index, len(ops) - 1)]
-        prefix = "" if single else f"Edit {index + 1} of {len(ops)} failed; no changes were made to {path}.\n"
+        prefix = (
+            ""
+            if single
+            else f"Edit {index + 1} of {len(ops)} failed; no changes were made to {path}.\n"
+        )
         extra: dict[str, Any] = {} if single else {"edit_index": index}
         if failure.code == "no_match":
             closest = list(failure.detail.get("closest") or [])
             suggestions = M.not_found_suggestions(op.old, seen.get("text", ""), closest)
-            message = M.with_suggestions(prefix + f"The string to replace was not found in {path}", suggestions)
-            return M.failure("STRING_NOT_FOUND", message, "no_match", suggestions=suggestions, details={
-                "searchString": op.old, "fileLength": len(seen.get("text", "")), "closest": closest,
-                "strategies_tried": failure.detail.get("strategies_tried")}, **extra)
+            message = M.with_suggestions(
+                prefix + f"The string to replace was not found in {path}", suggestions
+            )
+            return M.failure(
+                "STRING_NOT_FOUND",
+                message,
+                "no_match",
+                suggestions=suggestions,
+                details={
+                    "searchString": op.old,
+                    "fileLength": len(seen.get("text", "")),
+                    "closest": closest,
+                    "strategies_tried": failure.detail.get("strategies_tried"),
+                },
+                **extra,
+            )
         if failure.code == "ambiguous":
             locations = list(failure.detail.get("locations") or [])
             count = int(failure.detail.get("count") or len(locations))
             message = prefix + M.multiple_matches_text(count, locations)
-            return M.failure("MULTIPLE_MATCHES", message, "ambiguous",
-                             suggestions=list(M.MULTIPLE_MATCH_SUGGESTIONS),
-                             details={"occurrences": count, "locations": locations,
-                                      "strategy": failure.detail.get("strategy")}, **extra)
+            return M.failure(
+                "MULTIPLE_MATCHES",
+                message,
+                "ambiguous",
+                suggestions=list(M.MULTIPLE_MATCH_SUGGESTIONS),
+                details={
+                    "occurrences": count,
+                    "locations": locations,
+                    "strategy": failure.detail.get("strategy"),
+                },
+                **extra,
+            )
         result = self.fail_with(failure, path, **extra)
         if prefix:
             result.text = prefix + result.text
             result.data["message"] = result.text
         return result
 
-    def _edited(self, outcome: Outcome, path: str, count: int, strategies: list[str],
-                single: bool) -> Result:
+    def _edited(
+        self, outcome: Outcome, path: str, count: int, strategies: list[str], single: bool
+    ) -> Result:
         n = outcome.replacements
         if single:
             message = f"Successfully replaced {n} occurrence(s) in {path}"
         else:
             message = f"Successfully applied {count} edit(s) to {path} ({n} occurrence(s) replaced)"
         if outcome.dry_run:
-            message = ("[dry run] " + message.replace("Successfully replaced", "Would replace")
-                       .replace("Successfully applied", "Would apply") + "\n" + outcome.diff.rstrip("\n"))
+            message = (
+                "[dry run] "
+                + message.replace("Successfully replaced", "Would replace").replace(
+                    "Successfully applied", "Would apply"
+                )
+                + "\n"
+                + outcome.diff.rstrip("\n")
+            )
         message += M.strategy_note(strategies)
         data = outcome.data()
         data.update(

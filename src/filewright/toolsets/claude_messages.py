@@ -144,21 +144,38 @@ def mime_type(name: str, fallback: str = "text/plain") -> str:
     guessed, _ = _MIMES.guess_type(name, strict=False)
     if guessed is None:
         return fallback
-    textual = guessed.startswith("text/") or guessed.endswith(("+json", "+xml")) or guessed in _TEXTUAL
+    textual = (
+        guessed.startswith("text/") or guessed.endswith(("+json", "+xml")) or guessed in _TEXTUAL
+    )
     return guessed if textual or fallback != "text/plain" else fallback
 
 
 _MIMES = mimetypes.MimeTypes()
-for _type, _ext in (("text/typescript", ".ts"), ("text/typescript", ".tsx"), ("text/markdown", ".md"),
-                    ("text/x-java", ".java"), ("application/x-ipynb+json", ".ipynb"),
-                    ("application/toml", ".toml"), ("application/yaml", ".yaml"),
-                    ("application/yaml", ".yml")):
+for _type, _ext in (
+    ("text/typescript", ".ts"),
+    ("text/typescript", ".tsx"),
+    ("text/markdown", ".md"),
+    ("text/x-java", ".java"),
+    ("application/x-ipynb+json", ".ipynb"),
+    ("application/toml", ".toml"),
+    ("application/yaml", ".yaml"),
+    ("application/yaml", ".yml"),
+):
     _MIMES.add_type(_type, _ext, strict=False)
-_TEXTUAL = frozenset({
-    "application/json", "application/xml", "application/javascript", "application/x-sh",
-    "application/x-python-code", "application/toml", "application/yaml", "application/x-yaml",
-    "application/sql", "application/x-ipynb+json",
-})
+_TEXTUAL = frozenset(
+    {
+        "application/json",
+        "application/xml",
+        "application/javascript",
+        "application/x-sh",
+        "application/x-python-code",
+        "application/toml",
+        "application/yaml",
+        "application/x-yaml",
+        "application/sql",
+        "application/x-ipynb+json",
+    }
+)
 
 
 # -- Edit: suggestions, locations and the preview ------------------------------------------

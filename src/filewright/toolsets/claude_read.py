@@ -20,8 +20,9 @@ if TYPE_CHECKING:
     from filewright.toolsets.claude import ClaudeToolset
 
 
-def read_file(toolset: ClaudeToolset, path: str, offset: int | None, limit: int | None,
-              max_bytes: int) -> Result:
+def read_file(
+    toolset: ClaudeToolset, path: str, offset: int | None, limit: int | None, max_bytes: int
+) -> Result:
     """Read `path` for the claude seed: refuse files over `max_bytes`, else read any kind."""
     engine = toolset.engine
     try:
@@ -29,9 +30,14 @@ def read_file(toolset: ClaudeToolset, path: str, offset: int | None, limit: int 
         with readers.open_file(engine, loc) as (_fd, size):
             pass
         if size > max_bytes:
-            return toolset.fail_with(Failure("too_large", path, {"size": size, "limit": max_bytes}), path)
+            return toolset.fail_with(
+                Failure("too_large", path, {"size": size, "limit": max_bytes}), path
+            )
         outcome = readers.read_any(
-            engine, loc, offset=offset or 1, limit=limit or M.DEFAULT_LIMIT,
+            engine,
+            loc,
+            offset=offset or 1,
+            limit=limit or M.DEFAULT_LIMIT,
             max_line_chars=M.MAX_LINE_LENGTH,
         )
     except OperationFailed as exc:
@@ -53,12 +59,21 @@ def _result(outcome: readers.ReadOutcome, path: str) -> Result:
             "truncated": slice_.truncated,
         }
     elif outcome.image is not None:
-        meta = {"totalLines": 0, "encoding": "binary", "mimeType": outcome.image.mime_type,
-                "readLines": 0, "truncated": False}
+        meta = {
+            "totalLines": 0,
+            "encoding": "binary",
+            "mimeType": outcome.image.mime_type,
+            "readLines": 0,
+            "truncated": False,
+        }
     else:
         lines = text.count("\n") + 1
-        meta = {"totalLines": lines, "encoding": "utf-8" if outcome.kind == "notebook" else "binary",
-                "mimeType": outcome.mime_type, "readLines": lines,
-                "truncated": bool(data.get("truncated"))}
+        meta = {
+            "totalLines": lines,
+            "encoding": "utf-8" if outcome.kind == "notebook" else "binary",
+            "mimeType": outcome.mime_type,
+            "readLines": lines,
+            "truncated": bool(data.get("truncated")),
+        }
     data.update(meta, fileSize=outcome.size)
     return Result(True, text, data)

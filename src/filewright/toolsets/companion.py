@@ -224,7 +224,9 @@ class CompanionToolset(Toolset):
         outcome = self.change(
             Change(p.path, "write", lambda _old: content, create_parents=True, check_stale=False)
         )
-        size = len(content.encode("utf-8", "surrogatepass"))  # a lone surrogate: refused, never raised
+        size = len(
+            content.encode("utf-8", "surrogatepass")
+        )  # a lone surrogate: refused, never raised
         if outcome.ok:
             outcome.extra["content_bytes"] = size
         return self._result(

@@ -27,11 +27,16 @@ def hints_text(detail: dict[str, Any], limit: int = 3) -> str:
     for hint in detail.get("closest", [])[:limit]:
         if hint.get("similarity", 0) < 0.5:
             continue
-        lines = f"line {hint['start_line']}" if hint["start_line"] == hint["end_line"] else (
-            f"lines {hint['start_line']}-{hint['end_line']}")
+        lines = (
+            f"line {hint['start_line']}"
+            if hint["start_line"] == hint["end_line"]
+            else (f"lines {hint['start_line']}-{hint['end_line']}")
+        )
         differs = "; ".join(hint.get("differs", [])[:3])
         body = "\n".join(f"    {line}" for line in str(hint["text"]).split("\n")[:12])
-        out.append(f"Closest text, {lines}" + (f" (differs: {differs})" if differs else "") + f":\n{body}")
+        out.append(
+            f"Closest text, {lines}" + (f" (differs: {differs})" if differs else "") + f":\n{body}"
+        )
     for where in detail.get("locations", [])[:10]:
         out.append(f"Match at line {where['line']}:\n{where['context']}")
     return ("\n" + "\n".join(out)) if out else ""
@@ -43,13 +48,19 @@ HASH = "Refuse the change unless the file still has this hash (from read)."
 
 
 class ReadParams(Params):
-    path: str = Field(description="File path, relative to the workspace root or absolute inside it.")
+    path: str = Field(
+        description="File path, relative to the workspace root or absolute inside it."
+    )
     offset: int | None = Field(None, ge=1, description="1-based line to start reading at.")
-    limit: int | None = Field(None, ge=1, description="Maximum number of lines to read (default 2000).")
+    limit: int | None = Field(
+        None, ge=1, description="Maximum number of lines to read (default 2000)."
+    )
 
 
 class WriteParams(Params):
-    path: str = Field(description="File path, relative to the workspace root or absolute inside it.")
+    path: str = Field(
+        description="File path, relative to the workspace root or absolute inside it."
+    )
     content: str = Field(description="The complete new content of the file.")
     expected_hash: str | None = Field(
         None, description="Refuse the write unless the file still has this hash (from read)."
@@ -57,8 +68,12 @@ class WriteParams(Params):
 
 
 class EditParams(Params):
-    path: str = Field(description="File path, relative to the workspace root or absolute inside it.")
-    old_string: str = Field(description="The text to replace; must identify one place unless replace_all.")
+    path: str = Field(
+        description="File path, relative to the workspace root or absolute inside it."
+    )
+    old_string: str = Field(
+        description="The text to replace; must identify one place unless replace_all."
+    )
     new_string: str = Field(description="The replacement text.")
     replace_all: bool = Field(False, description="Replace every occurrence instead of exactly one.")
     expected_hash: str | None = Field(
@@ -67,7 +82,9 @@ class EditParams(Params):
 
 
 class AppendParams(Params):
-    path: str = Field(description="File path, relative to the workspace root or absolute inside it.")
+    path: str = Field(
+        description="File path, relative to the workspace root or absolute inside it."
+    )
     content: str = Field(description="Text to add at the end of the file (created if missing).")
 
 
@@ -79,20 +96,31 @@ class EditOp(Params):
 
 class MultiEditParams(Params):
     path: str = Field(description=PATH)
-    edits: list[EditOp] = Field(min_length=1, description="Edits applied in order, each to the result of the one before; all or nothing.")
+    edits: list[EditOp] = Field(
+        min_length=1,
+        description="Edits applied in order, each to the result of the one before; all or nothing.",
+    )
     expected_hash: str | None = Field(None, description=HASH)
 
 
 class ReplaceSpanParams(Params):
     path: str = Field(description=PATH)
-    start: str = Field(description="Text (or, with start_is_regex, a regular expression) where the span starts.")
+    start: str = Field(
+        description="Text (or, with start_is_regex, a regular expression) where the span starts."
+    )
     end: str = Field(description="Text where the span ends (searched after the start).")
     new_text: str = Field(description="The new content of the span.")
-    search_after: str | None = Field(None, description="Look for the start only after this text (to pick one of several).")
-    start_is_regex: bool = Field(False, description="Treat start as a Python regular expression (multiline).")
+    search_after: str | None = Field(
+        None, description="Look for the start only after this text (to pick one of several)."
+    )
+    start_is_regex: bool = Field(
+        False, description="Treat start as a Python regular expression (multiline)."
+    )
     keep_markers: bool | None = Field(
-        None, description="true: keep both markers and replace what is between; false: replace the markers "
-        "too; omitted: a marker is replaced when new_text re-supplies it, kept otherwise.")
+        None,
+        description="true: keep both markers and replace what is between; false: replace the markers "
+        "too; omitted: a marker is replaced when new_text re-supplies it, kept otherwise.",
+    )
     expected_hash: str | None = Field(None, description=HASH)
 
 
@@ -110,20 +138,28 @@ class ListParams(Params):
 
 
 class GlobParams(Params):
-    pattern: str = Field(description="Glob pattern relative to the directory, e.g. 'src/**/*.py' or '*.md'.")
+    pattern: str = Field(
+        description="Glob pattern relative to the directory, e.g. 'src/**/*.py' or '*.md'."
+    )
     path: str | None = Field(None, description="Directory to search (default: the workspace root).")
     case_sensitive: bool = Field(False, description="Match case exactly.")
     respect_gitignore: bool = Field(True, description="Leave out what .gitignore ignores.")
 
 
 class GrepParams(Params):
-    pattern: str = Field(description="Regular expression to look for (or a literal string with fixed_strings).")
+    pattern: str = Field(
+        description="Regular expression to look for (or a literal string with fixed_strings)."
+    )
     path: str | None = Field(None, description="Directory to search (default: the workspace root).")
-    include: str | None = Field(None, description="Only files matching this glob, e.g. '*.py' or 'src/**/*.{ts,tsx}'.")
+    include: str | None = Field(
+        None, description="Only files matching this glob, e.g. '*.py' or 'src/**/*.{ts,tsx}'."
+    )
     case_sensitive: bool = Field(True, description="Match case exactly.")
     fixed_strings: bool = Field(False, description="Treat pattern as a literal string.")
     context: int = Field(0, ge=0, le=20, description="Lines of context around each match.")
-    max_matches: int = Field(500, ge=1, le=10000, description="Stop after this many matching lines.")
+    max_matches: int = Field(
+        500, ge=1, le=10000, description="Stop after this many matching lines."
+    )
 
 
 class UndoParams(Params):
@@ -135,31 +171,96 @@ class DefaultToolset(Toolset):
 
     def tools(self) -> list[Tool]:
         return [
-            Tool("read", "Read a text file with line numbers (cat -n style). Returns the content hash for optimistic locking.",
-                 ReadParams, self.read, read_only=True, title="Read file"),
-            Tool("write", "Create a file or replace its whole content. Parent directories are created.",
-                 WriteParams, self.write, destructive=True, title="Write file"),
-            Tool("edit", "Replace text in a file. old_string must match one place (whitespace and "
-                 "indentation differences are tolerated when unambiguous); use replace_all for every "
-                 "occurrence. Returns a diff.", EditParams, self.edit, destructive=True, title="Edit file"),
-            Tool("multi_edit", "Apply several edits to one file in order, all or nothing (none is written "
-                 "if any fails). Returns a diff.", MultiEditParams, self.multi_edit, destructive=True,
-                 title="Edit file (batch)"),
-            Tool("replace_span", "Replace the text between a start and an end marker, without repeating the "
-                 "text in between. Use search_after to pick one of several sections with the same markers.",
-                 ReplaceSpanParams, self.replace_span, destructive=True, title="Replace a span"),
-            Tool("insert", "Insert text after a given line of a file (0 = at the top).",
-                 InsertParams, self.insert, title="Insert lines"),
-            Tool("append", "Append text to the end of a file (created if missing).",
-                 AppendParams, self.append, title="Append to file"),
-            Tool("undo", "Undo the last change made to a file through these tools (restores its previous content).",
-                 UndoParams, self.undo, destructive=True, title="Undo last change"),
-            Tool("list", "List one directory: directories first ([DIR]), then files.",
-                 ListParams, self.list, read_only=True, title="List directory"),
-            Tool("glob", "Find files by glob pattern, newest first. Honours .gitignore; skips .git and node_modules.",
-                 GlobParams, self.glob, read_only=True, title="Find files"),
-            Tool("grep", "Search file contents with a regular expression; matches grouped by file with line numbers.",
-                 GrepParams, self.grep, read_only=True, title="Search text"),
+            Tool(
+                "read",
+                "Read a text file with line numbers (cat -n style). Returns the content hash for optimistic locking.",
+                ReadParams,
+                self.read,
+                read_only=True,
+                title="Read file",
+            ),
+            Tool(
+                "write",
+                "Create a file or replace its whole content. Parent directories are created.",
+                WriteParams,
+                self.write,
+                destructive=True,
+                title="Write file",
+            ),
+            Tool(
+                "edit",
+                "Replace text in a file. old_string must match one place (whitespace and "
+                "indentation differences are tolerated when unambiguous); use replace_all for every "
+                "occurrence. Returns a diff.",
+                EditParams,
+                self.edit,
+                destructive=True,
+                title="Edit file",
+            ),
+            Tool(
+                "multi_edit",
+                "Apply several edits to one file in order, all or nothing (none is written "
+                "if any fails). Returns a diff.",
+                MultiEditParams,
+                self.multi_edit,
+                destructive=True,
+                title="Edit file (batch)",
+            ),
+            Tool(
+                "replace_span",
+                "Replace the text between a start and an end marker, without repeating the "
+                "text in between. Use search_after to pick one of several sections with the same markers.",
+                ReplaceSpanParams,
+                self.replace_span,
+                destructive=True,
+                title="Replace a span",
+            ),
+            Tool(
+                "insert",
+                "Insert text after a given line of a file (0 = at the top).",
+                InsertParams,
+                self.insert,
+                title="Insert lines",
+            ),
+            Tool(
+                "append",
+                "Append text to the end of a file (created if missing).",
+                AppendParams,
+                self.append,
+                title="Append to file",
+            ),
+            Tool(
+                "undo",
+                "Undo the last change made to a file through these tools (restores its previous content).",
+                UndoParams,
+                self.undo,
+                destructive=True,
+                title="Undo last change",
+            ),
+            Tool(
+                "list",
+                "List one directory: directories first ([DIR]), then files.",
+                ListParams,
+                self.list,
+                read_only=True,
+                title="List directory",
+            ),
+            Tool(
+                "glob",
+                "Find files by glob pattern, newest first. Honours .gitignore; skips .git and node_modules.",
+                GlobParams,
+                self.glob,
+                read_only=True,
+                title="Find files",
+            ),
+            Tool(
+                "grep",
+                "Search file contents with a regular expression; matches grouped by file with line numbers.",
+                GrepParams,
+                self.grep,
+                read_only=True,
+                title="Search text",
+            ),
         ]
 
     def _display(self, outcome: Outcome, given: str) -> str:
@@ -191,8 +292,15 @@ class DefaultToolset(Toolset):
 
     def write(self, p: WriteParams) -> Result:
         content = p.content
-        outcome = self.change(Change(p.path, "write", lambda _old: content, create_parents=True,
-                                     expected_hash=p.expected_hash))
+        outcome = self.change(
+            Change(
+                p.path,
+                "write",
+                lambda _old: content,
+                create_parents=True,
+                expected_hash=p.expected_hash,
+            )
+        )
         return self._changed(outcome, p.path, "write")
 
     def edit(self, p: EditParams) -> Result:
@@ -205,85 +313,166 @@ class DefaultToolset(Toolset):
         def compute(text: str | None) -> Any:
             return edits.replace(text or "", old, new, replace_all=replace_all)
 
-        outcome = self.change(Change(p.path, "edit", compute, must_exist=True, expected_hash=p.expected_hash))
+        outcome = self.change(
+            Change(p.path, "edit", compute, must_exist=True, expected_hash=p.expected_hash)
+        )
         return self._changed(outcome, p.path, "edit")
 
     def multi_edit(self, p: MultiEditParams) -> Result:
         from filewright import edits
 
-        ops = [edits.Replace(e.old_string, e.new_string, replace_all=e.replace_all) for e in p.edits]
+        ops = [
+            edits.Replace(e.old_string, e.new_string, replace_all=e.replace_all) for e in p.edits
+        ]
         for index, op in enumerate(ops):
             if op.old == "":
                 return self.failed_code("empty_old", p.path, edit_index=index)
-        outcome = self.change(Change(p.path, "edit", lambda text: edits.apply_batch(text or "", ops),
-                                     must_exist=True, expected_hash=p.expected_hash))
-        if not outcome.ok and outcome.failure is not None and "edit_index" in outcome.failure.detail:
+        outcome = self.change(
+            Change(
+                p.path,
+                "edit",
+                lambda text: edits.apply_batch(text or "", ops),
+                must_exist=True,
+                expected_hash=p.expected_hash,
+            )
+        )
+        if (
+            not outcome.ok
+            and outcome.failure is not None
+            and "edit_index" in outcome.failure.detail
+        ):
             result = self._changed(outcome, p.path, "edit")
             index = outcome.failure.detail["edit_index"]
-            result.text = f"Edit {index + 1} of {len(ops)} failed; nothing was written. {result.text}"
+            result.text = (
+                f"Edit {index + 1} of {len(ops)} failed; nothing was written. {result.text}"
+            )
             return result
         return self._changed(outcome, p.path, "edit")
 
     def replace_span(self, p: ReplaceSpanParams) -> Result:
         from filewright import edits
 
-        op = edits.SpanReplace(p.start, p.end, p.new_text, search_after=p.search_after,
-                               keep_markers=p.keep_markers, start_is_regex=p.start_is_regex)
-        outcome = self.change(Change(p.path, "edit", lambda text: op.apply(text or ""), must_exist=True,
-                                     expected_hash=p.expected_hash))
+        op = edits.SpanReplace(
+            p.start,
+            p.end,
+            p.new_text,
+            search_after=p.search_after,
+            keep_markers=p.keep_markers,
+            start_is_regex=p.start_is_regex,
+        )
+        outcome = self.change(
+            Change(
+                p.path,
+                "edit",
+                lambda text: op.apply(text or ""),
+                must_exist=True,
+                expected_hash=p.expected_hash,
+            )
+        )
         return self._changed(outcome, p.path, "edit")
 
     def insert(self, p: InsertParams) -> Result:
         from filewright import edits
 
         line, new = p.line, p.text
-        outcome = self.change(Change(p.path, "insert", lambda text: edits.insert_at_line(text or "", line, new),
-                                     must_exist=True, expected_hash=p.expected_hash))
+        outcome = self.change(
+            Change(
+                p.path,
+                "insert",
+                lambda text: edits.insert_at_line(text or "", line, new),
+                must_exist=True,
+                expected_hash=p.expected_hash,
+            )
+        )
         return self._changed(outcome, p.path, "insert")
 
     def list(self, p: ListParams) -> Result:
         from filewright import search
 
         loc = self.engine.locate_dir(p.path)
-        result = search.list_directory(loc.real, ignore=p.ignore, respect_gitignore=p.respect_gitignore,
-                                       visible=self.engine.visibility(loc), ignore_root=loc.root,
-                                       symlink_root=loc.root)
+        result = search.list_directory(
+            loc.real,
+            ignore=p.ignore,
+            respect_gitignore=p.respect_gitignore,
+            visible=self.engine.visibility(loc),
+            ignore_root=loc.root,
+            symlink_root=loc.root,
+        )
         entries = [{"name": e.name, "is_dir": e.is_dir} for e in result.entries]
-        return Result(True, search.format_list_gemini(result, loc.lexical_rel),
-                      {"path": str(loc.path), "entries": entries, "ignored_count": result.ignored_count})
+        return Result(
+            True,
+            search.format_list_gemini(result, loc.lexical_rel),
+            {"path": str(loc.path), "entries": entries, "ignored_count": result.ignored_count},
+        )
 
     def glob(self, p: GlobParams) -> Result:
         from filewright import search
 
         loc = self.engine.locate_dir(p.path)
-        result = search.glob(loc.real, p.pattern, case_sensitive=p.case_sensitive,
-                             respect_gitignore=p.respect_gitignore, visible=self.engine.visibility(loc),
-                             ignore_root=loc.root)
+        result = search.glob(
+            loc.real,
+            p.pattern,
+            case_sensitive=p.case_sensitive,
+            respect_gitignore=p.respect_gitignore,
+            visible=self.engine.visibility(loc),
+            ignore_root=loc.root,
+        )
         text = search.format_glob_gemini(result, p.pattern, loc.lexical_rel)
         if result.error:
             return Result(False, text, {"error": "invalid_pattern", "path": str(loc.path)})
-        return Result(True, text, {"path": str(loc.path), "files": result.paths, "total": result.total,
-                                   "truncated": result.truncated, "ignored_count": result.ignored_count})
+        return Result(
+            True,
+            text,
+            {
+                "path": str(loc.path),
+                "files": result.paths,
+                "total": result.total,
+                "truncated": result.truncated,
+                "ignored_count": result.ignored_count,
+            },
+        )
 
     def grep(self, p: GrepParams) -> Result:
         from filewright import search
 
         loc = self.engine.locate_dir(p.path)
-        result = search.grep(loc.real, p.pattern, include=p.include, case_sensitive=p.case_sensitive,
-                             fixed_strings=p.fixed_strings, context=p.context, max_matches=p.max_matches,
-                             visible=self.engine.visibility(loc), ignore_root=loc.root,
-                             on_progress=search_progress)
+        result = search.grep(
+            loc.real,
+            p.pattern,
+            include=p.include,
+            case_sensitive=p.case_sensitive,
+            fixed_strings=p.fixed_strings,
+            context=p.context,
+            max_matches=p.max_matches,
+            visible=self.engine.visibility(loc),
+            ignore_root=loc.root,
+            on_progress=search_progress,
+        )
         text = search.format_grep_gemini(result, p.pattern, loc.lexical_rel, p.include)
         if result.error:
             return Result(False, text, {"error": "invalid_pattern", "path": str(loc.path)})
-        matches = [{"file": f.path, "line": m.line, "text": m.text}
-                   for f in result.files for m in f.matches if not m.is_context]
-        return Result(True, text, {"path": str(loc.path), "matches": matches,
-                                   "total_matches": result.total_matches, "truncated": result.truncated})
+        matches = [
+            {"file": f.path, "line": m.line, "text": m.text}
+            for f in result.files
+            for m in f.matches
+            if not m.is_context
+        ]
+        return Result(
+            True,
+            text,
+            {
+                "path": str(loc.path),
+                "matches": matches,
+                "total_matches": result.total_matches,
+                "truncated": result.truncated,
+            },
+        )
 
     def append(self, p: AppendParams) -> Result:
         content = p.content
-        outcome = self.change(Change(p.path, "append", lambda old: (old or "") + content, create_parents=True))
+        outcome = self.change(
+            Change(p.path, "append", lambda old: (old or "") + content, create_parents=True)
+        )
         return self._changed(outcome, p.path, "append")
 
     def undo(self, p: UndoParams) -> Result:
@@ -296,7 +485,11 @@ class DefaultToolset(Toolset):
             return self.failed(outcome.failure, path)
         undone = outcome.extra.get("undone", {})
         verb = "Would restore" if outcome.dry_run else "Restored"
-        what = "removed it (it was created by that change)" if not undone.get("existed") else "restored its previous content"
+        what = (
+            "removed it (it was created by that change)"
+            if not undone.get("existed")
+            else "restored its previous content"
+        )
         text = f"{verb} {path}: undid the {undone.get('operation', 'last')} of {undone.get('time', '?')}; {what}."
         if outcome.diff:
             text += "\n" + clip_diff(outcome.diff).rstrip("\n")

@@ -57,40 +57,81 @@ NO_OCCURRENCE_HINT = (
 
 
 class ListDirectoryParams(Params):
-    path: str = Field(description="The absolute path to the directory to list (or relative to the workspace root).")
-    ignore: list[str] | None = Field(None, description='List of glob patterns to ignore (e.g. ["*.log", ".git"]).')
-    respect_git_ignore: bool = Field(True, description="Whether to respect .gitignore patterns when listing files.")
+    path: str = Field(
+        description="The absolute path to the directory to list (or relative to the workspace root)."
+    )
+    ignore: list[str] | None = Field(
+        None, description='List of glob patterns to ignore (e.g. ["*.log", ".git"]).'
+    )
+    respect_git_ignore: bool = Field(
+        True, description="Whether to respect .gitignore patterns when listing files."
+    )
 
 
 class ReadFileParams(Params):
-    path: str = Field(description="The absolute path to the file to read (or relative to the workspace root).")
-    offset: int | None = Field(None, ge=0, description="For text files, the 0-based line number to start reading from. Requires 'limit' to be set.")
-    limit: int | None = Field(None, ge=1, description="For text files, the maximum number of lines to read (default 2000).")
+    path: str = Field(
+        description="The absolute path to the file to read (or relative to the workspace root)."
+    )
+    offset: int | None = Field(
+        None,
+        ge=0,
+        description="For text files, the 0-based line number to start reading from. Requires 'limit' to be set.",
+    )
+    limit: int | None = Field(
+        None,
+        ge=1,
+        description="For text files, the maximum number of lines to read (default 2000).",
+    )
 
 
 class WriteFileParams(Params):
-    file_path: str = Field(description="The absolute path to the file to write to (or relative to the workspace root).")
+    file_path: str = Field(
+        description="The absolute path to the file to write to (or relative to the workspace root)."
+    )
     content: str = Field(description="The content to write to the file.")
 
 
 class GlobParams(Params):
-    pattern: str = Field(description="The glob pattern to match against (e.g. '*.py', 'src/**/*.js').")
-    path: str | None = Field(None, description="The absolute path to the directory to search within. If omitted, searches the root directory.")
+    pattern: str = Field(
+        description="The glob pattern to match against (e.g. '*.py', 'src/**/*.js')."
+    )
+    path: str | None = Field(
+        None,
+        description="The absolute path to the directory to search within. If omitted, searches the root directory.",
+    )
     case_sensitive: bool = Field(False, description="Whether the search should be case-sensitive.")
-    respect_git_ignore: bool = Field(True, description="Whether to respect .gitignore patterns when finding files.")
+    respect_git_ignore: bool = Field(
+        True, description="Whether to respect .gitignore patterns when finding files."
+    )
 
 
 class SearchFileContentParams(Params):
-    pattern: str = Field(description="The regular expression (regex) to search for (e.g. 'function\\s+myFunction').")
-    path: str | None = Field(None, description="The absolute path to the directory to search within. Defaults to the root directory.")
-    include: str | None = Field(None, description="A glob pattern to filter which files are searched (e.g. '*.js', 'src/**/*.{ts,tsx}').")
+    pattern: str = Field(
+        description="The regular expression (regex) to search for (e.g. 'function\\s+myFunction')."
+    )
+    path: str | None = Field(
+        None,
+        description="The absolute path to the directory to search within. Defaults to the root directory.",
+    )
+    include: str | None = Field(
+        None,
+        description="A glob pattern to filter which files are searched (e.g. '*.js', 'src/**/*.{ts,tsx}').",
+    )
 
 
 class ReplaceParams(Params):
-    file_path: str = Field(description="The absolute path to the file to modify (or relative to the workspace root).")
-    old_string: str = Field(description="The exact literal text to replace. Include at least 3 lines of context before and after the target text, matching whitespace and indentation. An empty string creates a new file.")
+    file_path: str = Field(
+        description="The absolute path to the file to modify (or relative to the workspace root)."
+    )
+    old_string: str = Field(
+        description="The exact literal text to replace. Include at least 3 lines of context before and after the target text, matching whitespace and indentation. An empty string creates a new file."
+    )
     new_string: str = Field(description="The exact literal text to replace old_string with.")
-    expected_replacements: int = Field(1, ge=1, description="Number of replacements expected. Defaults to 1. Use when you want to replace multiple occurrences.")
+    expected_replacements: int = Field(
+        1,
+        ge=1,
+        description="Number of replacements expected. Defaults to 1. Use when you want to replace multiple occurrences.",
+    )
 
 
 class GeminiToolset(Toolset):
@@ -117,29 +158,69 @@ class GeminiToolset(Toolset):
 
     def tools(self) -> list[Tool]:
         return [
-            Tool("list_directory", "Lists the names of files and subdirectories directly within a specified "
-                 "directory path. Can optionally ignore entries matching provided glob patterns.",
-                 ListDirectoryParams, self.list_directory, read_only=True, idempotent=True, title="ReadFolder"),
-            Tool("read_file", "Reads and returns the content of a specified file. Handles text, images (PNG, "
-                 "JPG, GIF, WEBP, BMP) and PDF files. For text files, it can read specific line ranges with "
-                 "'offset' and 'limit'; long files are truncated with a notice.",
-                 ReadFileParams, self.read_file, read_only=True, idempotent=True, title="ReadFile"),
-            Tool("write_file", "Writes content to a specified file. Overwrites the file if it exists; creates "
-                 "it (and any parent directories) if not. The user confirms the change.",
-                 WriteFileParams, self.write_file, destructive=True, idempotent=True, title="WriteFile"),
-            Tool("glob", "Efficiently finds files matching specific glob patterns (e.g. `src/**/*.ts`, "
-                 "`**/*.md`), returning absolute paths sorted by modification time (newest first).",
-                 GlobParams, self.glob, read_only=True, idempotent=True, title="FindFiles"),
-            Tool("search_file_content", "Searches for a regular expression pattern within the content of files "
-                 "in a specified directory. Can filter files by a glob pattern. Returns the lines containing "
-                 "matches, along with their file paths and line numbers.",
-                 SearchFileContentParams, self.search_file_content, read_only=True, idempotent=True,
-                 title="SearchText"),
-            Tool("replace", "Replaces text within a file. By default, replaces a single occurrence; set "
-                 "`expected_replacements` to replace that many. `old_string` must match exactly (whitespace "
-                 "and indentation included) and identify the place with enough context. An empty "
-                 "`old_string` creates a new file. The user confirms the change.",
-                 ReplaceParams, self.replace, destructive=True, title="Edit"),
+            Tool(
+                "list_directory",
+                "Lists the names of files and subdirectories directly within a specified "
+                "directory path. Can optionally ignore entries matching provided glob patterns.",
+                ListDirectoryParams,
+                self.list_directory,
+                read_only=True,
+                idempotent=True,
+                title="ReadFolder",
+            ),
+            Tool(
+                "read_file",
+                "Reads and returns the content of a specified file. Handles text, images (PNG, "
+                "JPG, GIF, WEBP, BMP) and PDF files. For text files, it can read specific line ranges with "
+                "'offset' and 'limit'; long files are truncated with a notice.",
+                ReadFileParams,
+                self.read_file,
+                read_only=True,
+                idempotent=True,
+                title="ReadFile",
+            ),
+            Tool(
+                "write_file",
+                "Writes content to a specified file. Overwrites the file if it exists; creates "
+                "it (and any parent directories) if not. The user confirms the change.",
+                WriteFileParams,
+                self.write_file,
+                destructive=True,
+                idempotent=True,
+                title="WriteFile",
+            ),
+            Tool(
+                "glob",
+                "Efficiently finds files matching specific glob patterns (e.g. `src/**/*.ts`, "
+                "`**/*.md`), returning absolute paths sorted by modification time (newest first).",
+                GlobParams,
+                self.glob,
+                read_only=True,
+                idempotent=True,
+                title="FindFiles",
+            ),
+            Tool(
+                "search_file_content",
+                "Searches for a regular expression pattern within the content of files "
+                "in a specified directory. Can filter files by a glob pattern. Returns the lines containing "
+                "matches, along with their file paths and line numbers.",
+                SearchFileContentParams,
+                self.search_file_content,
+                read_only=True,
+                idempotent=True,
+                title="SearchText",
+            ),
+            Tool(
+                "replace",
+                "Replaces text within a file. By default, replaces a single occurrence; set "
+                "`expected_replacements` to replace that many. `old_string` must match exactly (whitespace "
+                "and indentation included) and identify the place with enough context. An empty "
+                "`old_string` creates a new file. The user confirms the change.",
+                ReplaceParams,
+                self.replace,
+                destructive=True,
+                title="Edit",
+            ),
         ]
 
     # -- helpers --------------------------------------------------------------------------
@@ -148,8 +229,9 @@ class GeminiToolset(Toolset):
         found = self.tool(tool)
         return (found.title or tool) if found else tool
 
-    def _fail(self, failure: Failure, shown: str, tool: str, *, directory: bool = False,
-              **data: Any) -> Result:
+    def _fail(
+        self, failure: Failure, shown: str, tool: str, *, directory: bool = False, **data: Any
+    ) -> Result:
         detail = dict(failure.detail)
         detail.setdefault("roots", ", ".join(str(r) for r in self.workspace.roots))
         detail.setdefault("tool", self._title(tool))
@@ -194,22 +276,35 @@ class GeminiToolset(Toolset):
                 kind = media.sniff(os.pread(fd, 4096, 0), loc.name).kind
             if kind == "pdf":
                 part = readers.pdf_inline(self.engine, loc)
-                return Result(True, f"[PDF file: {loc.name} ({human_size(size)}), sent as inline data]",
-                              {"path": str(loc.path), "kind": "pdf", "mime_type": "application/pdf", **part})
+                return Result(
+                    True,
+                    f"[PDF file: {loc.name} ({human_size(size)}), sent as inline data]",
+                    {"path": str(loc.path), "kind": "pdf", "mime_type": "application/pdf", **part},
+                )
             if kind == "notebook":  # Gemini CLI reads a notebook as the JSON text it is
-                lines = readers.read_lines(self.engine, loc, offset + 1, p.limit or readers.DEFAULT_LIMIT)
+                lines = readers.read_lines(
+                    self.engine, loc, offset + 1, p.limit or readers.DEFAULT_LIMIT
+                )
                 outcome = readers.ReadOutcome("text", loc, size, "application/json", text=lines)
             else:
-                outcome = readers.read_any(self.engine, loc, offset=offset + 1, limit=p.limit or readers.DEFAULT_LIMIT)
+                outcome = readers.read_any(
+                    self.engine, loc, offset=offset + 1, limit=p.limit or readers.DEFAULT_LIMIT
+                )
         except OperationFailed as exc:
             failure = exc.failure
             shown = self._absolute(p.path)
             if failure.code == "binary":
-                return Result(True, f"Cannot display content of binary file: {shown}",
-                              {"path": shown, "binary": True, "mime_type": failure.detail.get("mime_type")})
+                return Result(
+                    True,
+                    f"Cannot display content of binary file: {shown}",
+                    {"path": shown, "binary": True, "mime_type": failure.detail.get("mime_type")},
+                )
             if failure.code == "line_out_of_range":  # the seed's offsets are 0-based
-                failure = Failure(failure.code, failure.path,
-                                  {**failure.detail, "line": int(failure.detail.get("line", 1)) - 1})
+                failure = Failure(
+                    failure.code,
+                    failure.path,
+                    {**failure.detail, "line": int(failure.detail.get("line", 1)) - 1},
+                )
             return self._fail(failure, shown, "read_file")
         data = outcome.data()
         if outcome.image is not None:
@@ -219,8 +314,10 @@ class GeminiToolset(Toolset):
         assert text is not None
         data["next_offset"] = text.end if text.truncated else None  # 0-based, for `offset`
         if text.cut_lines and not text.truncated:  # every line shown, some of them cut
-            body = (f"[File content partially truncated: some lines exceeded maximum length of "
-                    f"{text.max_line_chars} characters.]\n{readers.format_plain(text)}")
+            body = (
+                f"[File content partially truncated: some lines exceeded maximum length of "
+                f"{text.max_line_chars} characters.]\n{readers.format_plain(text)}"
+            )
         else:
             body = readers.format_gemini(text)
         return Result(True, body, data)
@@ -240,13 +337,21 @@ class GeminiToolset(Toolset):
         loc = self._directory(p.path, "list_directory")
         if isinstance(loc, Result):
             return loc
-        result = search.list_directory(loc.real, ignore=p.ignore, respect_gitignore=p.respect_git_ignore,
-                                       visible=self.engine.visibility(loc), ignore_root=loc.root,
-                                       symlink_root=loc.root)
+        result = search.list_directory(
+            loc.real,
+            ignore=p.ignore,
+            respect_gitignore=p.respect_git_ignore,
+            visible=self.engine.visibility(loc),
+            ignore_root=loc.root,
+            symlink_root=loc.root,
+        )
         text = search.format_list_gemini(result, str(loc.path))
         entries = [{"name": e.name, "is_dir": e.is_dir} for e in result.entries]
-        return Result(True, text, {"path": str(loc.path), "entries": entries,
-                                   "ignored_count": result.ignored_count})
+        return Result(
+            True,
+            text,
+            {"path": str(loc.path), "entries": entries, "ignored_count": result.ignored_count},
+        )
 
     def glob(self, p: GlobParams) -> Result:
         """Files matching `pattern`, as absolute paths, newest first."""
@@ -255,16 +360,31 @@ class GeminiToolset(Toolset):
         loc = self._directory(p.path, "glob")
         if isinstance(loc, Result):
             return loc
-        result = search.glob(loc.real, p.pattern, case_sensitive=p.case_sensitive,
-                             respect_gitignore=p.respect_git_ignore, visible=self.engine.visibility(loc),
-                             ignore_root=loc.root)
-        text = search.format_glob_gemini(result, p.pattern, str(loc.path),
-                                         render_path=lambda rel: str(loc.path / rel))
+        result = search.glob(
+            loc.real,
+            p.pattern,
+            case_sensitive=p.case_sensitive,
+            respect_gitignore=p.respect_git_ignore,
+            visible=self.engine.visibility(loc),
+            ignore_root=loc.root,
+        )
+        text = search.format_glob_gemini(
+            result, p.pattern, str(loc.path), render_path=lambda rel: str(loc.path / rel)
+        )
         if result.error:
             return Result(False, text, {"error": "invalid_pattern", "path": str(loc.path)})
         paths = [str(loc.path / rel) for rel in result.paths]
-        return Result(True, text, {"path": str(loc.path), "files": paths, "total": result.total,
-                                   "truncated": result.truncated, "ignored_count": result.ignored_count})
+        return Result(
+            True,
+            text,
+            {
+                "path": str(loc.path),
+                "files": paths,
+                "total": result.total,
+                "truncated": result.truncated,
+                "ignored_count": result.ignored_count,
+            },
+        )
 
     def search_file_content(self, p: SearchFileContentParams) -> Result:
         """Lines matching a regex, grouped by file (paths relative to the searched directory)."""
@@ -280,23 +400,42 @@ class GeminiToolset(Toolset):
             # grep skips .git and node_modules whatever the ignore files say.
             return NUISANCE_DIRS.isdisjoint(rel.split("/")) and visible(rel, is_dir)
 
-        result = search.grep(loc.real, p.pattern, include=p.include, visible=searched,
-                             ignore_root=loc.root, on_progress=search_progress)
+        result = search.grep(
+            loc.real,
+            p.pattern,
+            include=p.include,
+            visible=searched,
+            ignore_root=loc.root,
+            on_progress=search_progress,
+        )
         text = search.format_grep_gemini(result, p.pattern, p.path or ".", p.include)
         if result.error:
             return Result(False, text, {"error": "invalid_pattern", "path": str(loc.path)})
-        matches = [{"file": f.path, "line": m.line, "text": m.text}
-                   for f in result.files for m in f.matches if not m.is_context]
-        return Result(True, text, {"path": str(loc.path), "matches": matches,
-                                   "total_matches": result.total_matches, "truncated": result.truncated})
+        matches = [
+            {"file": f.path, "line": m.line, "text": m.text}
+            for f in result.files
+            for m in f.matches
+            if not m.is_context
+        ]
+        return Result(
+            True,
+            text,
+            {
+                "path": str(loc.path),
+                "matches": matches,
+                "total_matches": result.total_matches,
+                "truncated": result.truncated,
+            },
+        )
 
     # -- writing ---------------------------------------------------------------------------
 
     def write_file(self, p: WriteFileParams) -> Result:
         """Create or overwrite a file (parents created) after the user approves the diff."""
         content = p.content
-        outcome = self.change(Change(p.file_path, "write", lambda _old: content, create_parents=True,
-                                     confirm=True))
+        outcome = self.change(
+            Change(p.file_path, "write", lambda _old: content, create_parents=True, confirm=True)
+        )
         if not outcome.ok:
             return self._failed_outcome(outcome, p.file_path, "write_file")
         path = self._shown(outcome, p.file_path)
@@ -324,15 +463,20 @@ class GeminiToolset(Toolset):
                 cache[key] = self._replace_text(current, old, new, expected, given, corrected)
             return cache[key]
 
-        outcome = self.change(Change(given, "edit", compute, must_exist=True, check_stale=False,
-                                     confirm=True))
+        outcome = self.change(
+            Change(given, "edit", compute, must_exist=True, check_stale=False, confirm=True)
+        )
         path = self._shown(outcome, given)
         if not outcome.ok:
             assert outcome.failure is not None
             failure = outcome.failure
             if failure.code == "not_found":
-                return Result(False, f"File not found: {path}. Cannot apply edit. Use an empty "
-                              "old_string to create a new file.", {"error": "not_found", "path": path})
+                return Result(
+                    False,
+                    f"File not found: {path}. Cannot apply edit. Use an empty "
+                    "old_string to create a new file.",
+                    {"error": "not_found", "path": path},
+                )
             text = self._edit_failure_text(failure.code, failure.detail, path, old, new, expected)
             if text is None:
                 return self._failed_outcome(outcome, given, "replace")
@@ -340,7 +484,9 @@ class GeminiToolset(Toolset):
             return Result(False, text, {**data, "error": failure.code, "path": path})
         text = f"Successfully modified file: {path} ({outcome.replacements} replacements)."
         if outcome.dry_run:
-            text = self._dry_run_text(outcome, f"Would modify file: {path} ({outcome.replacements} replacements).")
+            text = self._dry_run_text(
+                outcome, f"Would modify file: {path} ({outcome.replacements} replacements)."
+            )
         data = outcome.data()
         if corrected:
             data["corrected"] = corrected
@@ -348,23 +494,37 @@ class GeminiToolset(Toolset):
 
     def _create(self, p: ReplaceParams) -> Result:
         content = p.new_string
-        outcome = self.change(Change(p.file_path, "create", lambda _old: content, must_not_exist=True,
-                                     create_parents=True, confirm=True))
+        outcome = self.change(
+            Change(
+                p.file_path,
+                "create",
+                lambda _old: content,
+                must_not_exist=True,
+                create_parents=True,
+                confirm=True,
+            )
+        )
         path = self._shown(outcome, p.file_path)
         if not outcome.ok:
             assert outcome.failure is not None
             if outcome.failure.code == "exists":
-                return Result(False, f"File already exists, cannot create: {path}. To edit it, give the "
-                              "exact text to replace in old_string.",
-                              {"error": "exists", "path": path})
+                return Result(
+                    False,
+                    f"File already exists, cannot create: {path}. To edit it, give the "
+                    "exact text to replace in old_string.",
+                    {"error": "exists", "path": path},
+                )
             return self._failed_outcome(outcome, p.file_path, "replace")
         text = f"Created new file: {path} with provided content."
         if outcome.dry_run:
-            text = self._dry_run_text(outcome, f"Would create new file: {path} with provided content.")
+            text = self._dry_run_text(
+                outcome, f"Would create new file: {path} with provided content."
+            )
         return Result(True, text, outcome.data())
 
-    def _replace_text(self, text: str, old: str, new: str, expected: int, given: str,
-                      corrected: dict[str, Any]) -> Any:
+    def _replace_text(
+        self, text: str, old: str, new: str, expected: int, given: str, corrected: dict[str, Any]
+    ) -> Any:
         """The ladder first; then, if it found no region or another count, the corrector."""
         result = edits.replace(text, old, new, expected=expected)
         corrector: Corrector | None = self.options.get("corrector")
@@ -372,7 +532,10 @@ class GeminiToolset(Toolset):
             return result
         if result.code not in ("no_match", "count_mismatch"):
             return result
-        error = self._edit_failure_text(result.code, result.detail, given, old, new, expected) or result.code
+        error = (
+            self._edit_failure_text(result.code, result.detail, given, old, new, expected)
+            or result.code
+        )
         try:
             proposal = corrector(text, old, new, error)
         except Exception:  # an application's corrector must not break the tool
@@ -388,15 +551,18 @@ class GeminiToolset(Toolset):
         corrected.update(old_string=old2, new_string=new2)
         return dataclasses.replace(second, strategy=f"corrector+{second.strategy}")
 
-    def _edit_failure_text(self, code: str, detail: dict[str, Any], path: str, old: str, new: str,
-                           expected: int) -> str | None:
+    def _edit_failure_text(
+        self, code: str, detail: dict[str, Any], path: str, old: str, new: str, expected: int
+    ) -> str | None:
         if code == "no_match":
             text = f"Failed to edit, 0 occurrences found for old_string in {path}. {NO_OCCURRENCE_HINT}"
             return text + _closest_hint(detail.get("closest") or [])
         if code == "count_mismatch":
             found = detail.get("found", detail.get("count", "?"))
-            return (f"Failed to edit, expected {expected} occurrences but found {found} "
-                    f"for old_string in file: {path}")
+            return (
+                f"Failed to edit, expected {expected} occurrences but found {found} "
+                f"for old_string in file: {path}"
+            )
         if code == "no_change":
             if old == new:
                 return f"No changes to apply. The old_string and new_string are identical in file: {path}"

@@ -64,9 +64,15 @@ def _command_doc(commands: tuple[str, ...]) -> str:
 
 
 class TextEditorParams(Params):
-    command: str = Field(description=_command_doc(COMMANDS), json_schema_extra={"enum": list(COMMANDS)})
-    path: str = Field(description="Absolute path of the file or directory, such as `/repo/app.py` or `/repo`.")
-    file_text: str | None = Field(None, description="For `create`: the whole content of the new file.")
+    command: str = Field(
+        description=_command_doc(COMMANDS), json_schema_extra={"enum": list(COMMANDS)}
+    )
+    path: str = Field(
+        description="Absolute path of the file or directory, such as `/repo/app.py` or `/repo`."
+    )
+    file_text: str | None = Field(
+        None, description="For `create`: the whole content of the new file."
+    )
     view_range: list[Any] | None = Field(
         None,
         description="For `view` of a file: [first, last] line numbers to show (1-based, inclusive); "
@@ -74,7 +80,8 @@ class TextEditorParams(Params):
         json_schema_extra={"items": {"type": "integer"}},
     )
     old_str: str | None = Field(
-        None, description="For `str_replace`: the exact text to replace; it must occur once in the file."
+        None,
+        description="For `str_replace`: the exact text to replace; it must occur once in the file.",
     )
     new_str: str | None = Field(
         None,
@@ -82,14 +89,18 @@ class TextEditorParams(Params):
         "`insert`: the text to insert (same as `insert_text`).",
     )
     insert_line: int | None = Field(
-        None, description="For `insert`: the line number AFTER which the text goes (0 = before the first line)."
+        None,
+        description="For `insert`: the line number AFTER which the text goes (0 = before the first line).",
     )
-    insert_text: str | None = Field(None, description="For `insert`: the text to insert (or give it as `new_str`).")
+    insert_text: str | None = Field(
+        None, description="For `insert`: the text to insert (or give it as `new_str`)."
+    )
 
 
 class TextEditorParamsWithUndo(TextEditorParams):
     command: str = Field(
-        description=_command_doc(COMMANDS_WITH_UNDO), json_schema_extra={"enum": list(COMMANDS_WITH_UNDO)}
+        description=_command_doc(COMMANDS_WITH_UNDO),
+        json_schema_extra={"enum": list(COMMANDS_WITH_UNDO)},
     )
 
 
@@ -109,35 +120,39 @@ class TextEditorToolset(Toolset):
     """
 
     name = "text_editor"
-    messages: ClassVar[dict[str, dict[str, str]]] = {"*": {
-        "not_found": "The path {path} does not exist. Please provide a valid path.",
-        "hidden": "The path {path} does not exist. Please provide a valid path.",
-        "parent_missing": "The path {path} does not exist. Please provide a valid path.",
-        "is_directory": "The path {path} is a directory and only the `view` command can be used on directories",
-        "exists": "File already exists at: {path}. Cannot overwrite files using command `create`.",
-        "outside": "The path {path} is outside the workspace. Only paths inside the workspace can be used.",
-        "binary": "Ran into a binary file while trying to read {path}; it cannot be shown or edited as text.",
-        "undecodable": "Ran into {message} while trying to read {path}",
-        "too_large": "The file {path} is too large to view whole; view a part of it with `view_range`.",
-        "stale": "The file {path} was modified since you last viewed it. View it again before changing it.",
-        "no_history": "No edit history found for {path}.",
-        "line_out_of_range": "Invalid `insert_line` parameter: {line}. It should be within the range of "
-                             "lines of the file: [0, {line_count}]",
-        "no_change": "No replacement was performed: `new_str` is the same as `old_str`, so the file "
-                     "would not change.",
-        "empty_old": "No replacement was performed: `old_str` is empty. Give the exact text to replace, "
-                     "or use the `insert` command to add text.",
-        "permission": "Ran into a permission error while trying to access {path}",
-        "protected": "Cannot modify protected file: {path}",
-        "denied": "Access denied by policy: {path}",
-        "io_error": "Ran into {message} while trying to access {path}",
-    }}
+    messages: ClassVar[dict[str, dict[str, str]]] = {
+        "*": {
+            "not_found": "The path {path} does not exist. Please provide a valid path.",
+            "hidden": "The path {path} does not exist. Please provide a valid path.",
+            "parent_missing": "The path {path} does not exist. Please provide a valid path.",
+            "is_directory": "The path {path} is a directory and only the `view` command can be used on directories",
+            "exists": "File already exists at: {path}. Cannot overwrite files using command `create`.",
+            "outside": "The path {path} is outside the workspace. Only paths inside the workspace can be used.",
+            "binary": "Ran into a binary file while trying to read {path}; it cannot be shown or edited as text.",
+            "undecodable": "Ran into {message} while trying to read {path}",
+            "too_large": "The file {path} is too large to view whole; view a part of it with `view_range`.",
+            "stale": "The file {path} was modified since you last viewed it. View it again before changing it.",
+            "no_history": "No edit history found for {path}.",
+            "line_out_of_range": "Invalid `insert_line` parameter: {line}. It should be within the range of "
+            "lines of the file: [0, {line_count}]",
+            "no_change": "No replacement was performed: `new_str` is the same as `old_str`, so the file "
+            "would not change.",
+            "empty_old": "No replacement was performed: `old_str` is empty. Give the exact text to replace, "
+            "or use the `insert` command to add text.",
+            "permission": "Ran into a permission error while trying to access {path}",
+            "protected": "Cannot modify protected file: {path}",
+            "denied": "Access denied by policy: {path}",
+            "io_error": "Ran into {message} while trying to access {path}",
+        }
+    }
 
     def __init__(self, workspace: Any, **options: Any) -> None:
         super().__init__(workspace, **options)
         self.version = str(options.get("version", "20250728"))
         if self.version not in VERSIONS:
-            raise ValueError(f"unknown text editor version {self.version!r}; expected one of {', '.join(VERSIONS)}")
+            raise ValueError(
+                f"unknown text editor version {self.version!r}; expected one of {', '.join(VERSIONS)}"
+            )
         self.allow_overwrite = bool(options.get("allow_overwrite", False))
         max_chars = options.get("max_characters")
         self.max_characters: int | None = int(max_chars) if max_chars is not None else None
@@ -157,9 +172,15 @@ class TextEditorToolset(Toolset):
         params = TextEditorParamsWithUndo if "undo_edit" in self.commands else TextEditorParams
         description = DESCRIPTION.format(
             undo=undo_note if "undo_edit" in self.commands else "",
-            create_note=" (replaces an existing file)" if self.allow_overwrite else "; an existing file is not overwritten",
+            create_note=" (replaces an existing file)"
+            if self.allow_overwrite
+            else "; an existing file is not overwritten",
         )
-        return [Tool(self.tool_name, description, params, self.run, destructive=True, title="Text editor")]
+        return [
+            Tool(
+                self.tool_name, description, params, self.run, destructive=True, title="Text editor"
+            )
+        ]
 
     def anthropic_builtin(self) -> dict[str, Any]:
         """The tool in the form of Anthropic's built-in (schema-less) text editor type."""
@@ -176,13 +197,18 @@ class TextEditorToolset(Toolset):
     def run(self, p: TextEditorParams) -> Result:
         """Check the command and path as the reference does, then run the command."""
         if p.command not in self.commands:
-            return self._error(f"Unrecognized command {p.command}. The allowed commands for the "
-                               f"{self.tool_name} tool are: {', '.join(self.commands)}", "bad_arguments")
+            return self._error(
+                f"Unrecognized command {p.command}. The allowed commands for the "
+                f"{self.tool_name} tool are: {', '.join(self.commands)}",
+                "bad_arguments",
+            )
         path = p.path
         if not os.path.isabs(path):
             suggested = os.path.join(str(self.workspace.roots[0]), path)
-            return self._error(f"The path {path} is not an absolute path, it should start with `/`. "
-                               f"Maybe you meant {suggested}?")
+            return self._error(
+                f"The path {path} is not an absolute path, it should start with `/`. "
+                f"Maybe you meant {suggested}?"
+            )
         purpose = "read" if p.command == "view" else "write"
         try:
             loc, _ = self.engine.locate(path, purpose=purpose, expect="any")
@@ -195,8 +221,13 @@ class TextEditorToolset(Toolset):
             return self.failed(Failure(code, path), path)
         if loc.is_dir and p.command != "view":
             return self.failed(Failure("is_directory", path), path)
-        handler = {"view": self._view, "create": self._create, "str_replace": self._str_replace,
-                   "insert": self._insert, "undo_edit": self._undo}[p.command]
+        handler = {
+            "view": self._view,
+            "create": self._create,
+            "str_replace": self._str_replace,
+            "insert": self._insert,
+            "undo_edit": self._undo,
+        }[p.command]
         return handler(p, loc)
 
     # -- output helpers ------------------------------------------------------------------------
@@ -222,7 +253,9 @@ class TextEditorToolset(Toolset):
     def _view(self, p: TextEditorParams, loc: Location) -> Result:
         if loc.is_dir:
             if p.view_range:
-                return self._error("The `view_range` parameter is not allowed when `path` points to a directory.")
+                return self._error(
+                    "The `view_range` parameter is not allowed when `path` points to a directory."
+                )
             return self._view_dir(p.path, loc)
         start, count = 1, None
         if p.view_range is not None:
@@ -231,16 +264,26 @@ class TextEditorToolset(Toolset):
                 return checked
             start, count = checked
         try:
-            s = readers.read_lines(self.engine, loc, start, count, max_line_chars=self.budget,
-                                   max_output_chars=self.budget)
+            s = readers.read_lines(
+                self.engine,
+                loc,
+                start,
+                count,
+                max_line_chars=self.budget,
+                max_output_chars=self.budget,
+            )
         except OperationFailed as exc:
             return self.failed(exc.failure, p.path)
         clipped = s.truncated and s.truncated_by == "budget"
         text = self._cat_n(s.lines, s.start, p.path, clipped)
         return Result(True, text, {"path": str(loc.path), "command": "view", **s.data()})
 
-    def _check_range(self, view_range: list[Any], loc: Location, path: str) -> tuple[int, int | None] | Result:
-        if len(view_range) != 2 or not all(isinstance(i, int) and not isinstance(i, bool) for i in view_range):
+    def _check_range(
+        self, view_range: list[Any], loc: Location, path: str
+    ) -> tuple[int, int | None] | Result:
+        if len(view_range) != 2 or not all(
+            isinstance(i, int) and not isinstance(i, bool) for i in view_range
+        ):
             return self._error("Invalid `view_range`. It should be a list of two integers.")
         try:
             total = readers.read_lines(self.engine, loc, 1, 1, record=False).total_lines or 0
@@ -249,14 +292,20 @@ class TextEditorToolset(Toolset):
         init, final = view_range
         shown = f"[{init}, {final}]"
         if init < 1 or init > total:
-            return self._error(f"Invalid `view_range`: {shown}. Its first element `{init}` should be within "
-                               f"the range of lines of the file: [1, {total}]")
+            return self._error(
+                f"Invalid `view_range`: {shown}. Its first element `{init}` should be within "
+                f"the range of lines of the file: [1, {total}]"
+            )
         if final > total:
-            return self._error(f"Invalid `view_range`: {shown}. Its second element `{final}` should be "
-                               f"smaller than the number of lines in the file: `{total}`")
+            return self._error(
+                f"Invalid `view_range`: {shown}. Its second element `{final}` should be "
+                f"smaller than the number of lines in the file: `{total}`"
+            )
         if final != -1 and final < init:
-            return self._error(f"Invalid `view_range`: {shown}. Its second element `{final}` should be "
-                               f"larger or equal than its first `{init}`")
+            return self._error(
+                f"Invalid `view_range`: {shown}. Its second element `{final}` should be "
+                f"larger or equal than its first `{init}`"
+            )
         # [init, -1] reads to the end: a bounded range (never a whole-file read), so the
         # tail of a file over the size limit can still be viewed.
         return init, (total - init + 1 if final == -1 else final - init + 1)
@@ -269,7 +318,8 @@ class TextEditorToolset(Toolset):
         def walk(real: Any, rel: str, named: str, depth: int) -> None:
             try:
                 listing = search.list_directory(
-                    real, respect_gitignore=False,
+                    real,
+                    respect_gitignore=False,
                     visible=lambda name: not name.startswith(".") and visible(rel + name),
                 )
             except OSError:
@@ -279,17 +329,29 @@ class TextEditorToolset(Toolset):
                     continue
                 found.append(f"{named}/{entry.name}")
                 if entry.is_dir and not entry.is_symlink and depth < 2:
-                    walk(real / entry.name, f"{rel}{entry.name}/", f"{named}/{entry.name}", depth + 1)
+                    walk(
+                        real / entry.name, f"{rel}{entry.name}/", f"{named}/{entry.name}", depth + 1
+                    )
 
         walk(loc.real, "", "" if shown == "/" else shown, 1)
         listing = "\n".join(found)
         clipped = len(listing) > self.budget
         if clipped:
             listing = listing[: self.budget] + TRUNCATED_MESSAGE
-        text = (f"Here's the files and directories up to 2 levels deep in {path}, excluding hidden items:\n"
-                f"{listing}\n\n")
-        return Result(True, text, {"path": str(loc.path), "command": "view", "entries": len(found) - 1,
-                                   "truncated": clipped})
+        text = (
+            f"Here's the files and directories up to 2 levels deep in {path}, excluding hidden items:\n"
+            f"{listing}\n\n"
+        )
+        return Result(
+            True,
+            text,
+            {
+                "path": str(loc.path),
+                "command": "view",
+                "entries": len(found) - 1,
+                "truncated": clipped,
+            },
+        )
 
     # -- changes -------------------------------------------------------------------------------
 
@@ -298,35 +360,65 @@ class TextEditorToolset(Toolset):
             assert outcome.failure is not None
             return self.failed(outcome.failure, path)
         if outcome.dry_run:
-            return Result(True, f"[dry run] No changes were written. The {command} would change {path}:\n"
-                          f"{clip_diff(outcome.diff)}", {**outcome.data(), "command": command})
+            return Result(
+                True,
+                f"[dry run] No changes were written. The {command} would change {path}:\n"
+                f"{clip_diff(outcome.diff)}",
+                {**outcome.data(), "command": command},
+            )
         return None
 
     def _create(self, p: TextEditorParams, loc: Location) -> Result:
         if p.file_text is None:
             return self._error("Parameter `file_text` is required for command: create")
         text = p.file_text
-        outcome = self.change(Change(p.path, "create", lambda _old: text, must_not_exist=not self.allow_overwrite,
-                                     create_parents=True))
+        outcome = self.change(
+            Change(
+                p.path,
+                "create",
+                lambda _old: text,
+                must_not_exist=not self.allow_overwrite,
+                create_parents=True,
+            )
+        )
         if (done := self._changed(outcome, p.path, "create")) is not None:
             return done
         verb = "created" if outcome.created else "overwritten"
-        return Result(True, f"File {verb} successfully at: {p.path}", {**outcome.data(), "command": "create"})
+        return Result(
+            True, f"File {verb} successfully at: {p.path}", {**outcome.data(), "command": "create"}
+        )
 
     def _str_replace(self, p: TextEditorParams, loc: Location) -> Result:
         if p.old_str is None:
             return self._error("Parameter `old_str` is required for command: str_replace")
         old, new = p.old_str, p.new_str or ""
-        outcome = self.change(Change(p.path, "edit", lambda text: edits.replace(text or "", old, new),
-                                     must_exist=True, check_stale=False))
-        if not outcome.ok and outcome.failure is not None and outcome.failure.code in ("no_match", "ambiguous"):
+        outcome = self.change(
+            Change(
+                p.path,
+                "edit",
+                lambda text: edits.replace(text or "", old, new),
+                must_exist=True,
+                check_stale=False,
+            )
+        )
+        if (
+            not outcome.ok
+            and outcome.failure is not None
+            and outcome.failure.code in ("no_match", "ambiguous")
+        ):
             return self._replace_failed(outcome.failure, p.path, old)
         if (done := self._changed(outcome, p.path, "str_replace")) is not None:
             return done
-        first, last = outcome.changed_lines or (self._line_count(outcome), self._line_count(outcome))
+        first, last = outcome.changed_lines or (
+            self._line_count(outcome),
+            self._line_count(outcome),
+        )
         lines, start = self._snippet(outcome, first - SNIPPET_LINES, last + SNIPPET_LINES)
-        text = (f"The file {p.path} has been edited. "
-                + self._cat_n(lines, start, f"a snippet of {p.path}") + REVIEW)
+        text = (
+            f"The file {p.path} has been edited. "
+            + self._cat_n(lines, start, f"a snippet of {p.path}")
+            + REVIEW
+        )
         return Result(True, text, {**outcome.data(), "command": "str_replace"})
 
     @staticmethod
@@ -334,39 +426,67 @@ class TextEditorToolset(Toolset):
         return edits.line_count(outcome.new_text or "")
 
     def _replace_failed(self, failure: Failure, path: str, old: str) -> Result:
-        data = {"error": failure.code, **{k: v for k, v in failure.detail.items() if k != "message"}}
+        data = {
+            "error": failure.code,
+            **{k: v for k, v in failure.detail.items() if k != "message"},
+        }
         if failure.code == "ambiguous":
             lines = [loc["line"] for loc in failure.detail.get("locations", [])]
-            return Result(False, f"No replacement was performed. Multiple occurrences of old_str `{old}` in "
-                          f"lines {lines}. Please ensure it is unique", data)
+            return Result(
+                False,
+                f"No replacement was performed. Multiple occurrences of old_str `{old}` in "
+                f"lines {lines}. Please ensure it is unique",
+                data,
+            )
         text = f"No replacement was performed, old_str `{old}` did not appear verbatim in {path}."
-        closest = [c for c in failure.detail.get("closest", []) if c.get("similarity", 0) >= 0.5][:1]
+        closest = [c for c in failure.detail.get("closest", []) if c.get("similarity", 0) >= 0.5][
+            :1
+        ]
         for region in closest:
             where = region["start_line"]
             lines = str(region.get("text", "")).split("\n")
             differs = "; ".join(region.get("differs", []))
-            text += (f"\nThe most similar text is at line {where}" + (f" (differs: {differs})" if differs else "")
-                     + ":\n" + self._numbered(lines, where))
+            text += (
+                f"\nThe most similar text is at line {where}"
+                + (f" (differs: {differs})" if differs else "")
+                + ":\n"
+                + self._numbered(lines, where)
+            )
         return Result(False, text, data)
 
     def _insert(self, p: TextEditorParams, loc: Location) -> Result:
         if p.insert_line is None:
             return self._error("Parameter `insert_line` is required for command: insert")
         if p.insert_text is not None and p.new_str is not None and p.insert_text != p.new_str:
-            return self._error("Give the text to insert as `insert_text` or as `new_str`, not both.")
+            return self._error(
+                "Give the text to insert as `insert_text` or as `new_str`, not both."
+            )
         new = p.insert_text if p.insert_text is not None else p.new_str
         if new is None:
-            return self._error("Parameter `insert_text` (or `new_str`) is required for command: insert")
+            return self._error(
+                "Parameter `insert_text` (or `new_str`) is required for command: insert"
+            )
         block = new if new else "\n"
         line = p.insert_line
-        outcome = self.change(Change(p.path, "insert", lambda text: edits.insert_at_line(text or "", line, block),
-                                     must_exist=True))
+        outcome = self.change(
+            Change(
+                p.path,
+                "insert",
+                lambda text: edits.insert_at_line(text or "", line, block),
+                must_exist=True,
+            )
+        )
         if (done := self._changed(outcome, p.path, "insert")) is not None:
             return done
         added = edits.line_count(block)
-        lines, start = self._snippet(outcome, line - SNIPPET_LINES + 1, line + added + SNIPPET_LINES)
-        text = (f"The file {p.path} has been edited. "
-                + self._cat_n(lines, start, "a snippet of the edited file") + REVIEW_INSERT)
+        lines, start = self._snippet(
+            outcome, line - SNIPPET_LINES + 1, line + added + SNIPPET_LINES
+        )
+        text = (
+            f"The file {p.path} has been edited. "
+            + self._cat_n(lines, start, "a snippet of the edited file")
+            + REVIEW_INSERT
+        )
         return Result(True, text, {**outcome.data(), "command": "insert"})
 
     def _undo(self, p: TextEditorParams, loc: Location) -> Result:
@@ -374,18 +494,30 @@ class TextEditorToolset(Toolset):
         if not outcome.ok:
             assert outcome.failure is not None
             if outcome.failure.code == "stale":
-                return self._error(f"Cannot undo the last edit to {p.path}: the file was changed after that "
-                                   "edit, and undoing it would lose those changes.", "stale")
+                return self._error(
+                    f"Cannot undo the last edit to {p.path}: the file was changed after that "
+                    "edit, and undoing it would lose those changes.",
+                    "stale",
+                )
             return self.failed(outcome.failure, p.path)
         data = {**outcome.data(), "command": "undo_edit"}
         if outcome.dry_run:
-            return Result(True, f"[dry run] No changes were written. Undo would change {p.path}:\n{clip_diff(outcome.diff)}", data)
+            return Result(
+                True,
+                f"[dry run] No changes were written. Undo would change {p.path}:\n{clip_diff(outcome.diff)}",
+                data,
+            )
         head = f"Last edit to {p.path} undone successfully. "
         if not outcome.extra.get("undone", {}).get("existed", True):
-            return Result(True, head + "The file did not exist before that edit, so it has been removed.", data)
+            return Result(
+                True,
+                head + "The file did not exist before that edit, so it has been removed.",
+                data,
+            )
         try:
-            s = readers.read_lines(self.engine, loc, 1, None, max_line_chars=self.budget,
-                                   max_output_chars=self.budget)
+            s = readers.read_lines(
+                self.engine, loc, 1, None, max_line_chars=self.budget, max_output_chars=self.budget
+            )
         except OperationFailed as exc:
             return Result(True, head + self.failed(exc.failure, p.path).text, data)
         clipped = s.truncated and s.truncated_by == "budget"

@@ -52,21 +52,39 @@ QUOTE_CHARS = 200
 
 
 class WriteFileParams(Params):
-    path: str = Field(description="File path (absolute inside the workspace, or relative to its root).")
+    path: str = Field(
+        description="File path (absolute inside the workspace, or relative to its root)."
+    )
     content: str = Field(description="The complete content of the file.")
 
 
 class AppendToFileParams(Params):
-    path: str = Field(description="Path of an existing file (absolute inside the workspace, or relative to its root).")
-    content: str = Field(description="Text appended exactly as given (include a leading newline if needed).")
+    path: str = Field(
+        description="Path of an existing file (absolute inside the workspace, or relative to its root)."
+    )
+    content: str = Field(
+        description="Text appended exactly as given (include a leading newline if needed)."
+    )
 
 
 class ReplaceInFileParams(Params):
-    path: str = Field(description="Path of an existing file (absolute inside the workspace, or relative to its root).")
-    old: str = Field(min_length=1, description="The text to find (exact text; a regular expression when regex is true).")
-    new: str = Field(description="The replacement text (with regex: a template, \\1 / \\g<name> refer to groups).")
-    regex: bool = Field(False, description="Treat `old` as a Python regular expression (multiline: ^ and $ match at line ends).")
-    count: int | None = Field(None, ge=0, description="Replace at most this many matches (default: all).")
+    path: str = Field(
+        description="Path of an existing file (absolute inside the workspace, or relative to its root)."
+    )
+    old: str = Field(
+        min_length=1,
+        description="The text to find (exact text; a regular expression when regex is true).",
+    )
+    new: str = Field(
+        description="The replacement text (with regex: a template, \\1 / \\g<name> refer to groups)."
+    )
+    regex: bool = Field(
+        False,
+        description="Treat `old` as a Python regular expression (multiline: ^ and $ match at line ends).",
+    )
+    count: int | None = Field(
+        None, ge=0, description="Replace at most this many matches (default: all)."
+    )
 
 
 @dataclass(frozen=True)
@@ -82,16 +100,24 @@ class ActionSpec:
 
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
-        "write_file", "Create or overwrite a file", "medium (new file), high (overwrite existing)",
+        "write_file",
+        "Create or overwrite a file",
+        "medium (new file), high (overwrite existing)",
         WriteFileParams,
         "Parent directories are not created: the directory must already exist.",
     ),
     ActionSpec(
-        "append_to_file", "Append content to existing file", "medium", AppendToFileParams,
+        "append_to_file",
+        "Append content to existing file",
+        "medium",
+        AppendToFileParams,
         "The file must already exist (use write_file to create it). Content is appended as given.",
     ),
     ActionSpec(
-        "replace_in_file", "Find and replace text in file", "high", ReplaceInFileParams,
+        "replace_in_file",
+        "Find and replace text in file",
+        "high",
+        ReplaceInFileParams,
         "Exact text match by default; regex=true enables regular expressions; count limits the "
         "number of replacements (default: all). No match is reported as success.",
     ),
@@ -99,7 +125,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
 
 # Actions of the SystemWorker that existed before the file actions (not implemented here).
 EXISTING_SYSTEM_ACTIONS: tuple[str, ...] = (
-    "list_files", "find_large_files", "check_disk_usage", "delete_files",
+    "list_files",
+    "find_large_files",
+    "check_disk_usage",
+    "delete_files",
 )
 
 WORKER_CAPABILITIES: dict[str, list[str]] = {
@@ -181,11 +210,16 @@ class WorkerToolset(Toolset):
         out = []
         for spec in ACTIONS:
             handler, destructive = handlers[spec.name]
-            out.append(Tool(
-                spec.name, f"{spec.summary}. {spec.details} Risk level: {spec.risk}.",
-                spec.params, handler, destructive=destructive,
-                title=spec.summary,
-            ))
+            out.append(
+                Tool(
+                    spec.name,
+                    f"{spec.summary}. {spec.details} Risk level: {spec.risk}.",
+                    spec.params,
+                    handler,
+                    destructive=destructive,
+                    title=spec.summary,
+                )
+            )
         return out
 
     # -- the orchestrator's side ----------------------------------------------------------
@@ -198,18 +232,30 @@ class WorkerToolset(Toolset):
             try:
                 action = json.loads(action)
             except ValueError as exc:
-                return self._result(False, f"Invalid action: not valid JSON ({exc})", "", error="bad_action")
+                return self._result(
+                    False, f"Invalid action: not valid JSON ({exc})", "", error="bad_action"
+                )
         if not isinstance(action, dict):
-            return self._result(False, "Invalid action: expected a JSON object", "", error="bad_action")
+            return self._result(
+                False, "Invalid action: expected a JSON object", "", error="bad_action"
+            )
         worker = action.get("worker", "system")
         name = action.get("action")
         if worker != "system":
-            return self._result(False, f"Unknown worker: {worker!r} (this worker is 'system')", "",
-                                error="bad_action")
+            return self._result(
+                False,
+                f"Unknown worker: {worker!r} (this worker is 'system')",
+                "",
+                error="bad_action",
+            )
         if name not in self.tool_names():
             known = ", ".join(self.tool_names())
-            return self._result(False, f"Unknown action: {name!r}. Available file actions: {known}", "",
-                                error="bad_action")
+            return self._result(
+                False,
+                f"Unknown action: {name!r}. Available file actions: {known}",
+                "",
+                error="bad_action",
+            )
         result = self.call(name, action.get("args") or {})
         result.data.setdefault("success", result.ok)
         result.data.setdefault("message", result.text)
@@ -232,15 +278,18 @@ class WorkerToolset(Toolset):
     def write_file(self, p: WriteFileParams) -> Result:
         """Create or overwrite a file; the parent directory must exist."""
         content = p.content
-        outcome = self.change(Change(p.path, "write", lambda _old: content, check_stale=False,
-                                     dry_run=self._dry_run))
+        outcome = self.change(
+            Change(p.path, "write", lambda _old: content, check_stale=False, dry_run=self._dry_run)
+        )
         risk = outcome.risk.value if outcome.ok else self.risk_level("write_file", {"path": p.path})
         if not outcome.ok:
             return self._failure(outcome, p.path, risk)
         path = self._shown(outcome, p.path)
         n = len(content)
         if outcome.dry_run:
-            text = f"[DRY-RUN] Would write {n} chars to {path}\nContent preview:\n{_preview(content)}"
+            text = (
+                f"[DRY-RUN] Would write {n} chars to {path}\nContent preview:\n{_preview(content)}"
+            )
         elif outcome.created:
             text = f"Created file {path} ({n} chars)"
         else:
@@ -250,8 +299,16 @@ class WorkerToolset(Toolset):
     def append_to_file(self, p: AppendToFileParams) -> Result:
         """Append to an existing file exactly as given."""
         content = p.content
-        outcome = self.change(Change(p.path, "append", lambda old: edits.append(old or "", content),
-                                     must_exist=True, check_stale=False, dry_run=self._dry_run))
+        outcome = self.change(
+            Change(
+                p.path,
+                "append",
+                lambda old: edits.append(old or "", content),
+                must_exist=True,
+                check_stale=False,
+                dry_run=self._dry_run,
+            )
+        )
         if not outcome.ok:
             return self._failure(outcome, p.path, "medium")
         path = self._shown(outcome, p.path)
@@ -274,22 +331,36 @@ class WorkerToolset(Toolset):
             current = text or ""
             # replace_regex reports an invalid or runaway pattern itself
             with contextlib.suppress(regexes.error, regexes.RegexTimeout):
-                found["matches"] = regexes.count(regexes.compile(pattern, regexes.MULTILINE), current)
-            result = edits.replace_regex(current, pattern, new, count=p.count or None,
-                                         literal_replacement=not p.regex)
+                found["matches"] = regexes.count(
+                    regexes.compile(pattern, regexes.MULTILINE), current
+                )
+            result = edits.replace_regex(
+                current, pattern, new, count=p.count or None, literal_replacement=not p.regex
+            )
             if isinstance(result, edits.EditFailure) and result.code == "no_change":
                 return current  # matched, but replacing changes nothing: not an error
             return result
 
-        outcome = self.change(Change(p.path, "edit", compute, must_exist=True, check_stale=False,
-                                     dry_run=self._dry_run))
+        outcome = self.change(
+            Change(
+                p.path, "edit", compute, must_exist=True, check_stale=False, dry_run=self._dry_run
+            )
+        )
         extra = {"matches_found": found["matches"], "regex": p.regex}
         if not outcome.ok:
             assert outcome.failure is not None
             if outcome.failure.code == "no_match":
                 text = f"No matches found for '{p.old}'"
-                return self._result(True, text, "high", None, path=self._shown(outcome, p.path),
-                                    replacements=0, dry_run=self._dry_run, **extra)
+                return self._result(
+                    True,
+                    text,
+                    "high",
+                    None,
+                    path=self._shown(outcome, p.path),
+                    replacements=0,
+                    dry_run=self._dry_run,
+                    **extra,
+                )
             return self._failure(outcome, p.path, "high", **extra)
         path = self._shown(outcome, p.path)
         m, k = found["matches"], outcome.replacements
@@ -298,7 +369,11 @@ class WorkerToolset(Toolset):
             if p.count and p.count < m:
                 text += f"\n  Replacements (count={p.count}): {p.count}"
         else:
-            text = f"Replaced {k} of {m} matches in {path}" if k < m else f"Replaced {k} match{'es' if k != 1 else ''} in {path}"
+            text = (
+                f"Replaced {k} of {m} matches in {path}"
+                if k < m
+                else f"Replaced {k} match{'es' if k != 1 else ''} in {path}"
+            )
         return self._result(True, text, "high", outcome, **extra)
 
     # -- helpers --------------------------------------------------------------------------
@@ -335,8 +410,9 @@ class WorkerToolset(Toolset):
         payload["error"] = failure.code
         return self._result(False, text, risk, None, path=shown, **payload, **data)
 
-    def _result(self, ok: bool, text: str, risk: str, outcome: Outcome | None = None,
-                **data: Any) -> Result:
+    def _result(
+        self, ok: bool, text: str, risk: str, outcome: Outcome | None = None, **data: Any
+    ) -> Result:
         payload: dict[str, Any] = outcome.data() if outcome is not None else {}
         payload.pop("risk", None)
         payload.update(data)
