@@ -21,6 +21,8 @@ from filewright.readers import (
 from filewright.result import OperationFailed, Result
 
 if TYPE_CHECKING:
+    from filewright.paths import Location
+    from filewright.search_types import GlobResult, GrepResult, ListResult
     from filewright.toolsets.base import Toolset
 
 __all__ = ["DEFAULT_LIMIT", "MAX_LINE_CHARS", "number_lines", "read_result", "read_text_result"]
@@ -106,3 +108,43 @@ def search_progress(matches: int) -> None:
     from filewright.dispatch import report_progress
 
     report_progress(matches, None, f"{matches} matching lines so far")
+
+
+def listing_result(loc: Location, result: ListResult, text: str) -> Result:
+    """A directory listing as a tool result: the text plus its entries as data."""
+    entries = [{"name": e.name, "is_dir": e.is_dir} for e in result.entries]
+    data = {"path": str(loc.path), "entries": entries, "ignored_count": result.ignored_count}
+    return Result(True, text, data)
+
+
+def glob_result(loc: Location, result: GlobResult, text: str, files: list[str]) -> Result:
+    """Files found by a glob as a tool result (a failure for an invalid pattern)."""
+    if result.error:
+        return Result(False, text, {"error": "invalid_pattern", "path": str(loc.path)})
+    data = {
+        "path": str(loc.path),
+        "files": files,
+        "total": result.total,
+        "truncated": result.truncated,
+        "ignored_count": result.ignored_count,
+    }
+    return Result(True, text, data)
+
+
+def grep_result(loc: Location, result: GrepResult, text: str) -> Result:
+    """Matching lines as a tool result (a failure for an invalid pattern)."""
+    if result.error:
+        return Result(False, text, {"error": "invalid_pattern", "path": str(loc.path)})
+    matches = [
+        {"file": f.path, "line": m.line, "text": m.text}
+        for f in result.files
+        for m in f.matches
+        if not m.is_context
+    ]
+    data = {
+        "path": str(loc.path),
+        "matches": matches,
+        "total_matches": result.total_matches,
+        "truncated": result.truncated,
+    }
+    return Result(True, text, data)

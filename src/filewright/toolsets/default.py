@@ -18,7 +18,13 @@ from filewright.matching import LADDER
 from filewright.pipeline import Change, Outcome, clip_diff
 from filewright.result import Result
 from filewright.toolsets.base import Params, Tool, Toolset
-from filewright.toolsets.common import read_result, search_progress
+from filewright.toolsets.common import (
+    glob_result,
+    grep_result,
+    listing_result,
+    read_result,
+    search_progress,
+)
 
 
 def hints_text(detail: dict[str, Any], limit: int = 3) -> str:
@@ -398,12 +404,7 @@ class DefaultToolset(Toolset):
             ignore_root=loc.root,
             symlink_root=loc.root,
         )
-        entries = [{"name": e.name, "is_dir": e.is_dir} for e in result.entries]
-        return Result(
-            True,
-            search.format_list_gemini(result, loc.lexical_rel),
-            {"path": str(loc.path), "entries": entries, "ignored_count": result.ignored_count},
-        )
+        return listing_result(loc, result, search.format_list_gemini(result, loc.lexical_rel))
 
     def glob(self, p: GlobParams) -> Result:
         from filewright import search
@@ -418,19 +419,7 @@ class DefaultToolset(Toolset):
             ignore_root=loc.root,
         )
         text = search.format_glob_gemini(result, p.pattern, loc.lexical_rel)
-        if result.error:
-            return Result(False, text, {"error": "invalid_pattern", "path": str(loc.path)})
-        return Result(
-            True,
-            text,
-            {
-                "path": str(loc.path),
-                "files": result.paths,
-                "total": result.total,
-                "truncated": result.truncated,
-                "ignored_count": result.ignored_count,
-            },
-        )
+        return glob_result(loc, result, text, result.paths)
 
     def grep(self, p: GrepParams) -> Result:
         from filewright import search
@@ -449,24 +438,7 @@ class DefaultToolset(Toolset):
             on_progress=search_progress,
         )
         text = search.format_grep_gemini(result, p.pattern, loc.lexical_rel, p.include)
-        if result.error:
-            return Result(False, text, {"error": "invalid_pattern", "path": str(loc.path)})
-        matches = [
-            {"file": f.path, "line": m.line, "text": m.text}
-            for f in result.files
-            for m in f.matches
-            if not m.is_context
-        ]
-        return Result(
-            True,
-            text,
-            {
-                "path": str(loc.path),
-                "matches": matches,
-                "total_matches": result.total_matches,
-                "truncated": result.truncated,
-            },
-        )
+        return grep_result(loc, result, text)
 
     def append(self, p: AppendParams) -> Result:
         content = p.content

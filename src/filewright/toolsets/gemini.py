@@ -44,7 +44,12 @@ from filewright.pipeline import Change, Outcome
 from filewright.result import Failure, OperationFailed, Result
 from filewright.textread import human_size
 from filewright.toolsets.base import Params, Tool, Toolset
-from filewright.toolsets.common import search_progress
+from filewright.toolsets.common import (
+    glob_result,
+    grep_result,
+    listing_result,
+    search_progress,
+)
 
 Corrector = Callable[[str, str, str, str], "tuple[str, str] | None"]
 
@@ -346,12 +351,7 @@ class GeminiToolset(Toolset):
             symlink_root=loc.root,
         )
         text = search.format_list_gemini(result, str(loc.path))
-        entries = [{"name": e.name, "is_dir": e.is_dir} for e in result.entries]
-        return Result(
-            True,
-            text,
-            {"path": str(loc.path), "entries": entries, "ignored_count": result.ignored_count},
-        )
+        return listing_result(loc, result, text)
 
     def glob(self, p: GlobParams) -> Result:
         """Files matching `pattern`, as absolute paths, newest first."""
@@ -371,20 +371,7 @@ class GeminiToolset(Toolset):
         text = search.format_glob_gemini(
             result, p.pattern, str(loc.path), render_path=lambda rel: str(loc.path / rel)
         )
-        if result.error:
-            return Result(False, text, {"error": "invalid_pattern", "path": str(loc.path)})
-        paths = [str(loc.path / rel) for rel in result.paths]
-        return Result(
-            True,
-            text,
-            {
-                "path": str(loc.path),
-                "files": paths,
-                "total": result.total,
-                "truncated": result.truncated,
-                "ignored_count": result.ignored_count,
-            },
-        )
+        return glob_result(loc, result, text, [str(loc.path / rel) for rel in result.paths])
 
     def search_file_content(self, p: SearchFileContentParams) -> Result:
         """Lines matching a regex, grouped by file (paths relative to the searched directory)."""
@@ -409,24 +396,7 @@ class GeminiToolset(Toolset):
             on_progress=search_progress,
         )
         text = search.format_grep_gemini(result, p.pattern, p.path or ".", p.include)
-        if result.error:
-            return Result(False, text, {"error": "invalid_pattern", "path": str(loc.path)})
-        matches = [
-            {"file": f.path, "line": m.line, "text": m.text}
-            for f in result.files
-            for m in f.matches
-            if not m.is_context
-        ]
-        return Result(
-            True,
-            text,
-            {
-                "path": str(loc.path),
-                "matches": matches,
-                "total_matches": result.total_matches,
-                "truncated": result.truncated,
-            },
-        )
+        return grep_result(loc, result, text)
 
     # -- writing ---------------------------------------------------------------------------
 
