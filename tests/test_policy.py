@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from filewright import Workspace
 from filewright.policy import Access, Policy, Rule, load_rules, risk_of
@@ -221,3 +223,36 @@ def test_policy_file_behind_a_symlink_is_ignored(tmp_path: Path) -> None:
     (root / ".filewright.toml").symlink_to(outside)
     (root / "a.txt").write_text("x\n")
     assert Workspace(root).toolset("default").call("read", {"path": "a.txt"}).ok
+
+
+PATTERN_CHARS = st.sampled_from([*list("ab.-_/*?[]!\\ #"), "**/", "/**", ".git", "ß", "İ"])
+KEY_CHARS = st.sampled_from([*list("ab.-_/ #"), ".git", "ß", "ss", "i̇"])
+
+
+@settings(max_examples=400)
+@given(
+    pattern=st.lists(PATTERN_CHARS, min_size=1, max_size=8).map("".join),
+    keys=st.lists(st.lists(KEY_CHARS, max_size=8).map("".join), min_size=1, max_size=6),
+)
+def test_the_literal_prefilter_never_changes_a_verdict(pattern: str, keys: list[str]) -> None:
+    import re
+
+    from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
+
+    from filewright.policy import _Pattern
+
+    folded = pattern.casefold()
+    try:
+        source, include = GitIgnoreBasicPattern.pattern_to_regex(folded)
+    except ValueError:  # pathspec refuses it (a policy file with it is refused too)
+        return
+    if not include or not source:
+        return
+    try:
+        reference = re.compile(source)
+    except re.error:
+        return
+    for trusted in (True, False):
+        matcher = _Pattern(folded, source, trusted)
+        for key in keys:
+            assert matcher.match(key) == (reference.match(key) is not None), (pattern, key)

@@ -4,7 +4,7 @@ Layout under a root's state directory (`.filewright/` by default):
 
     history/<key>/index.json    one file's change log: newest last
     history/<key>/<n>.bak       the file's bytes before change n
-    sessions/<name>.json        a session's read ledger: real path -> hash last read
+    sessions/<name>/<key>.json  a session's read ledger: one file per file read
     locks/<key>.lock            the cross-process lock of one file
 
 `<key>` is derived from the file's path relative to its root.
@@ -21,9 +21,10 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from filelock import FileLock, Timeout
+if TYPE_CHECKING:
+    from types import TracebackType
 
 DEFAULT_KEEP = 10
 LOCK_TIMEOUT = 30.0
@@ -99,16 +100,40 @@ def _write_bytes(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def file_lock(state_dir: Path, rel: str, timeout: float = LOCK_TIMEOUT) -> FileLock:
+class LockTimeout(Exception):
+    """Another process held the lock for longer than the timeout."""
+
+
+class FileLockGuard:
+    """A cross-process file lock (filelock, imported when first taken) as a context manager."""
+
+    def __init__(self, path: Path, timeout: float) -> None:
+        from filelock import FileLock
+
+        self._lock = FileLock(str(path), timeout=timeout)
+
+    def __enter__(self) -> FileLockGuard:
+        from filelock import Timeout
+
+        try:
+            self._lock.acquire()
+        except Timeout as exc:
+            raise LockTimeout(str(exc)) from None
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._lock.release()
+
+
+def file_lock(state_dir: Path, rel: str, timeout: float = LOCK_TIMEOUT) -> FileLockGuard:
     """The inter-process lock guarding read-modify-write of one file."""
     locks = ensure_state_dir(state_dir) / "locks"
     # Every change and undo takes this lock first: nothing they will touch may be a link.
     _refuse_links(locks / f"{_key(rel)}.lock", state_dir / "history" / _key(rel))
     locks.mkdir(exist_ok=True)
-    return FileLock(str(locks / f"{_key(rel)}.lock"), timeout=timeout)
-
-
-LockTimeout = Timeout
+    return FileLockGuard(locks / f"{_key(rel)}.lock", timeout)
 
 
 @dataclass(frozen=True)
@@ -217,25 +242,30 @@ class History:
 class ReadLedger:
     """What the agent last read: real path -> content hash.
 
-    In memory, or persisted to a JSON file (so separate CLI invocations share one
-    session). Persisted ledgers are re-read on every lookup, so concurrent processes see
-    each other's records.
+    In memory, or persisted in a directory with one small file per file read (so
+    separate CLI invocations share one session, and concurrent processes see each
+    other's records without a lock: each record is one atomic rename).
     """
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
         self._memory: dict[str, str] = {}
 
-    def _load(self) -> dict[str, str]:
-        if self.path is None:
-            return self._memory
-        try:
-            return dict(json.loads(self.path.read_text(encoding="utf-8")))
-        except (OSError, ValueError):
-            return {}
+    def _entry(self, real: Path) -> Path:
+        assert self.path is not None
+        return self.path / f"{_key(str(real))}.json"
 
     def get(self, real: Path) -> str | None:
-        return self._load().get(str(real))
+        if self.path is None:
+            return self._memory.get(str(real))
+        try:
+            data = json.loads(self._entry(real).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("path") != str(real):
+            return None
+        digest = data.get("hash")
+        return digest if isinstance(digest, str) else None
 
     def record(self, real: Path, digest: str | None) -> None:
         if self.path is None:
@@ -244,14 +274,20 @@ class ReadLedger:
             else:
                 self._memory[str(real)] = digest
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with FileLock(str(self.path) + ".lock", timeout=LOCK_TIMEOUT):
-            data = self._load()
-            if digest is None:
-                data.pop(str(real), None)
-            else:
-                data[str(real)] = digest
-            _write_json(self.path, data)
+        entry = self._entry(real)
+        if digest is None:
+            with contextlib.suppress(FileNotFoundError):
+                entry.unlink()
+            return
+        _refuse_links(self.path.parent)
+        if self.path.is_symlink() or entry.is_symlink():
+            raise OSError(errno.ELOOP, "symlink in filewright's state directory", str(entry))
+        if self.path.exists() and not self.path.is_dir():
+            raise OSError(
+                errno.ENOTDIR, "filewright's session ledger is not a directory", str(self.path)
+            )
+        self.path.mkdir(parents=True, exist_ok=True)
+        _write_json(entry, {"path": str(real), "hash": digest})
 
 
 def timestamp_for_filename() -> str:

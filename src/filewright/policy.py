@@ -17,14 +17,12 @@ restrictive answer counts. Rules may be tied to the memory switch.
 
 from __future__ import annotations
 
-import tomllib
+import re
 import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-
-import pathspec
-import regex
+from typing import Any
 
 
 class Access(StrEnum):
@@ -149,23 +147,8 @@ class Policy:
         self.default = default
         self.rules: list[Rule] = [*PROTECTED_RULES, *rules, *ENGINE_RULES]
         self.untrusted: list[Rule] = list(untrusted)
-        self._compiled = self._compile(self.rules)
-        self._compiled_untrusted = self._compile(self.untrusted)
-
-    def _compile(self, rules: list[Rule]) -> list[tuple[Rule, regex.Pattern[str]]]:
-        compiled = []
-        for rule in rules:
-            for pattern in pathspec.PathSpec.from_lines(
-                "gitignore", [rule.pattern.casefold()]
-            ).patterns:
-                compiled_re = getattr(pattern, "regex", None)
-                if pattern.include and compiled_re is not None:
-                    # Re-compiled by the `regex` engine: a pathological pattern in a
-                    # repository's .filewright.toml must not hang every path check.
-                    compiled.append(
-                        (rule, regex.compile(compiled_re.pattern, int(compiled_re.flags)))
-                    )
-        return compiled
+        self._compiled = _compile(self.rules, trusted=True)
+        self._compiled_untrusted = _compile(self.untrusted, trusted=False)
 
     def _access_one(self, rel: str, is_dir: bool) -> tuple[Access, Rule | None]:
         key = rel + "/" if is_dir and not rel.endswith("/") else rel
@@ -203,6 +186,66 @@ class Policy:
         return self.access(rel, is_dir=is_dir) != Access.HIDDEN
 
 
+_TRUSTED_REGEXES: dict[str, Any] = {}
+_NOT_LITERAL = re.compile(r"[/*?\\[\]!\s]+")
+
+
+class _Pattern:
+    """One rule's gitignore pattern as a regular expression, compiled on first real use.
+
+    Trusted patterns compile with `re` (shared across policies); untrusted ones with the
+    `regex` engine, so a pathological pattern in a repository's .filewright.toml cannot
+    hang every path check. A path lacking the pattern's longest literal run cannot
+    match, so most checks never compile most patterns (start-up of a CLI call).
+    """
+
+    __slots__ = ("_rx", "literal", "source", "trusted")
+
+    def __init__(self, pattern: str, source: str, trusted: bool) -> None:
+        self.source, self.trusted, self._rx = source, trusted, None
+        plain = "\\" not in pattern and "[" not in pattern
+        runs = _NOT_LITERAL.split(pattern.strip()) if plain else []
+        self.literal = max(runs, key=len, default="")
+
+    def match(self, key: str) -> bool:
+        if self.literal and self.literal not in key:
+            return False
+        if self._rx is None:
+            if self.trusted:
+                self._rx = _TRUSTED_REGEXES.get(self.source)
+                if self._rx is None:
+                    self._rx = _TRUSTED_REGEXES[self.source] = re.compile(self.source)
+            else:
+                import regex
+
+                self._rx = regex.compile(self.source)
+        return self._rx.match(key) is not None
+
+
+def _compile(rules: list[Rule], *, trusted: bool) -> list[tuple[Rule, _Pattern]]:
+    """Each rule with its (case-folded) pattern; rules that match nothing are left out."""
+    compiled = []
+    for rule in rules:
+        pattern = rule.pattern.casefold()
+        source = _pattern_regex(pattern)
+        if source is not None:
+            compiled.append((rule, _Pattern(pattern, source, trusted)))
+    return compiled
+
+
+def _pattern_regex(pattern: str) -> str | None:
+    """The regex source of an including gitignore pattern (None: matches nothing)."""
+    from filewright import precomputed
+
+    found = precomputed.pattern_regex(pattern)
+    if found is None:
+        from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
+
+        found = GitIgnoreBasicPattern.pattern_to_regex(pattern)
+    source, include = found
+    return source if include and source else None
+
+
 def load_rules(path: Path) -> list[Rule]:
     """Rules from a workspace's `.filewright.toml`:
 
@@ -214,6 +257,8 @@ def load_rules(path: Path) -> list[Rule]:
     ```
     Raises ValueError with a clear message for a malformed file.
     """
+    import tomllib
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

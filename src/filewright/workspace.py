@@ -94,7 +94,7 @@ class Workspace:
         self.history = History(self.state_dir, keep=keep_backups)
         ledger_path = None
         if session is not None:
-            ledger_path = self.state_dir / "sessions" / f"{_safe_name(session)}.json"
+            ledger_path = self.state_dir / "sessions" / _safe_name(session)
         self.ledger = ReadLedger(ledger_path)
         workspace_rules: list[Rule] = []
         for root in self.sandbox.roots:

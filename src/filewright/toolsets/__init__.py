@@ -23,11 +23,15 @@ REGISTRY: dict[str, str] = {
 NAMES = tuple(REGISTRY)
 
 
-def create(name: str, workspace: Workspace, **options: Any) -> Toolset:
-    """Instantiate the toolset called `name` on `workspace`."""
+def toolset_class(name: str) -> type[Toolset]:
+    """The class of the toolset called `name` (its module is imported now)."""
     target = REGISTRY.get(name)
     if target is None:
         raise ValueError(f"unknown toolset {name!r}; available: {', '.join(sorted(REGISTRY))}")
     module_name, _, cls_name = target.partition(":")
-    cls = getattr(importlib.import_module(module_name), cls_name)
-    return cls(workspace, **options)
+    return getattr(importlib.import_module(module_name), cls_name)
+
+
+def create(name: str, workspace: Workspace, **options: Any) -> Toolset:
+    """Instantiate the toolset called `name` on `workspace`."""
+    return toolset_class(name)(workspace, **options)

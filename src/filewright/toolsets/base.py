@@ -10,38 +10,94 @@ from __future__ import annotations
 import json
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-
+from filewright import arguments
 from filewright.messages import failure_text
-from filewright.pipeline import Change, Outcome, apply_change
-from filewright.policy import Rule
 from filewright.result import Failure, OperationFailed, Result
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
+
+    from filewright.pipeline import Change, Outcome
+    from filewright.policy import Rule
     from filewright.workspace import Engine, Workspace
 
 
-class Params(BaseModel):
-    """Base for tool parameter models: unknown fields are refused with a clear message."""
-
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
-
-
-@dataclass
 class Tool:
-    """One tool: its name, description, parameter model, handler and MCP annotations."""
+    """One tool: its name, description, parameter model, handler and MCP annotations.
 
-    name: str
-    description: str
-    params: type[BaseModel]
-    handler: Callable[[Any], Result]
-    read_only: bool = False
-    destructive: bool = False
-    idempotent: bool = False
-    title: str | None = None
+    `params` may be the model class or a reference "module:Name" to it: a reference is
+    imported only when the model is needed (schemas, or arguments the light check in
+    `filewright.arguments` cannot vouch for), which keeps pydantic out of a plain call.
+    """
+
+    __slots__ = (
+        "_model", "_ref", "description", "destructive", "handler", "idempotent", "name",
+        "read_only", "title",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        params: type[BaseModel] | str,
+        handler: Callable[[Any], Result],
+        read_only: bool = False,
+        destructive: bool = False,
+        idempotent: bool = False,
+        title: str | None = None,
+    ) -> None:
+        self.name, self.description, self.handler = name, description, handler
+        self.read_only, self.destructive, self.idempotent = read_only, destructive, idempotent
+        self.title = title
+        self._ref = params if isinstance(params, str) else None
+        self._model = None if isinstance(params, str) else params
+
+    def __repr__(self) -> str:
+        return f"Tool({self.name!r})"
+
+    @property
+    def params(self) -> type[BaseModel]:
+        """The pydantic model of the arguments (imported on first use)."""
+        if self._model is None:
+            import importlib
+
+            assert self._ref is not None
+            module, _, name = self._ref.partition(":")
+            self._model = getattr(importlib.import_module(module), name)
+        return self._model
+
+    def light_schema(self) -> dict[str, Any] | None:
+        """The model's cached JSON schema, when the model is given by reference and cached."""
+        if self._ref is None:
+            return None
+        module, _, name = self._ref.partition(":")
+        return arguments.cached_schema(module, name)
+
+    def required(self) -> list[str]:
+        """Names of the required arguments."""
+        schema = self.light_schema()
+        if schema is not None:
+            return list(schema.get("required", ()))
+        return [n for n, f in self.params.model_fields.items() if f.is_required()]
+
+    def validate(self, args: dict[str, Any]) -> Any:
+        """The arguments as attributes; raises pydantic's ValidationError when invalid."""
+        schema = self.light_schema()
+        if schema is not None:
+            checked = arguments.check(schema, args)
+            if checked is not None:
+                return checked
+        return self.params.model_validate(args)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Params":  # the base model lives apart, so importing this module stays light
+        from filewright.toolsets.params import Params
+
+        return Params
+    raise AttributeError(name)
 
 
 def describe_validation_error(tool: str, exc: ValidationError) -> str:
@@ -123,8 +179,12 @@ class Toolset:
                 {"error": "bad_arguments"},
             )
         try:
-            params = found.params.model_validate(args)
-        except ValidationError as exc:
+            params = found.validate(args)
+        except Exception as exc:
+            from pydantic import ValidationError
+
+            if not isinstance(exc, ValidationError):
+                raise
             return Result(False, describe_validation_error(tool, exc), {"error": "bad_arguments"})
         try:
             return found.handler(params)
@@ -160,4 +220,6 @@ class Toolset:
         return Result(False, self.text_for(failure, path), payload)
 
     def change(self, change: Change) -> Outcome:
+        from filewright.pipeline import apply_change
+
         return apply_change(self.engine, change)

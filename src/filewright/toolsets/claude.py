@@ -25,9 +25,7 @@ from __future__ import annotations
 import codecs
 import json
 import os
-from typing import Any
-
-from pydantic import BaseModel, Field
+from typing import TYPE_CHECKING, Any
 
 from filewright import edits, readers
 from filewright.paths import Location
@@ -35,64 +33,18 @@ from filewright.pipeline import Change, Outcome
 from filewright.policy import Access, Rule
 from filewright.result import Failure, OperationFailed, Result
 from filewright.toolsets import claude_messages as M
-from filewright.toolsets.base import Params, Tool, Toolset
+from filewright.toolsets.base import Tool, Toolset
 from filewright.toolsets.claude_read import read_file
 
-PATH_DOC = "The absolute path to the file"
-
-
-class ReadParams(Params):
-    file_path: str = Field(description="The absolute path to the file to read")
-    offset: int | None = Field(
-        None,
-        description="The line number to start reading from (1-based). Only provide if the "
-        "file is too large to read at once",
-        json_schema_extra={"minimum": 1},
-    )
-    limit: int | None = Field(
-        None,
-        description="The number of lines to read (default 2000). Only provide if the file "
-        "is too large to read at once",
-        json_schema_extra={"minimum": 1},
+if TYPE_CHECKING:
+    from filewright.toolsets.claude_params import (
+        EditParams,
+        MultiEditParams,
+        ReadParams,
+        WriteParams,
     )
 
-
-class WriteParams(Params):
-    file_path: str = Field(
-        description="The absolute path to the file to write (must be absolute, not relative)"
-    )
-    content: str = Field(description="The content to write to the file")
-    create_backup: bool = Field(
-        True, description="Keep a copy of the previous content in .claude-backups/ (default true)"
-    )
-    encoding: str | None = Field(None, description="Encoding of a new file (default utf-8)")
-
-
-class EditParams(Params):
-    file_path: str = Field(description="The absolute path to the file to modify")
-    old_string: str = Field(description="The text to replace")
-    new_string: str = Field(
-        description="The text to replace it with (must be different from old_string)"
-    )
-    replace_all: bool = Field(
-        False, description="Replace all occurrences of old_string (default false)"
-    )
-
-
-class EditItem(BaseModel):
-    old_string: str = Field(description="The text to replace")
-    new_string: str = Field(description="The text to replace it with")
-    replace_all: bool = Field(
-        False, description="Replace all occurrences of old_string (default false)"
-    )
-
-
-class MultiEditParams(Params):
-    file_path: str = Field(description="The absolute path to the file to modify")
-    edits: list[EditItem] = Field(
-        description="Edits to apply in order, each to the result of the previous one; "
-        "all of them are applied or none"
-    )
+MODELS = "filewright.toolsets.claude_params:"
 
 
 PROTECTED_PATTERNS = (
@@ -128,7 +80,7 @@ class ClaudeToolset(Toolset):
                 "long files. Lines longer than 2000 characters are cut. Output is numbered "
                 "like `cat -n` (line number, tab, line). Images are returned as images, PDFs "
                 "as text per page, Jupyter notebooks as cells with their outputs.",
-                ReadParams,
+                MODELS + "ReadParams",
                 self.read,
                 read_only=True,
                 title="Read",
@@ -140,7 +92,7 @@ class ClaudeToolset(Toolset):
                 "tool and has not changed since; its previous content is kept in "
                 ".claude-backups/ next to it. Protected files (.git, node_modules, .env, "
                 "lock files) cannot be written.",
-                WriteParams,
+                MODELS + "WriteParams",
                 self.write,
                 destructive=True,
                 title="Write",
@@ -151,7 +103,7 @@ class ClaudeToolset(Toolset):
                 "tool. old_string must match one place in the file (give more surrounding "
                 "context to make it unique) unless replace_all is true. Do not include the "
                 "line-number prefix from Read output in old_string or new_string.",
-                EditParams,
+                MODELS + "EditParams",
                 self.edit,
                 destructive=True,
                 title="Edit",
@@ -161,7 +113,7 @@ class ClaudeToolset(Toolset):
                 "Makes several replacements in one file in one operation: edits are applied "
                 "in order, each to the result of the previous one, and either all succeed or "
                 "none is applied. Each edit follows the rules of the Edit tool.",
-                MultiEditParams,
+                MODELS + "MultiEditParams",
                 self.multi_edit,
                 destructive=True,
                 title="MultiEdit",
@@ -186,9 +138,9 @@ class ClaudeToolset(Toolset):
                 parsed = args
         found = self.tool(tool) if isinstance(tool, str) else None
         if found is not None and isinstance(parsed, dict):
-            for name, field in found.params.model_fields.items():
+            for name in found.required():
                 value = parsed.get(name)
-                if field.is_required() and (value is None or (name == "file_path" and value == "")):
+                if value is None or (name == "file_path" and value == ""):
                     return M.failure("INVALID_PARAMS", f"{name} is required", "bad_arguments")
         result = super().call(tool, parsed)
         target = parsed.get("file_path") if isinstance(parsed, dict) else None

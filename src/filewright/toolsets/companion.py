@@ -53,14 +53,12 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import Field
-
 from filewright import edits
 from filewright.messages import failure_text
 from filewright.pipeline import Change, Outcome
 from filewright.policy import Access, Rule
 from filewright.result import Failure, OperationFailed, Result
-from filewright.toolsets.base import Params, Tool, Toolset
+from filewright.toolsets.base import Tool, Toolset
 
 SOUL, USER, MEMORY = "SOUL.md", "USER.md", "MEMORY.md"
 
@@ -125,28 +123,6 @@ def default_workspace() -> Path:
     return path
 
 
-def _param_models(files: str) -> tuple[type[Params], type[Params], type[Params]]:
-    """The three parameter models, with `files` appended to the path description."""
-    path_description = PATH_DESCRIPTION + files
-
-    class ReadParams(Params):
-        path: str = Field(description=path_description)
-
-    class WriteParams(Params):
-        path: str = Field(description=path_description)
-        content: str = Field(description="要写入的完整内容")
-
-    class EditParams(Params):
-        path: str = Field(description=path_description)
-        oldText: str = Field(description="要查找并替换的精确文本（必须唯一匹配）")
-        newText: str = Field(description="替换后的新文本")
-
-    return ReadParams, WriteParams, EditParams
-
-
-_MODELS = {True: _param_models(FILES_MEMORY_ON), False: _param_models(FILES_MEMORY_OFF)}
-
-
 class CompanionToolset(Toolset):
     """`read` / `write` / `edit` with the companion's permission table and memory switch."""
 
@@ -167,7 +143,11 @@ class CompanionToolset(Toolset):
         return on
 
     def tools(self) -> list[Tool]:
-        read_params, write_params, edit_params = _MODELS[self.memory_on()]
+        suffix = "MemoryOn" if self.memory_on() else "MemoryOff"
+        models = "filewright.toolsets.companion_params:"
+        read_params, write_params, edit_params = (
+            f"{models}{kind}Params{suffix}" for kind in ("Read", "Write", "Edit")
+        )
         return [
             Tool(
                 "read", READ_DESCRIPTION, read_params, self.read, read_only=True, title="读取文件"

@@ -10,14 +10,11 @@ relative to the first root or absolute inside a root; results show them relative
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import Field
-
-from filewright.matching import LADDER
 from filewright.pipeline import Change, Outcome, clip_diff
 from filewright.result import Result
-from filewright.toolsets.base import Params, Tool, Toolset
+from filewright.toolsets.base import Tool, Toolset
 from filewright.toolsets.common import (
     glob_result,
     grep_result,
@@ -25,6 +22,23 @@ from filewright.toolsets.common import (
     read_result,
     search_progress,
 )
+
+if TYPE_CHECKING:
+    from filewright.toolsets.default_params import (
+        AppendParams,
+        EditParams,
+        GlobParams,
+        GrepParams,
+        InsertParams,
+        ListParams,
+        MultiEditParams,
+        ReadParams,
+        ReplaceSpanParams,
+        UndoParams,
+        WriteParams,
+    )
+
+MODELS = "filewright.toolsets.default_params:"
 
 
 def hints_text(detail: dict[str, Any], limit: int = 3) -> str:
@@ -49,127 +63,6 @@ def hints_text(detail: dict[str, Any], limit: int = 3) -> str:
 
 
 _PAST = {"write": "Wrote", "edit": "Edited", "append": "Appended", "insert": "Inserted into"}
-PATH = "File path, relative to the workspace root or absolute inside it."
-HASH = "Refuse the change unless the file still has this hash (from read)."
-
-
-class ReadParams(Params):
-    path: str = Field(
-        description="File path, relative to the workspace root or absolute inside it."
-    )
-    offset: int | None = Field(None, ge=1, description="1-based line to start reading at.")
-    limit: int | None = Field(
-        None, ge=1, description="Maximum number of lines to read (default 2000)."
-    )
-
-
-class WriteParams(Params):
-    path: str = Field(
-        description="File path, relative to the workspace root or absolute inside it."
-    )
-    content: str = Field(description="The complete new content of the file.")
-    expected_hash: str | None = Field(
-        None, description="Refuse the write unless the file still has this hash (from read)."
-    )
-
-
-class EditParams(Params):
-    path: str = Field(
-        description="File path, relative to the workspace root or absolute inside it."
-    )
-    old_string: str = Field(
-        description="The text to replace; must identify one place unless replace_all."
-    )
-    new_string: str = Field(description="The replacement text.")
-    replace_all: bool = Field(False, description="Replace every occurrence instead of exactly one.")
-    expected_hash: str | None = Field(
-        None, description="Refuse the edit unless the file still has this hash (from read)."
-    )
-
-
-class AppendParams(Params):
-    path: str = Field(
-        description="File path, relative to the workspace root or absolute inside it."
-    )
-    content: str = Field(description="Text to add at the end of the file (created if missing).")
-
-
-class EditOp(Params):
-    old_string: str = Field(description="The text to replace (as for edit).")
-    new_string: str = Field(description="The replacement text.")
-    replace_all: bool = Field(False, description="Replace every occurrence.")
-
-
-class MultiEditParams(Params):
-    path: str = Field(description=PATH)
-    edits: list[EditOp] = Field(
-        min_length=1,
-        description="Edits applied in order, each to the result of the one before; all or nothing.",
-    )
-    expected_hash: str | None = Field(None, description=HASH)
-
-
-class ReplaceSpanParams(Params):
-    path: str = Field(description=PATH)
-    start: str = Field(
-        description="Text (or, with start_is_regex, a regular expression) where the span starts."
-    )
-    end: str = Field(description="Text where the span ends (searched after the start).")
-    new_text: str = Field(description="The new content of the span.")
-    search_after: str | None = Field(
-        None, description="Look for the start only after this text (to pick one of several)."
-    )
-    start_is_regex: bool = Field(
-        False, description="Treat start as a Python regular expression (multiline)."
-    )
-    keep_markers: bool | None = Field(
-        None,
-        description="true: keep both markers and replace what is between; false: replace the markers "
-        "too; omitted: a marker is replaced when new_text re-supplies it, kept otherwise.",
-    )
-    expected_hash: str | None = Field(None, description=HASH)
-
-
-class InsertParams(Params):
-    path: str = Field(description=PATH)
-    line: int = Field(ge=0, description="Insert after this line (0 = at the top).")
-    text: str = Field(description="The text to insert, as one or more lines.")
-    expected_hash: str | None = Field(None, description=HASH)
-
-
-class ListParams(Params):
-    path: str | None = Field(None, description="Directory to list (default: the workspace root).")
-    ignore: list[str] | None = Field(None, description="Glob patterns of entries to leave out.")
-    respect_gitignore: bool = Field(True, description="Leave out what .gitignore ignores.")
-
-
-class GlobParams(Params):
-    pattern: str = Field(
-        description="Glob pattern relative to the directory, e.g. 'src/**/*.py' or '*.md'."
-    )
-    path: str | None = Field(None, description="Directory to search (default: the workspace root).")
-    case_sensitive: bool = Field(False, description="Match case exactly.")
-    respect_gitignore: bool = Field(True, description="Leave out what .gitignore ignores.")
-
-
-class GrepParams(Params):
-    pattern: str = Field(
-        description="Regular expression to look for (or a literal string with fixed_strings)."
-    )
-    path: str | None = Field(None, description="Directory to search (default: the workspace root).")
-    include: str | None = Field(
-        None, description="Only files matching this glob, e.g. '*.py' or 'src/**/*.{ts,tsx}'."
-    )
-    case_sensitive: bool = Field(True, description="Match case exactly.")
-    fixed_strings: bool = Field(False, description="Treat pattern as a literal string.")
-    context: int = Field(0, ge=0, le=20, description="Lines of context around each match.")
-    max_matches: int = Field(
-        500, ge=1, le=10000, description="Stop after this many matching lines."
-    )
-
-
-class UndoParams(Params):
-    path: str = Field(description="File whose last change to undo (repeat to go further back).")
 
 
 class DefaultToolset(Toolset):
@@ -180,7 +73,7 @@ class DefaultToolset(Toolset):
             Tool(
                 "read",
                 "Read a text file with line numbers (cat -n style). Returns the content hash for optimistic locking.",
-                ReadParams,
+                MODELS + "ReadParams",
                 self.read,
                 read_only=True,
                 title="Read file",
@@ -188,7 +81,7 @@ class DefaultToolset(Toolset):
             Tool(
                 "write",
                 "Create a file or replace its whole content. Parent directories are created.",
-                WriteParams,
+                MODELS + "WriteParams",
                 self.write,
                 destructive=True,
                 title="Write file",
@@ -198,7 +91,7 @@ class DefaultToolset(Toolset):
                 "Replace text in a file. old_string must match one place (whitespace and "
                 "indentation differences are tolerated when unambiguous); use replace_all for every "
                 "occurrence. Returns a diff.",
-                EditParams,
+                MODELS + "EditParams",
                 self.edit,
                 destructive=True,
                 title="Edit file",
@@ -207,7 +100,7 @@ class DefaultToolset(Toolset):
                 "multi_edit",
                 "Apply several edits to one file in order, all or nothing (none is written "
                 "if any fails). Returns a diff.",
-                MultiEditParams,
+                MODELS + "MultiEditParams",
                 self.multi_edit,
                 destructive=True,
                 title="Edit file (batch)",
@@ -216,7 +109,7 @@ class DefaultToolset(Toolset):
                 "replace_span",
                 "Replace the text between a start and an end marker, without repeating the "
                 "text in between. Use search_after to pick one of several sections with the same markers.",
-                ReplaceSpanParams,
+                MODELS + "ReplaceSpanParams",
                 self.replace_span,
                 destructive=True,
                 title="Replace a span",
@@ -224,21 +117,21 @@ class DefaultToolset(Toolset):
             Tool(
                 "insert",
                 "Insert text after a given line of a file (0 = at the top).",
-                InsertParams,
+                MODELS + "InsertParams",
                 self.insert,
                 title="Insert lines",
             ),
             Tool(
                 "append",
                 "Append text to the end of a file (created if missing).",
-                AppendParams,
+                MODELS + "AppendParams",
                 self.append,
                 title="Append to file",
             ),
             Tool(
                 "undo",
                 "Undo the last change made to a file through these tools (restores its previous content).",
-                UndoParams,
+                MODELS + "UndoParams",
                 self.undo,
                 destructive=True,
                 title="Undo last change",
@@ -246,7 +139,7 @@ class DefaultToolset(Toolset):
             Tool(
                 "list",
                 "List one directory: directories first ([DIR]), then files.",
-                ListParams,
+                MODELS + "ListParams",
                 self.list,
                 read_only=True,
                 title="List directory",
@@ -254,7 +147,7 @@ class DefaultToolset(Toolset):
             Tool(
                 "glob",
                 "Find files by glob pattern, newest first. Honours .gitignore; skips .git and node_modules.",
-                GlobParams,
+                MODELS + "GlobParams",
                 self.glob,
                 read_only=True,
                 title="Find files",
@@ -262,7 +155,7 @@ class DefaultToolset(Toolset):
             Tool(
                 "grep",
                 "Search file contents with a regular expression; matches grouped by file with line numbers.",
-                GrepParams,
+                MODELS + "GrepParams",
                 self.grep,
                 read_only=True,
                 title="Search text",
@@ -286,6 +179,8 @@ class DefaultToolset(Toolset):
             text = f"{what} {path}"
             if outcome.replacements and verb == "edit":
                 text += f" ({outcome.replacements} replacement{'s' if outcome.replacements != 1 else ''}"
+                from filewright.matching import LADDER
+
                 if outcome.strategy in LADDER and outcome.strategy != "exact":
                     text += f", matched after allowing for {outcome.strategy.replace('_', ' ')}"
                 text += ")"

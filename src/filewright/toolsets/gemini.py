@@ -35,15 +35,13 @@ import hashlib
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from filewright import edits, media, readers
 from filewright.pipeline import Change, Outcome
 from filewright.result import Failure, OperationFailed, Result
 from filewright.textread import human_size
-from filewright.toolsets.base import Params, Tool, Toolset
+from filewright.toolsets.base import Tool, Toolset
 from filewright.toolsets.common import (
     glob_result,
     grep_result,
@@ -53,90 +51,23 @@ from filewright.toolsets.common import (
 
 Corrector = Callable[[str, str, str, str], "tuple[str, str] | None"]
 
+if TYPE_CHECKING:
+    from filewright.toolsets.gemini_params import (
+        GlobParams,
+        ListDirectoryParams,
+        ReadFileParams,
+        ReplaceParams,
+        SearchFileContentParams,
+        WriteFileParams,
+    )
+
+MODELS = "filewright.toolsets.gemini_params:"
 NUISANCE_DIRS = frozenset({".git", "node_modules"})
 NO_OCCURRENCE_HINT = (
     "No edits made. The exact text in old_string was not found. Ensure you're not escaping "
     "content incorrectly and check whitespace, indentation, and context. Use read_file tool "
     "to verify."
 )
-
-
-class ListDirectoryParams(Params):
-    path: str = Field(
-        description="The absolute path to the directory to list (or relative to the workspace root)."
-    )
-    ignore: list[str] | None = Field(
-        None, description='List of glob patterns to ignore (e.g. ["*.log", ".git"]).'
-    )
-    respect_git_ignore: bool = Field(
-        True, description="Whether to respect .gitignore patterns when listing files."
-    )
-
-
-class ReadFileParams(Params):
-    path: str = Field(
-        description="The absolute path to the file to read (or relative to the workspace root)."
-    )
-    offset: int | None = Field(
-        None,
-        ge=0,
-        description="For text files, the 0-based line number to start reading from. Requires 'limit' to be set.",
-    )
-    limit: int | None = Field(
-        None,
-        ge=1,
-        description="For text files, the maximum number of lines to read (default 2000).",
-    )
-
-
-class WriteFileParams(Params):
-    file_path: str = Field(
-        description="The absolute path to the file to write to (or relative to the workspace root)."
-    )
-    content: str = Field(description="The content to write to the file.")
-
-
-class GlobParams(Params):
-    pattern: str = Field(
-        description="The glob pattern to match against (e.g. '*.py', 'src/**/*.js')."
-    )
-    path: str | None = Field(
-        None,
-        description="The absolute path to the directory to search within. If omitted, searches the root directory.",
-    )
-    case_sensitive: bool = Field(False, description="Whether the search should be case-sensitive.")
-    respect_git_ignore: bool = Field(
-        True, description="Whether to respect .gitignore patterns when finding files."
-    )
-
-
-class SearchFileContentParams(Params):
-    pattern: str = Field(
-        description="The regular expression (regex) to search for (e.g. 'function\\s+myFunction')."
-    )
-    path: str | None = Field(
-        None,
-        description="The absolute path to the directory to search within. Defaults to the root directory.",
-    )
-    include: str | None = Field(
-        None,
-        description="A glob pattern to filter which files are searched (e.g. '*.js', 'src/**/*.{ts,tsx}').",
-    )
-
-
-class ReplaceParams(Params):
-    file_path: str = Field(
-        description="The absolute path to the file to modify (or relative to the workspace root)."
-    )
-    old_string: str = Field(
-        description="The exact literal text to replace. Include at least 3 lines of context before and after the target text, matching whitespace and indentation. An empty string creates a new file."
-    )
-    new_string: str = Field(description="The exact literal text to replace old_string with.")
-    expected_replacements: int = Field(
-        1,
-        ge=1,
-        description="Number of replacements expected. Defaults to 1. Use when you want to replace multiple occurrences.",
-    )
 
 
 class GeminiToolset(Toolset):
@@ -167,7 +98,7 @@ class GeminiToolset(Toolset):
                 "list_directory",
                 "Lists the names of files and subdirectories directly within a specified "
                 "directory path. Can optionally ignore entries matching provided glob patterns.",
-                ListDirectoryParams,
+                MODELS + "ListDirectoryParams",
                 self.list_directory,
                 read_only=True,
                 idempotent=True,
@@ -178,7 +109,7 @@ class GeminiToolset(Toolset):
                 "Reads and returns the content of a specified file. Handles text, images (PNG, "
                 "JPG, GIF, WEBP, BMP) and PDF files. For text files, it can read specific line ranges with "
                 "'offset' and 'limit'; long files are truncated with a notice.",
-                ReadFileParams,
+                MODELS + "ReadFileParams",
                 self.read_file,
                 read_only=True,
                 idempotent=True,
@@ -188,7 +119,7 @@ class GeminiToolset(Toolset):
                 "write_file",
                 "Writes content to a specified file. Overwrites the file if it exists; creates "
                 "it (and any parent directories) if not. The user confirms the change.",
-                WriteFileParams,
+                MODELS + "WriteFileParams",
                 self.write_file,
                 destructive=True,
                 idempotent=True,
@@ -198,7 +129,7 @@ class GeminiToolset(Toolset):
                 "glob",
                 "Efficiently finds files matching specific glob patterns (e.g. `src/**/*.ts`, "
                 "`**/*.md`), returning absolute paths sorted by modification time (newest first).",
-                GlobParams,
+                MODELS + "GlobParams",
                 self.glob,
                 read_only=True,
                 idempotent=True,
@@ -209,7 +140,7 @@ class GeminiToolset(Toolset):
                 "Searches for a regular expression pattern within the content of files "
                 "in a specified directory. Can filter files by a glob pattern. Returns the lines containing "
                 "matches, along with their file paths and line numbers.",
-                SearchFileContentParams,
+                MODELS + "SearchFileContentParams",
                 self.search_file_content,
                 read_only=True,
                 idempotent=True,
@@ -221,7 +152,7 @@ class GeminiToolset(Toolset):
                 "`expected_replacements` to replace that many. `old_string` must match exactly (whitespace "
                 "and indentation included) and identify the place with enough context. An empty "
                 "`old_string` creates a new file. The user confirms the change.",
-                ReplaceParams,
+                MODELS + "ReplaceParams",
                 self.replace,
                 destructive=True,
                 title="Edit",

@@ -28,15 +28,16 @@ calls it produces are run with `toolset.call(toolset.tool_name, input)` as usual
 from __future__ import annotations
 
 import os
-from typing import Any, ClassVar
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from filewright import edits, readers, search
 from filewright.paths import Location
 from filewright.pipeline import Change, Outcome, clip_diff, undo
 from filewright.result import Failure, OperationFailed, Result
-from filewright.toolsets.base import Params, Tool, Toolset
+from filewright.toolsets.base import Tool, Toolset
+
+if TYPE_CHECKING:
+    from filewright.toolsets.text_editor_params import TextEditorParams
 
 VERSIONS: dict[str, str] = {
     "20250728": "str_replace_based_edit_tool",
@@ -57,51 +58,6 @@ REVIEW_INSERT = (
     "Review the changes and make sure they are as expected (correct indentation, no duplicate "
     "lines, etc). Edit the file again if necessary."
 )
-
-
-def _command_doc(commands: tuple[str, ...]) -> str:
-    return "The command to run. Allowed options are: " + ", ".join(f"`{c}`" for c in commands) + "."
-
-
-class TextEditorParams(Params):
-    command: str = Field(
-        description=_command_doc(COMMANDS), json_schema_extra={"enum": list(COMMANDS)}
-    )
-    path: str = Field(
-        description="Absolute path of the file or directory, such as `/repo/app.py` or `/repo`."
-    )
-    file_text: str | None = Field(
-        None, description="For `create`: the whole content of the new file."
-    )
-    view_range: list[Any] | None = Field(
-        None,
-        description="For `view` of a file: [first, last] line numbers to show (1-based, inclusive); "
-        "-1 as last means to the end of the file. Without it the whole file is shown.",
-        json_schema_extra={"items": {"type": "integer"}},
-    )
-    old_str: str | None = Field(
-        None,
-        description="For `str_replace`: the exact text to replace; it must occur once in the file.",
-    )
-    new_str: str | None = Field(
-        None,
-        description="For `str_replace`: the replacement text (empty or absent deletes old_str). For "
-        "`insert`: the text to insert (same as `insert_text`).",
-    )
-    insert_line: int | None = Field(
-        None,
-        description="For `insert`: the line number AFTER which the text goes (0 = before the first line).",
-    )
-    insert_text: str | None = Field(
-        None, description="For `insert`: the text to insert (or give it as `new_str`)."
-    )
-
-
-class TextEditorParamsWithUndo(TextEditorParams):
-    command: str = Field(
-        description=_command_doc(COMMANDS_WITH_UNDO),
-        json_schema_extra={"enum": list(COMMANDS_WITH_UNDO)},
-    )
 
 
 DESCRIPTION = """View, create and edit text files. Give `path` as an absolute path.
@@ -169,7 +125,9 @@ class TextEditorToolset(Toolset):
 
     def tools(self) -> list[Tool]:
         undo_note = "\n- `undo_edit`: restore the file at `path` as it was before its last edit."
-        params = TextEditorParamsWithUndo if "undo_edit" in self.commands else TextEditorParams
+        params = "filewright.toolsets.text_editor_params:" + (
+            "TextEditorParamsWithUndo" if "undo_edit" in self.commands else "TextEditorParams"
+        )
         description = DESCRIPTION.format(
             undo=undo_note if "undo_edit" in self.commands else "",
             create_note=" (replaces an existing file)"

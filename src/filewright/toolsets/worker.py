@@ -36,55 +36,26 @@ import re
 import types
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Union, get_args, get_origin
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Any, ClassVar, Union, get_args, get_origin
 
 from filewright import edits, regexes
 from filewright.paths import PathRefused
 from filewright.pipeline import Change, Outcome
 from filewright.result import Failure, OperationFailed, Result
-from filewright.toolsets.base import Params, Tool, Toolset
+from filewright.toolsets.base import Tool, Toolset
+
+if TYPE_CHECKING:
+    from filewright.toolsets.worker_params import (
+        AppendToFileParams,
+        ReplaceInFileParams,
+        WriteFileParams,
+    )
+
+MODELS = "filewright.toolsets.worker_params:"
 
 PREVIEW_LINES = 20
 PREVIEW_CHARS = 1000
 QUOTE_CHARS = 200
-
-
-class WriteFileParams(Params):
-    path: str = Field(
-        description="File path (absolute inside the workspace, or relative to its root)."
-    )
-    content: str = Field(description="The complete content of the file.")
-
-
-class AppendToFileParams(Params):
-    path: str = Field(
-        description="Path of an existing file (absolute inside the workspace, or relative to its root)."
-    )
-    content: str = Field(
-        description="Text appended exactly as given (include a leading newline if needed)."
-    )
-
-
-class ReplaceInFileParams(Params):
-    path: str = Field(
-        description="Path of an existing file (absolute inside the workspace, or relative to its root)."
-    )
-    old: str = Field(
-        min_length=1,
-        description="The text to find (exact text; a regular expression when regex is true).",
-    )
-    new: str = Field(
-        description="The replacement text (with regex: a template, \\1 / \\g<name> refer to groups)."
-    )
-    regex: bool = Field(
-        False,
-        description="Treat `old` as a Python regular expression (multiline: ^ and $ match at line ends).",
-    )
-    count: int | None = Field(
-        None, ge=0, description="Replace at most this many matches (default: all)."
-    )
 
 
 @dataclass(frozen=True)
@@ -94,7 +65,7 @@ class ActionSpec:
     name: str
     summary: str
     risk: str
-    params: type[Params]
+    params: str  # "module:Name" of the parameter model
     details: str
 
 
@@ -103,21 +74,21 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "write_file",
         "Create or overwrite a file",
         "medium (new file), high (overwrite existing)",
-        WriteFileParams,
+        MODELS + "WriteFileParams",
         "Parent directories are not created: the directory must already exist.",
     ),
     ActionSpec(
         "append_to_file",
         "Append content to existing file",
         "medium",
-        AppendToFileParams,
+        MODELS + "AppendToFileParams",
         "The file must already exist (use write_file to create it). Content is appended as given.",
     ),
     ActionSpec(
         "replace_in_file",
         "Find and replace text in file",
         "high",
-        ReplaceInFileParams,
+        MODELS + "ReplaceInFileParams",
         "Exact text match by default; regex=true enables regular expressions; count limits the "
         "number of replacements (default: all). No match is reported as success.",
     ),
@@ -145,7 +116,11 @@ def _arg_type(annotation: Any) -> str:
     return getattr(annotation, "__name__", str(annotation))
 
 
-def _args_signature(params: type[Params]) -> str:
+def _args_signature(ref: str) -> str:
+    import importlib
+
+    module, _, name = ref.partition(":")
+    params = getattr(importlib.import_module(module), name)
     parts = []
     for name, field in params.model_fields.items():
         shown = f'"{name}": {_arg_type(field.annotation)}'

@@ -1,0 +1,32 @@
+"""Parameter models of the `companion` toolset, one set per memory switch (pydantic;
+imported only when needed). The path description lists the files the model may use."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from filewright.toolsets.companion import FILES_MEMORY_OFF, FILES_MEMORY_ON, PATH_DESCRIPTION
+from filewright.toolsets.params import Params
+
+
+def _param_models(files: str) -> tuple[type[Params], type[Params], type[Params]]:
+    """The three parameter models, with `files` appended to the path description."""
+    path_description = PATH_DESCRIPTION + files
+
+    class ReadParams(Params):
+        path: str = Field(description=path_description)
+
+    class WriteParams(Params):
+        path: str = Field(description=path_description)
+        content: str = Field(description="要写入的完整内容")
+
+    class EditParams(Params):
+        path: str = Field(description=path_description)
+        oldText: str = Field(description="要查找并替换的精确文本（必须唯一匹配）")
+        newText: str = Field(description="替换后的新文本")
+
+    return ReadParams, WriteParams, EditParams
+
+
+ReadParamsMemoryOn, WriteParamsMemoryOn, EditParamsMemoryOn = _param_models(FILES_MEMORY_ON)
+ReadParamsMemoryOff, WriteParamsMemoryOff, EditParamsMemoryOff = _param_models(FILES_MEMORY_OFF)

@@ -1,0 +1,129 @@
+"""Parameter models of the `default` toolset (pydantic; imported only when needed)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from filewright.toolsets.params import Params
+
+PATH = "File path, relative to the workspace root or absolute inside it."
+HASH = "Refuse the change unless the file still has this hash (from read)."
+
+
+class ReadParams(Params):
+    path: str = Field(
+        description="File path, relative to the workspace root or absolute inside it."
+    )
+    offset: int | None = Field(None, ge=1, description="1-based line to start reading at.")
+    limit: int | None = Field(
+        None, ge=1, description="Maximum number of lines to read (default 2000)."
+    )
+
+
+class WriteParams(Params):
+    path: str = Field(
+        description="File path, relative to the workspace root or absolute inside it."
+    )
+    content: str = Field(description="The complete new content of the file.")
+    expected_hash: str | None = Field(
+        None, description="Refuse the write unless the file still has this hash (from read)."
+    )
+
+
+class EditParams(Params):
+    path: str = Field(
+        description="File path, relative to the workspace root or absolute inside it."
+    )
+    old_string: str = Field(
+        description="The text to replace; must identify one place unless replace_all."
+    )
+    new_string: str = Field(description="The replacement text.")
+    replace_all: bool = Field(False, description="Replace every occurrence instead of exactly one.")
+    expected_hash: str | None = Field(
+        None, description="Refuse the edit unless the file still has this hash (from read)."
+    )
+
+
+class AppendParams(Params):
+    path: str = Field(
+        description="File path, relative to the workspace root or absolute inside it."
+    )
+    content: str = Field(description="Text to add at the end of the file (created if missing).")
+
+
+class EditOp(Params):
+    old_string: str = Field(description="The text to replace (as for edit).")
+    new_string: str = Field(description="The replacement text.")
+    replace_all: bool = Field(False, description="Replace every occurrence.")
+
+
+class MultiEditParams(Params):
+    path: str = Field(description=PATH)
+    edits: list[EditOp] = Field(
+        min_length=1,
+        description="Edits applied in order, each to the result of the one before; all or nothing.",
+    )
+    expected_hash: str | None = Field(None, description=HASH)
+
+
+class ReplaceSpanParams(Params):
+    path: str = Field(description=PATH)
+    start: str = Field(
+        description="Text (or, with start_is_regex, a regular expression) where the span starts."
+    )
+    end: str = Field(description="Text where the span ends (searched after the start).")
+    new_text: str = Field(description="The new content of the span.")
+    search_after: str | None = Field(
+        None, description="Look for the start only after this text (to pick one of several)."
+    )
+    start_is_regex: bool = Field(
+        False, description="Treat start as a Python regular expression (multiline)."
+    )
+    keep_markers: bool | None = Field(
+        None,
+        description="true: keep both markers and replace what is between; false: replace the markers "
+        "too; omitted: a marker is replaced when new_text re-supplies it, kept otherwise.",
+    )
+    expected_hash: str | None = Field(None, description=HASH)
+
+
+class InsertParams(Params):
+    path: str = Field(description=PATH)
+    line: int = Field(ge=0, description="Insert after this line (0 = at the top).")
+    text: str = Field(description="The text to insert, as one or more lines.")
+    expected_hash: str | None = Field(None, description=HASH)
+
+
+class ListParams(Params):
+    path: str | None = Field(None, description="Directory to list (default: the workspace root).")
+    ignore: list[str] | None = Field(None, description="Glob patterns of entries to leave out.")
+    respect_gitignore: bool = Field(True, description="Leave out what .gitignore ignores.")
+
+
+class GlobParams(Params):
+    pattern: str = Field(
+        description="Glob pattern relative to the directory, e.g. 'src/**/*.py' or '*.md'."
+    )
+    path: str | None = Field(None, description="Directory to search (default: the workspace root).")
+    case_sensitive: bool = Field(False, description="Match case exactly.")
+    respect_gitignore: bool = Field(True, description="Leave out what .gitignore ignores.")
+
+
+class GrepParams(Params):
+    pattern: str = Field(
+        description="Regular expression to look for (or a literal string with fixed_strings)."
+    )
+    path: str | None = Field(None, description="Directory to search (default: the workspace root).")
+    include: str | None = Field(
+        None, description="Only files matching this glob, e.g. '*.py' or 'src/**/*.{ts,tsx}'."
+    )
+    case_sensitive: bool = Field(True, description="Match case exactly.")
+    fixed_strings: bool = Field(False, description="Treat pattern as a literal string.")
+    context: int = Field(0, ge=0, le=20, description="Lines of context around each match.")
+    max_matches: int = Field(
+        500, ge=1, le=10000, description="Stop after this many matching lines."
+    )
+
+
+class UndoParams(Params):
+    path: str = Field(description="File whose last change to undo (repeat to go further back).")
