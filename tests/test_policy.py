@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -256,3 +257,20 @@ def test_the_literal_prefilter_never_changes_a_verdict(pattern: str, keys: list[
         matcher = _Pattern(folded, source, trusted)
         for key in keys:
             assert matcher.match(key) == (reference.match(key) is not None), (pattern, key)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the Linux shortcut")
+@pytest.mark.parametrize("xdg", [None, "", "/tmp/xdg-config-test"])
+def test_user_policy_path_is_where_platformdirs_says(
+    monkeypatch: pytest.MonkeyPatch, xdg: str | None
+) -> None:
+    from platformdirs import user_config_dir
+
+    from filewright.workspace import user_policy_path
+
+    monkeypatch.delenv("FILEWRIGHT_POLICY", raising=False)
+    if xdg is None:
+        monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CONFIG_HOME", xdg)
+    assert user_policy_path() == Path(user_config_dir("filewright")) / "policy.toml"

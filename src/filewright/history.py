@@ -19,7 +19,6 @@ import json
 import os
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -196,7 +195,7 @@ class History:
             _write_bytes(d / f"{next_id}.bak", before)
         entry = Entry(
             id=next_id,
-            time=datetime.now(UTC).isoformat(timespec="milliseconds"),
+            time=_now_iso(),
             operation=operation,
             existed=before is not None,
             hash_after=hash_after,
@@ -290,8 +289,16 @@ class ReadLedger:
         _write_json(entry, {"path": str(real), "hash": digest})
 
 
+def _now_iso() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
 def timestamp_for_filename() -> str:
     """2025-01-12T10-30-00-000Z, as in the claude seed's backup names."""
     now = time.time()
+    from datetime import UTC, datetime
+
     base = datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%dT%H-%M-%S")
     return f"{base}-{int(now * 1000) % 1000:03d}Z"

@@ -9,7 +9,6 @@ edit did not touch is written back byte for byte. Both are pure.
 from __future__ import annotations
 
 import codecs
-import difflib
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -300,6 +299,8 @@ def _restore_endings(old: TextFile, new_text: str) -> str:
     while tail < min(n_old, n_new) - head and old_lines[-1 - tail] == new_lines[-1 - tail]:
         keep(n_old - 1 - tail, n_new - 1 - tail)
         tail += 1
+    import difflib
+
     matcher = difflib.SequenceMatcher(
         None, old_lines[head : n_old - tail], new_lines[head : n_new - tail], autojunk=False
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,10 +157,15 @@ class Workspace:
 
 def user_policy_path() -> Path:
     """The user's own policy file (trusted: may loosen the protected set):
-    `$FILEWRIGHT_POLICY`, else `policy.toml` in the user's config directory."""
+    `$FILEWRIGHT_POLICY`, else `policy.toml` in the user's config directory
+    (`$XDG_CONFIG_HOME/filewright` or `~/.config/filewright` on Linux, as platformdirs
+    says, without importing it: every CLI call looks here; platformdirs elsewhere)."""
     override = os.environ.get("FILEWRIGHT_POLICY")
     if override:
         return Path(override)
+    if sys.platform.startswith("linux"):
+        base = os.environ.get("XDG_CONFIG_HOME", "").strip() or os.path.expanduser("~/.config")
+        return Path(base) / "filewright" / "policy.toml"
     from platformdirs import user_config_dir
 
     return Path(user_config_dir("filewright")) / "policy.toml"

@@ -8,7 +8,6 @@ seed's language.
 from __future__ import annotations
 
 import json
-import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -98,6 +97,12 @@ def __getattr__(name: str) -> Any:
 
         return Params
     raise AttributeError(name)
+
+
+def _trace() -> str:
+    import traceback
+
+    return traceback.format_exc(limit=5)
 
 
 def describe_validation_error(tool: str, exc: ValidationError) -> str:
@@ -198,7 +203,7 @@ class Toolset:
             return Result(
                 False,
                 f"{tool} failed unexpectedly: {type(exc).__name__}: {exc}",
-                {"error": "internal", "trace": traceback.format_exc(limit=5)},
+                {"error": "internal", "trace": _trace()},
             )
 
     def definitions(self, format: str = "openai") -> list[dict[str, Any]]:
