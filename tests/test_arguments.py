@@ -76,7 +76,9 @@ JSON_VALUES = st.recursive(
     | st.integers(min_value=-(2**70), max_value=2**70)
     | st.floats(allow_nan=False)
     | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 
@@ -161,21 +163,41 @@ def test_unknown_schema_keywords_make_the_check_unsure() -> None:
     assert arguments.check(schema, {"name": "b"}) is None
 
 
-def test_a_plain_cli_call_does_not_import_pydantic(tmp_path: Path) -> None:
-    (tmp_path / "a.txt").write_text("hello\n", encoding="utf-8")
+READS = {
+    "default": ("read", {"path": "a.txt"}),
+    "claude": ("Read", {"file_path": "{root}/a.txt"}),
+    "text_editor": ("str_replace_based_edit_tool", {"command": "view", "path": "{root}/a.txt"}),
+    "gemini": ("read_file", {"path": "{root}/a.txt"}),
+    "worker": ("write_file", {"path": "b.txt", "content": "new"}),
+    "companion": ("read", {"path": "a.txt"}),
+    "memo": ("memo_read", {}),
+}
+
+
+@pytest.mark.parametrize("toolset", sorted(READS))
+def test_a_plain_cli_call_does_not_import_pydantic(tmp_path: Path, toolset: str) -> None:
+    root = tmp_path.resolve()
+    (root / "a.txt").write_text("hello\n", encoding="utf-8")
+    tool, args = READS[toolset]
+    args_json = json.dumps(args).replace("{root}", str(root))
     code = (
         "import sys\n"
         "from filewright.cli import main\n"
         "try:\n"
-        "    main(['call', '--root', sys.argv[1], 'read', '{\"path\": \"a.txt\"}'])\n"
+        "    main(['call', '--root', sys.argv[1], '--toolset', sys.argv[2], sys.argv[3], sys.argv[4]])\n"
         "except SystemExit:\n"
         "    pass\n"
-        "heavy = sorted(m for m in ('pydantic', 'mcp', 'rich', 'pypdf', 'typer') if m in sys.modules)\n"
+        "heavy = sorted(m for m in ('pydantic', 'mcp', 'rich', 'pypdf', 'typer', 'pathspec', "
+        "'filelock', 'platformdirs', 'charset_normalizer') if m in sys.modules)\n"
         "print('HEAVY', heavy)\n"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", code, str(root), toolset, tool, args_json],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
-    assert '"ok": true' in proc.stdout
-    assert "HEAVY []" in proc.stdout
+    assert '"ok": true' in proc.stdout, proc.stdout
+    expected = "HEAVY ['filelock']" if toolset == "worker" else "HEAVY []"  # worker writes
+    assert expected in proc.stdout
