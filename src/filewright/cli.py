@@ -1,13 +1,15 @@
 """The `filewright` command: call a tool, list tools, serve them, undo and inspect history.
 
     filewright call [--root DIR]... [--toolset NAME] [--locale en|zh] [--memory on|off]
-                    [--dry-run] [--yes] [--human] TOOL ['JSON-ARGS']
+                    [--dry-run] [--yes] [--human] [--no-progress] TOOL ['JSON-ARGS']
     filewright tools [--toolset NAME] [--format FORMAT]
     filewright serve [--root DIR]... [--toolset NAME] [--http HOST:PORT] [--yes]
     filewright undo PATH / filewright history [PATH]
 
 `call` prints one JSON object {"ok", "text", "data"} and exits 0 when ok, 1 when the tool
 reported a failure, 2 for a usage error (then a one-line message goes to stderr).
+When stderr is a terminal, a long call shows its progress there (`filewright.progress_bar`;
+off with --no-progress).
 
 Start-up matters for `call` (agents run it once per tool call), so this module imports
 nothing heavy: a plain `call` command line is parsed here by `parse_call_argv`, which
@@ -125,8 +127,12 @@ def run_call(
     dry_run: bool = False,
     yes: bool = False,
     human: bool = False,
+    progress: bool = True,
 ) -> int:
-    """The `call` command: run one tool, print the result, return the exit status."""
+    """The `call` command: run one tool, print the result, return the exit status.
+
+    `progress`: show the progress the tool reports on stderr when it is a terminal.
+    """
     try:
         raw = sys.stdin.read() if args == "-" else (args or "{}")
         try:
@@ -138,7 +144,14 @@ def run_call(
         ws = open_workspace(
             roots, locale=locale, memory=memory, yes=yes, dry_run=dry_run, toolset=toolset
         )
-        result = load_toolset(ws, toolset).call(tool, parsed)
+        ts = load_toolset(ws, toolset)
+        if progress and _stderr_is_terminal():
+            from filewright.progress_bar import shown_during
+
+            with shown_during(tool):  # erased before the result is printed
+                result = ts.call(tool, parsed)
+        else:
+            result = ts.call(tool, parsed)
     except UsageError as exc:
         return report_usage_error(str(exc))
     if human:
@@ -153,6 +166,13 @@ def run_call(
         print(f"filewright: {first}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_FAILED
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced or closed stderr
+        return False
 
 
 def print_human(result: Result) -> None:
@@ -185,7 +205,13 @@ _VALUE_OPTIONS = {
     "--locale": "locale",
     "--memory": "memory",
 }
-_FLAGS = {"--dry-run": "dry_run", "--yes": "yes", "-y": "yes", "--human": "human"}
+_FLAGS = {
+    "--dry-run": "dry_run",
+    "--yes": "yes",
+    "-y": "yes",
+    "--human": "human",
+    "--no-progress": "no_progress",
+}
 
 
 def parse_call_argv(argv: list[str]) -> dict[str, Any] | None:
@@ -207,6 +233,7 @@ def parse_call_argv(argv: list[str]) -> dict[str, Any] | None:
         "dry_run": False,
         "yes": False,
         "human": False,
+        "no_progress": False,
     }
     positionals: list[str] = []
     i = 1
@@ -261,6 +288,7 @@ def main(argv: list[str] | None = None) -> None:
                     dry_run=fast["dry_run"],
                     yes=fast["yes"],
                     human=fast["human"],
+                    progress=not fast["no_progress"],
                 )
             )
         from filewright.cli_typer import run_app

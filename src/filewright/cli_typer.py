@@ -128,12 +128,26 @@ def call(
     human: Annotated[
         bool, typer.Option("--human", help="Readable output with a coloured diff instead of JSON.")
     ] = False,
+    no_progress: Annotated[
+        bool,
+        typer.Option(
+            "--no-progress",
+            help="Draw no progress bar on stderr (drawn only when stderr is a terminal and "
+            "a long search reports progress).",
+        ),
+    ] = False,
 ) -> None:
     """Call one tool and print its result as one JSON object {"ok", "text", "data"}.
 
     Changes that need confirmation are asked on the terminal (diff on stderr), approved
     with --yes, and refused when nobody can be asked (stdin is not a terminal).
+
+    When stderr is a terminal, a long search shows a progress bar there, erased before
+    the result is printed (--no-progress: none; TERM=dumb: none; NO_COLOR: no colours).
     """
+    # `progress` only when turned off: run_call's default is on (the fast path's parity
+    # test compares the keyword arguments both paths pass).
+    extra = {"progress": False} if no_progress else {}
     code = run_call(
         tool,
         args,
@@ -144,6 +158,7 @@ def call(
         dry_run=dry_run,
         yes=yes,
         human=human,
+        **extra,
     )
     raise typer.Exit(code)
 
