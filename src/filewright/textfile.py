@@ -284,10 +284,12 @@ def _restore_endings(old: TextFile, new_text: str) -> str:
     old_eols = [*old.eols, ""][: len(old_lines)]
     n_old, n_new = len(old_lines), len(new_lines)
     new_eols = [old.newline] * (n_new - 1) + [""]
+    untouched = [False] * n_new
 
-    def keep(i: int, j: int) -> None:
+    def keep(i: int, j: int, same: bool = True) -> None:
         if j < n_new - 1:
             new_eols[j] = old_eols[i] or old.newline
+            untouched[j] = same
 
     # The common case is one edit in a long file: align the shared head and tail
     # directly and only diff what lies between.
@@ -307,15 +309,16 @@ def _restore_endings(old: TextFile, new_text: str) -> str:
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag in ("equal", "replace"):
             for k in range(min(i2 - i1, j2 - j1)):
-                keep(head + i1 + k, head + j1 + k)
-    # A kept lone "\r" directly followed by a "\n" (an empty line after it) would read
-    # back as one "\r\n": a line break lost. Give one of the two another ending.
+                keep(head + i1 + k, head + j1 + k, same=tag == "equal")
+    # A lone "\r" directly followed by a "\n" (an empty line after it) would read back
+    # as one "\r\n": a line break lost. Give one of the two another ending, preferably
+    # the new line's, so that untouched lines keep theirs.
     for j in range(n_new - 1):
         if new_eols[j] == "\r" and new_lines[j + 1] == "" and new_eols[j + 1] == "\n":
-            if old.newline != "\r":
-                new_eols[j] = old.newline
-            else:
+            if not untouched[j + 1] or old.newline == "\r":
                 new_eols[j + 1] = "\r"
+            else:
+                new_eols[j] = old.newline
     out: list[str] = []
     for line, eol in zip(new_lines, new_eols, strict=True):
         out.append(line)

@@ -735,11 +735,6 @@ def _styles(text: str) -> set[str]:
     return found | {e for e in ("\n", "\r") if e in rest}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (minor): in a file mixing a lone-CR line with LF lines, an edit on a later line "
-    "rewrites the untouched first line's CR ending as LF (textfile line-ending restoration)",
-)
 def test_edit_keeps_an_untouched_lone_cr_ending(arena: Arena) -> None:
     ts = Workspace(str(arena.root), confirm=True).toolset("default")
     (arena.root / "m.txt").write_bytes(b"\r@@T@@\n")
