@@ -658,3 +658,16 @@ def test_new_file_gets_0666_minus_umask(tmp_path: Path, mask: int) -> None:
         assert tools.call("append", {"path": f"sub/app-{mask:o}.txt", "content": "x\n"}).ok
     assert stat.S_IMODE((tmp_path / f"new-{mask:o}.txt").stat().st_mode) == 0o666 & ~mask
     assert stat.S_IMODE((tmp_path / "sub" / f"app-{mask:o}.txt").stat().st_mode) == 0o666 & ~mask
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    old=st.lists(st.sampled_from(["a", "b", "", "\r", "\n", "\r\n"]), max_size=12).map("".join),
+    new=st.lists(st.sampled_from(["a", "b", "", "\r", "\n", "\r\n"]), max_size=12).map("".join),
+)
+def test_rewritten_text_reads_back_as_written(old: str, new: str) -> None:
+    """Whatever mix of endings the old file has, the new text reads back line for line:
+    restoring endings never merges two line breaks into one or splits one."""
+    before = decode(old.encode("utf-8"))
+    again = decode(encode(before, new))
+    assert again.text == normalise_newlines(new)

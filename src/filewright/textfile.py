@@ -311,14 +311,15 @@ def _restore_endings(old: TextFile, new_text: str) -> str:
             for k in range(min(i2 - i1, j2 - j1)):
                 keep(head + i1 + k, head + j1 + k, same=tag == "equal")
     # A lone "\r" directly followed by a "\n" (an empty line after it) would read back
-    # as one "\r\n": a line break lost. Give one of the two another ending, preferably
-    # the new line's, so that untouched lines keep theirs.
+    # as one "\r\n": a line break lost. Give the empty line a "\r" too when it is new
+    # (untouched lines keep their endings); otherwise end the first one with "\r\n",
+    # which cannot merge with what comes before or after it.
     for j in range(n_new - 1):
         if new_eols[j] == "\r" and new_lines[j + 1] == "" and new_eols[j + 1] == "\n":
-            if not untouched[j + 1] or old.newline == "\r":
+            if not untouched[j + 1]:
                 new_eols[j + 1] = "\r"
             else:
-                new_eols[j] = old.newline
+                new_eols[j] = "\r\n"
     out: list[str] = []
     for line, eol in zip(new_lines, new_eols, strict=True):
         out.append(line)
