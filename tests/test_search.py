@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from filewright.gitignore import IgnoreSpec
+from filewright.gitignore import DirRules, IgnoreSpec, PathFilter
 from filewright.globs import GlobError, compile_glob, glob_to_regex
 from filewright.search import (
     GlobResult,
@@ -25,7 +25,7 @@ from filewright.search import (
     grep,
     list_directory,
 )
-from filewright.search_rg import has_pcre2
+from filewright.search_rg import files_args, files_threads, has_pcre2, iter_path_batches
 
 HAVE_RG = find_rg() is not None
 needs_rg = pytest.mark.skipif(not HAVE_RG, reason="no rg binary")
@@ -583,3 +583,121 @@ def test_glob_errors_and_ignore_lines() -> None:
     assert spec.match(b"top", False) is True and spec.match(b"d/top", False) is None
     assert spec.match(b"#hash", False) is True
     assert spec.match(b"trail ", False) is True
+
+
+# ------------------------------------------------------- fast paths of glob (and walk)
+
+IGNORE_SHAPES = {
+    ".gitignore": "*.log\n!keep.log\nfoo\n*.tmp\n/anchored.txt\nsub/*.md\n[ab].c\nx?y\n"
+    "**/deep/*.z\n\\!bang\n**/star_dir/**\ntrail\\ \nonly_dir/\n",
+    "a/.ignore": "!*.tmp\nname.txt\n*.PY\n!x.log\n",
+    "a/b/.rgignore": "*.py\n!main.py\ndx*\n**/*.md\n",
+    "a/b/deep/.gitignore": "!foo\n/q.md\n",
+}
+CANDIDATE_NAMES = [
+    "x.log", "keep.log", "x.log\n", "foo", "foo\n", "a.tmp", "anchored.txt", "q.md", "a.c",
+    "c.c", "xzy", "x.z", "!bang", "X.LOG", "main.py", "other.py", "x.PY", "name.txt",
+    "only_dir", "trail ", "dx", ".log", "plain.txt", "caf\xe9.log",
+]  # fmt: skip
+
+
+def _reference_file_ignored(rules: DirRules, rel: bytes) -> bool:
+    """The definition: first level (deepest, .rgignore > .ignore > .gitignore) with a
+    matching line decides; within a file the last matching line."""
+    base = rel.rpartition(b"/")[2]
+    for levels in rules.levels:
+        for lv in levels:
+            path = lv.prefix + rel[lv.strip :] if lv.prefix or lv.strip else rel
+            for g in reversed(lv.spec.globs):
+                if not g.only_dir and g.regex.match(base if g.basename else path):
+                    return not g.whitelist
+    return False
+
+
+def test_ignore_rules_quick_test_agrees_with_definition(tmp_path: Path) -> None:
+    for rel, text in IGNORE_SHAPES.items():
+        write(tmp_path, rel, text)
+    filt = PathFilter(tmp_path)
+    rels = []
+    for d in ["", "a", "a/b", "a/b/deep", "sub", "a/star_dir", "a/b/deep/sub"]:
+        rules = filt.rules(d.encode())
+        assert rules is not None, d
+        for name in CANDIDATE_NAMES:
+            rel = os.fsencode(f"{d}/{name}" if d else name)
+            rels.append(rel)
+            base = rel.rpartition(b"/")[2]
+            assert rules.is_file_ignored(rel, base) == _reference_file_ignored(rules, rel), rel
+    # Batches (in any order, directories interleaved) split exactly as path by path.
+    shuffled = rels[::3] + rels[1::3] + rels[2::3]
+    kept, ignored = PathFilter(tmp_path).split_files(shuffled)
+    assert kept == [r for r in shuffled if not filt.is_ignored(r)]
+    assert ignored == [r for r in shuffled if filt.is_ignored(r)]
+    assert ignored and kept
+
+
+class _Trickle:
+    """A stream handing out a few bytes at a time (paths split across reads)."""
+
+    def __init__(self, data: bytes, size: int) -> None:
+        self.data, self.size = data, size
+
+    def read1(self, _n: int) -> bytes:
+        chunk, self.data = self.data[: self.size], self.data[self.size :]
+        return chunk
+
+    read = read1
+
+
+def test_iter_path_batches_across_reads() -> None:
+    names = [b"./a.txt", b"./dir/b c.py", b"./\xffraw", b"./x", b"./" + b"y" * 50]
+    data = b"\0".join(names) + b"\0"
+    want = [n[2:] for n in names]
+    for size in (1, 3, 7, 64, 1 << 16):
+        got = [p for batch in iter_path_batches(_Trickle(data, size)) for p in batch]
+        assert got == want, size
+    unterminated = [p for b in iter_path_batches(_Trickle(b"./a\0./b", 2)) for p in b]
+    assert unterminated == [b"a", b"b"]
+    assert files_threads() >= 1
+    assert "--threads" in files_args("/*", case_sensitive=True, respect_gitignore=True,
+                                     excludes=(), threads=1)  # fmt: skip
+
+
+@needs_rg
+def test_glob_large_listing_engines_agree(tmp_path: Path) -> None:
+    """Thousands of long paths (ripgrep's output arrives in many reads), ignore files at
+    several levels, ties and distinct modification times: both engines agree, with and
+    without the ignored count and a policy."""
+    for rel, text in IGNORE_SHAPES.items():
+        write(tmp_path, rel, text)
+    long = "n" * 60
+    for i in range(2400):
+        d = ["", "a", "a/b", "a/b/deep", "sub", "build", "only_dir"][i % 7]
+        name = f"{long}_{i:04d}{['.py', '.log', '.tmp', '.md', '.c', '.PY'][i % 6]}"
+        p = write(tmp_path, f"{d}/g{i % 5}/{name}" if d else name, "x")
+        if i % 3:
+            os.utime(
+                p, ns=(1_700_000_000_000_000_000 + (i % 11), 1_700_000_000_123_456_789 - i % 13)
+            )
+    for extra in CANDIDATE_NAMES:
+        if not extra.endswith("\n"):
+            write(tmp_path, f"a/b/{extra}", "x")
+    for pattern in ["**/*", "**/*.py", "a/**/*.{md,log}", "*", "**/g[13]/*"]:
+        for opts in [
+            {},
+            {"count_ignored": False},
+            {"max_results": 7},
+            {"visible": lambda p: "g2" not in p},
+            {"visible": lambda p: "g2" not in p, "count_ignored": False},
+            {"respect_gitignore": False, "case_sensitive": True},
+        ]:
+            rg = glob(tmp_path, pattern, engine="rg", **opts)  # type: ignore[arg-type]
+            py = glob(tmp_path, pattern, engine="python", **opts)  # type: ignore[arg-type]
+            got = (rg.paths, rg.total, rg.truncated, rg.ignored_count)
+            assert got == (py.paths, py.total, py.truncated, py.ignored_count), (pattern, opts)
+    everything = glob(tmp_path, "**/*", engine="rg", max_results=10_000)
+    assert everything.total > 1000 and everything.ignored_count > 100
+    # Newest first, ties in path order (component by component), checked from scratch.
+    stamps = {p: os.stat(tmp_path / p).st_mtime_ns for p in everything.paths}
+    assert everything.paths == sorted(
+        stamps, key=lambda p: (-stamps[p], os.fsencode(p).replace(b"/", b"\0"))
+    )

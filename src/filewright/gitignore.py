@@ -48,6 +48,7 @@ __all__ = [
 IGNORE_FILE_KINDS: tuple[str, ...] = (".rgignore", ".ignore", ".gitignore")
 """Ignore file names, highest precedence first (as ripgrep ranks them)."""
 _KIND_NAMES = tuple(b"/" + os.fsencode(n) for n in IGNORE_FILE_KINDS)
+_EFFECTIVE_IDS = os.access in os.supports_effective_ids
 
 
 # ------------------------------------------------------------------ gitignore lines
@@ -154,6 +155,10 @@ class IgnoreSpec:
 
         Like ripgrep, reading stops at the first line that is not valid UTF-8.
         """
+        # Most directories have no ignore file: asking first is cheaper than a failed
+        # open (no exception).
+        if not os.access(path, os.F_OK, effective_ids=_EFFECTIVE_IDS):
+            return None
         try:
             fd = os.open(path, os.O_RDONLY)
         except OSError:
@@ -179,6 +184,11 @@ class IgnoreSpec:
     def has_file_globs(self) -> bool:
         """Whether any glob can match a file (not only directories)."""
         return any(self._pre[False])
+
+    @property
+    def file_path_prefilter(self) -> re.Pattern[bytes] | None:
+        """One regex matching the paths any non-basename glob can match as a file."""
+        return self._pre[False][1]
 
     def match(self, rel: bytes, is_dir: bool, base: bytes | None = None) -> bool | None:
         """``True`` = ignored, ``False`` = whitelisted (``!``), ``None`` = no line matches.
@@ -234,6 +244,29 @@ class Overrides:
 
 # ---------------------------------------------------------------- directory rules
 
+_GLOB_SYNTAX = frozenset("*?[]{},\\")
+
+_Quick = tuple[
+    tuple[bytes, ...],
+    frozenset[bytes],
+    "re.Pattern[bytes] | None",
+    tuple[tuple[bytes, int, "re.Pattern[bytes]"], ...],
+]
+
+
+def _literal_shape(g: IgnoreGlob) -> tuple[bool, bytes] | None:
+    """``(True, suffix)`` for a basename glob ``*suffix``, ``(False, name)`` for a plain
+    name, ``None`` for any other glob syntax (or a case-insensitive glob)."""
+    if g.case_insensitive:
+        return None
+    text = g.original[1:] if g.whitelist else g.original
+    text = text.removeprefix("**/")
+    star = text.startswith("*")
+    lit = text[1:] if star else text
+    if not (star or lit) or any(c in _GLOB_SYNTAX for c in lit) or lit.endswith("/"):
+        return None
+    return star, lit.encode("utf-8", "surrogateescape")
+
 
 @dataclass(frozen=True, slots=True)
 class _Level:
@@ -248,7 +281,7 @@ class DirRules:
     """Ignore files in force inside one directory: one tuple of levels per kind (in
     :data:`IGNORE_FILE_KINDS` order), deepest directory first."""
 
-    __slots__ = ("_file_checks", "levels")
+    __slots__ = ("_file_checks", "_quick", "levels")
 
     def __init__(self, levels: tuple[tuple[_Level, ...], ...] = ((), (), ())) -> None:
         self.levels = levels
@@ -258,6 +291,34 @@ class DirRules:
             for lv in kind
             if lv.spec.has_file_globs
         )
+        self._quick: _Quick | None = None  # built on first use
+
+    def _quick_test(self) -> _Quick:
+        """What :meth:`is_file_ignored` tries first, to find that no line of any level
+        matches a file: the basename globs of every level at once (a base name reads
+        the same at every level), as suffix and name tests for the commonest shapes
+        (``*.log``, ``.DS_Store``) and one regex for the others, then each level's
+        prefilter for its path globs."""
+        suffixes: list[bytes] = []
+        names: set[bytes] = set()
+        others: list[IgnoreGlob] = []
+        for _, _, spec in self._file_checks:
+            for g in spec.globs:
+                if g.basename and not g.only_dir:
+                    shape = _literal_shape(g)
+                    if shape is None:
+                        others.append(g)
+                    elif shape[0]:  # (the regexes' "$" also matches before a final "\n")
+                        suffixes += (shape[1], shape[1] + b"\n")
+                    else:
+                        names.update((shape[1], shape[1] + b"\n"))
+        paths = tuple(
+            (prefix, strip, pre)
+            for prefix, strip, spec in self._file_checks
+            if (pre := spec.file_path_prefilter) is not None
+        )
+        self._quick = (tuple(suffixes), frozenset(names), _combine(others), paths)
+        return self._quick
 
     def child(self, abs_dir: bytes, rel_dir: bytes = b"", *, prefix: bytes = b"") -> DirRules:
         """Rules inside ``abs_dir``: its own ignore files on top of ours.
@@ -292,6 +353,19 @@ class DirRules:
 
     def is_file_ignored(self, rel: bytes, base: bytes) -> bool:
         """Whether the file ``rel`` (last component ``base``) is ignored by these rules."""
+        if not self._file_checks:
+            return False
+        suffixes, names, base_re, paths = self._quick or self._quick_test()
+        if not (
+            base.endswith(suffixes)
+            or base in names
+            or (base_re is not None and base_re.match(base) is not None)
+        ):
+            for prefix, strip, pre in paths:
+                if pre.match(prefix + rel[strip:] if prefix or strip else rel) is not None:
+                    break
+            else:
+                return False  # no line of any level matches: the common case
         for prefix, strip, spec in self._file_checks:
             m = spec.match(prefix + rel[strip:] if prefix or strip else rel, False, base)
             if m is not None:
@@ -356,6 +430,46 @@ class PathFilter:
         if is_dir:
             return rules.is_ignored(rel, True)  # type: ignore[union-attr]
         return rules.is_file_ignored(rel, base)  # type: ignore[union-attr]
+
+    def split_files(self, rels: Iterable[bytes]) -> tuple[list[bytes], list[bytes]]:
+        """``(kept, ignored)``: the file paths ``rels`` split as :meth:`is_ignored` would,
+        each list in the order given.
+
+        Quicker than asking path by path when the files of a directory come together (as
+        ``rg --files`` lists them): a directory's rules are looked up once per run, and
+        whole runs need no test when everything or nothing there can be ignored.
+        """
+        kept: list[bytes] = []
+        ignored: list[bytes] = []
+        last: bytes | None = None
+        rules: DirRules | None = None
+        sink: list[bytes] | None = None  # where the run's files go without a test
+        literal = False  # only "*suffix" / "name" lines: the first test is inlined
+        suffixes: tuple[bytes, ...] = ()
+        names: frozenset[bytes] = frozenset()
+        for rel in rels:
+            d, _, base = rel.rpartition(b"/")
+            if d != last:
+                last = d
+                hit = self._cache.get(d, _UNKNOWN)
+                rules = self.rules(d) if hit is _UNKNOWN else hit  # type: ignore[assignment]
+                if rules is None:
+                    sink = ignored
+                elif not rules._file_checks:
+                    sink = kept
+                else:
+                    sink = None
+                    suffixes, names, base_re, paths = rules._quick or rules._quick_test()
+                    literal = base_re is None and not paths
+            if sink is not None:
+                sink.append(rel)
+            elif literal and not (base.endswith(suffixes) or base in names):
+                kept.append(rel)
+            elif rules.is_file_ignored(rel, base):  # type: ignore[union-attr]
+                ignored.append(rel)
+            else:
+                kept.append(rel)
+        return kept, ignored
 
 
 _UNKNOWN = object()

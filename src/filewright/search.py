@@ -63,11 +63,12 @@ from filewright.search_list import list_directory
 from filewright.search_py import LineSearcher, read_file, searchable_text, walk
 from filewright.search_rg import (
     files_args,
+    files_threads,
     find_rg,
     grep_args,
     has_pcre2,
     is_regex_error,
-    iter_paths,
+    iter_path_batches,
     regex_error_detail,
     run_grep,
     start_files,
@@ -400,8 +401,10 @@ def glob(
     )
     items.sort()
     cap = max(0, max_results)
+    decode = _utf8 if found else os.fsdecode
     return GlobResult(
-        paths=[p for _, _, p in items[:cap]],
+        # Only the paths shown are turned back from sort keys into text.
+        paths=[decode(key[_MTIME_BYTES:].replace(b"\0", b"/")) for key in items[:cap]],
         truncated=len(items) > cap,
         total=len(items),
         ignored_count=ignored,
@@ -409,7 +412,18 @@ def glob(
     )
 
 
-_Item = tuple[int, bytes, str]  # (-mtime_ns, sort key, display path)
+# A glob match as one sortable bytes string: newest first, then in path order.  (Bytes
+# compare faster than (-mtime, path) tuples; 12 bytes hold any nanosecond timestamp.)
+_MTIME_BYTES = 12
+_MTIME_TOP = 1 << (8 * _MTIME_BYTES - 2)
+
+
+def _mtime_key(mtime_ns: int) -> bytes:
+    return (_MTIME_TOP - mtime_ns).to_bytes(_MTIME_BYTES, "big")
+
+
+def _utf8(rel: bytes) -> str:
+    return rel.decode("utf-8", "surrogateescape")
 
 
 def _glob_rg(
@@ -421,8 +435,14 @@ def _glob_rg(
     count: bool,
     visible: Visible,
     ignore_root: Path | None,
-) -> tuple[list[_Item], int] | None:
-    """Matching files (and the ignored count) from ``rg --files``; ``None`` if rg failed."""
+) -> tuple[list[bytes], int] | None:
+    """Matching files (and the ignored count) from ``rg --files``; ``None`` if rg failed.
+
+    Every match costs a ``stat`` here (for the sort by modification time), which is as
+    much work per path as ripgrep's whole walk: the paths are handled as ripgrep prints
+    them, on a core ripgrep leaves free (see :func:`files_threads`), with as little
+    Python per path as possible (no ``str`` until a path must be shown or checked).
+    """
     # Counting ignored files needs the ignored directories walked too: then one walk
     # that ignores nothing, classified here.  Otherwise ripgrep prunes ignored
     # directories itself, and the files an including --glob let through (ripgrep ranks
@@ -432,33 +452,37 @@ def _glob_rg(
         case_sensitive=case_sensitive,
         respect_gitignore=respect_gitignore and not count,
         excludes=GLOB_EXCLUDES,
+        threads=files_threads(),
     )
     proc = start_files(rg, directory, args)
     if proc is None:
         return None
     filt = PathFilter(directory, ignore_root) if respect_gitignore else None
-    items: list[_Item] = []
+    items: list[bytes] = []
     ignored = 0
     seen = 0
+    everyone = visible is always_visible
+    lstat = os.lstat
+    append = items.append
+    top, width = _MTIME_TOP, _MTIME_BYTES
     dfd = os.open(directory, os.O_RDONLY)
     try:
         assert proc.stdout is not None
-        everyone = visible is always_visible
-        stat = os.stat
-        for rel in iter_paths(proc.stdout):
-            seen += 1
-            path = rel.decode("utf-8", "surrogateescape")
-            if filt is not None and filt.is_ignored(rel):
-                if count and (everyone or visible(path)):
-                    ignored += 1
-                continue
-            if not (everyone or visible(path)):
-                continue
-            try:
-                st = stat(rel, dir_fd=dfd, follow_symlinks=False)
-            except OSError:
-                continue
-            items.append((-st.st_mtime_ns, rel.replace(b"/", b"\0"), path))
+        for batch in iter_path_batches(proc.stdout):
+            seen += len(batch)
+            if filt is not None:
+                batch, hidden = filt.split_files(batch)
+                if count:
+                    ignored += len(hidden) if everyone else sum(visible(_utf8(r)) for r in hidden)
+            for rel in batch:
+                if not (everyone or visible(_utf8(rel))):
+                    continue
+                try:
+                    st = lstat(rel, dir_fd=dfd)
+                except OSError:
+                    continue
+                # (_mtime_key, inlined)
+                append((top - st.st_mtime_ns).to_bytes(width, "big") + rel.replace(b"/", b"\0"))
     finally:
         os.close(dfd)
         if proc.poll() is None:
@@ -477,9 +501,9 @@ def _glob_python(
     count: bool,
     visible: Visible,
     ignore_root: Path | None,
-) -> tuple[list[_Item], int]:
+) -> tuple[list[bytes], int]:
     rules = root_rules(directory, ignore_root) if respect_gitignore else None
-    items: list[_Item] = []
+    items: list[bytes] = []
     ignored = 0
     dfd = os.open(directory, os.O_RDONLY)
     try:
@@ -494,7 +518,7 @@ def _glob_python(
                 st = os.stat(rel, dir_fd=dfd, follow_symlinks=False)
             except OSError:
                 continue
-            items.append((-st.st_mtime_ns, sort_key(rel), path))
+            items.append(_mtime_key(st.st_mtime_ns) + sort_key(rel))
     finally:
         os.close(dfd)
     return items, ignored

@@ -246,25 +246,47 @@ def regex_error_detail(message: str) -> str:
 
 
 def files_args(
-    glob: str, *, case_sensitive: bool, respect_gitignore: bool, excludes: tuple[str, ...]
+    glob: str,
+    *,
+    case_sensitive: bool,
+    respect_gitignore: bool,
+    excludes: tuple[str, ...],
+    threads: int | None = None,
 ) -> list[str]:
     """The ``rg --files`` command line for one glob (anchored at the searched directory)."""
     args = ["--files", "--null", *BASE_ARGS]
+    if threads is not None:
+        args += ["--threads", str(threads)]
     if not respect_gitignore:
         args.append("--no-ignore")
     args += ["--glob" if case_sensitive else "--iglob", glob]
     # ripgrep applies all --iglob after all --glob: excludes go last to take precedence.
     for ex in excludes:
         args += ["--iglob", ex]
-    args += ["--", "."]
+    # No path: ripgrep walks the working directory and prints paths without "./".
+    args.append("--")
     return args
+
+
+def files_threads() -> int:
+    """Walker threads for ``rg --files`` whose every path costs Python a ``stat``: all
+    cores but one, which is left to the Python side reading the paths as they come.
+
+    (On 2 cores, two ripgrep threads and Python would compete for the same cores; one
+    walking thread is also the cheapest in CPU time.)
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, cores - 1)
 
 
 def start_files(
     rg: str, directory: Path, args: list[str], stdout: BinaryIO | int = subprocess.PIPE
 ) -> subprocess.Popen[bytes] | None:
     """Start ``rg --files`` (``None`` if it cannot be started, e.g. for a NUL byte in an
-    argument); read its output with :func:`iter_paths`."""
+    argument); read its output with :func:`iter_path_batches`."""
     try:
         return subprocess.Popen(
             [rg, *args],
@@ -277,15 +299,15 @@ def start_files(
         return None
 
 
-def iter_paths(stream: BinaryIO) -> Iterator[bytes]:
-    """The NUL-terminated paths ``rg --files --null`` prints (``./`` stripped), read as
-    they come."""
+def iter_path_batches(stream: BinaryIO) -> Iterator[list[bytes]]:
+    """The NUL-terminated paths ``rg --files --null`` prints (``./`` stripped), a list
+    at a time, read as they come."""
     rest = b""
     read = getattr(stream, "read1", stream.read)
     while chunk := read(1 << 16):
         paths = (rest + chunk).split(b"\0")
         rest = paths.pop()
-        for p in paths:
-            yield p[2:] if p.startswith(b"./") else p
+        # Given no path, ripgrep prints none with "./"; given ".", all.
+        yield [p[2:] for p in paths] if paths and paths[0][:2] == b"./" else paths
     if rest:
-        yield _strip_dot(rest)
+        yield [_strip_dot(rest)]
