@@ -6,7 +6,9 @@ results on the same tree, for every option.
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -25,7 +27,16 @@ from filewright.search import (
     grep,
     list_directory,
 )
-from filewright.search_rg import files_args, files_threads, has_pcre2, iter_path_batches
+from filewright.search_rg import (
+    _KINDS,
+    _binary_end,
+    _parse,
+    files_args,
+    files_threads,
+    grep_args,
+    has_pcre2,
+    iter_path_batches,
+)
 
 HAVE_RG = find_rg() is not None
 needs_rg = pytest.mark.skipif(not HAVE_RG, reason="no rg binary")
@@ -701,3 +712,35 @@ def test_glob_large_listing_engines_agree(tmp_path: Path) -> None:
     assert everything.paths == sorted(
         stamps, key=lambda p: (-stamps[p], os.fsencode(p).replace(b"/", b"\0"))
     )
+
+
+@needs_rg
+def test_rg_json_fast_parsing_agrees_with_json(tree: Path) -> None:
+    """Kinds read off the line start, the lighter parser and the binary test on "end"
+    lines say what json.loads says, on ripgrep's real output (binary files included)."""
+    rg = find_rg()
+    assert rg is not None
+    args = grep_args(
+        "needle",
+        include=None,
+        case_sensitive=False,
+        fixed_strings=False,
+        context=1,
+        respect_gitignore=False,
+        sort=True,
+    )
+    out = subprocess.run([rg, *args], cwd=tree, capture_output=True, check=False).stdout
+    kinds = set()
+    binary_ends = 0
+    for raw in out.splitlines(keepends=True):
+        msg = json.loads(raw)
+        if msg["type"] != "summary":  # (its "data" comes first: parsed the slow way)
+            assert _KINDS.get(raw[9:12]) == msg["type"] and raw.startswith(b'{"type":"')
+        assert _parse(raw) == msg
+        kinds.add(msg["type"])
+        if msg["type"] == "end":
+            binary = msg["data"].get("binary_offset") is not None
+            assert _binary_end(raw, None) == binary == _binary_end(raw, msg)
+            binary_ends += binary
+    assert kinds == {"begin", "match", "context", "end", "summary"}
+    assert binary_ends >= 1  # late.bin: a NUL after the matches

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+import json.scanner
 import os
 import shutil
 import subprocess
@@ -21,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from filewright.search_py import is_binary_file
 from filewright.search_types import LineSink
@@ -161,12 +162,18 @@ def run_grep(
         state = _FileState()
         try:
             for raw in proc.stdout:
-                msg = json.loads(raw)
-                kind = msg["type"]
-                data = msg["data"]
+                # The kind is read off the line's start; the JSON is parsed only when
+                # its data is needed (not for files dropped, nor for "end" messages,
+                # whose statistics are most of ripgrep's output for a selective pattern).
+                msg = None
+                kind = _KINDS.get(raw[9:12]) if raw[:9] == b'{"type":"' else None
+                if kind is None:
+                    msg = json.loads(raw)
+                    kind = msg["type"]
                 if kind == "match" or kind == "context":
                     if state.skip:
                         continue
+                    data = (msg or _parse(raw))["data"]
                     state.pending.append(
                         (data["line_number"], _line_text(data["lines"]), kind == "context")
                     )
@@ -179,6 +186,7 @@ def run_grep(
                         else:
                             state.skip = True
                 elif kind == "begin":
+                    data = (msg or _parse(raw))["data"]
                     rel = _strip_dot(_path_bytes(data["path"]))
                     shown = accept(rel)
                     state = _FileState(rel, shown)
@@ -186,14 +194,14 @@ def run_grep(
                         collector.begin(shown)
                 elif kind == "end":
                     if state.shown:
-                        binary = data.get("binary_offset") is not None and not state.streaming
+                        binary = not state.streaming and _binary_end(raw, msg)
                         if not (state.skip or binary) and not state.flush(collector):
                             stopped = True
                             break
                         collector.end()
                     state = _FileState()
                 elif kind == "summary":
-                    searched = data["stats"]["searches"]
+                    searched = (msg or _parse(raw))["data"]["stats"]["searches"]
         finally:
             if proc.poll() is None and (stopped or searched is None):
                 proc.kill()
@@ -205,6 +213,32 @@ def run_grep(
             err.seek(0)
             return RgOutcome(False, None, _rg_message(err.read()))
         return RgOutcome(True, searched, None)
+
+
+_KINDS = {b"beg": "begin", b"mat": "match", b"con": "context", b"end": "end", b"sum": "summary"}
+"""ripgrep's JSON message types, by the 3 letters after ``{"type":"``."""
+
+_scan_json = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[attr-defined]
+
+
+def _parse(raw: bytes) -> dict[str, Any]:
+    """One line of ripgrep's JSON (``json.loads`` less its checks of the encoding and
+    of trailing text, which ripgrep's UTF-8 lines do not need)."""
+    msg: dict[str, Any] = _scan_json(raw.decode("utf-8", "surrogatepass"), 0)[0]
+    return msg
+
+
+def _binary_end(raw: bytes, msg: dict[str, Any] | None) -> bool:
+    """Whether an ``end`` message reports a NUL byte (``binary_offset`` not null).
+
+    ``"binary_offset":null`` with its quotes cannot occur inside a JSON string (quotes
+    there are escaped), so finding it settles the common case without parsing.
+    """
+    if msg is None:
+        if b'"binary_offset":null' in raw:
+            return False
+        msg = _parse(raw)
+    return msg["data"].get("binary_offset") is not None
 
 
 class _FileState:
