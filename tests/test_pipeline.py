@@ -143,6 +143,44 @@ def test_change_hash_rechecked_under_lock(tmp_path: Path) -> None:
     assert len(calls) == 2
 
 
+@pytest.mark.parametrize(
+    ("meanwhile", "must_exist", "expected_calls", "expected"),
+    [
+        ("same bytes", False, ["a\n"], "a\nmine\n"),  # rewritten unchanged: no recompute
+        ("deleted", False, ["a\n", None], "mine\n"),  # gone: computed again from nothing
+        ("deleted", True, ["a\n", None], None),  # gone, and the change needs it: refused
+    ],
+)
+def test_change_rechecked_under_lock_when_the_file_is_rewritten_or_deleted(
+    tmp_path: Path,
+    meanwhile: str,
+    must_exist: bool,
+    expected_calls: list[str | None],
+    expected: str | None,
+) -> None:
+    target = tmp_path / "a.txt"
+    target.write_text("a\n")
+    engine = Workspace(tmp_path).engine()
+    calls: list[str | None] = []
+
+    def compute(old: str | None) -> str:
+        calls.append(old)
+        if len(calls) == 1:
+            if meanwhile == "deleted":
+                target.unlink()
+            else:
+                target.write_text("a\n")
+        return (old or "") + "mine\n"
+
+    outcome = apply_change(engine, Change("a.txt", "append", compute, must_exist=must_exist))
+    assert calls == expected_calls[: len(calls)] and len(calls) <= len(expected_calls)
+    if expected is None:
+        assert not outcome.ok and outcome.failure is not None
+        assert outcome.failure.code == "not_found" and not target.exists()
+    else:
+        assert outcome.ok and target.read_text() == expected
+
+
 WORKER = textwrap.dedent(
     """
     import sys

@@ -9,8 +9,13 @@ input_required rounds. The server as a process (stdio, HTTP, MCP Inspector) is t
 from __future__ import annotations
 
 import base64
+import contextvars
+import io
 import json
 import re
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -18,11 +23,14 @@ from typing import Any
 
 import anyio
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mcp import Client, types
+from mcp.client.stdio import StdioServerParameters
 
 from filewright import Result, Workspace
 from filewright.dispatch import report_progress
-from filewright.server import build_server
+from filewright.server import PipeLines, ToolThreads, build_server
 from filewright.toolsets import NAMES, REGISTRY
 from filewright.toolsets.base import Params, Tool, Toolset
 
@@ -560,5 +568,229 @@ def test_filesystem_root_is_never_the_implicit_workspace(
             build_server(None), mode=era, list_roots_callback=roots_callback([client_root])
         ) as c:
             assert not (await c.call_tool("read", {"path": "notes.txt"})).is_error
+
+    run(main)
+
+
+# -- stdio as a process: filewright's pipe streams ------------------------------------------------
+
+SERVE = [sys.executable, "-c", "from filewright.cli import main; main()", "serve"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_stdio_process_asks_by_elicitation(tmp_path: Path, era: str) -> None:
+    """Over real pipes: the question goes out and the answer comes back through the
+    server's own stdio streams while the tool call waits on its worker thread."""
+    root = confirm_tree(tmp_path)
+    asked: list[str] = []
+    params = StdioServerParameters(
+        command=SERVE[0], args=[*SERVE[1:], "--root", str(root)], cwd=str(root)
+    )
+
+    async def main() -> None:
+        async with Client(
+            params, mode=era, elicitation_callback=elicitor("accept", asked, {"approve": True})
+        ) as client:
+            got = await client.call_tool("edit", EDIT)
+            assert not got.is_error, text_of(got)
+            again = await client.call_tool("read", {"path": "notes.txt"})
+            assert "ALPHA" in text_of(again)
+
+    run(main)
+    assert (root / "notes.txt").read_text() == "ALPHA\nbeta\n"
+    assert len(asked) == 1 and "+ALPHA" in asked[0]
+
+
+def test_stdio_process_long_lines_crlf_and_garbage(tmp_path: Path) -> None:
+    """Requests longer than a pipe read, replies longer than the pipe buffer, CRLF and CR
+    line ends and a line that is not JSON: every reply arrives whole, on stdout only."""
+    root = make_tree(tmp_path / "ws")
+    big = "".join(f"{i:06d} the quick brown fox jumps over the lazy dog\n" for i in range(40_000))
+    messages: list[tuple[dict[str, Any] | str, str]] = [
+        ({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"}}}, "\r\n"),
+        ({"jsonrpc": "2.0", "method": "notifications/initialized"}, "\r\n"),
+        ("this is not JSON", "\n"),
+        ({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "write", "arguments": {"path": "big.txt", "content": big}}}, "\n"),
+        # A lone "\r" ends a line once the next byte shows that it is not half of a
+        # "\r\n" (as in the SDK's reader): this read is answered after the ping arrives.
+        ({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "read", "arguments": {"path": "big.txt", "limit": 40_000}}}, "\r"),
+        ({"jsonrpc": "2.0", "id": 4, "method": "ping"}, "\n"),
+    ]  # fmt: skip
+    proc = subprocess.Popen(
+        [*SERVE, "--root", str(root)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    replies = []
+    try:
+        for message, end in messages:
+            line = message if isinstance(message, str) else json.dumps(message)
+            proc.stdin.write(line.encode() + end.encode())
+            proc.stdin.flush()
+            if isinstance(message, dict) and "id" in message and end != "\r":
+                replies.append(json.loads(proc.stdout.readline()))
+        replies.append(json.loads(proc.stdout.readline()))
+    finally:
+        proc.stdin.close()
+        rest = proc.stdout.read()
+        proc.wait(timeout=60)
+    assert rest == b""
+    replies.sort(key=lambda r: r["id"])
+    assert [r.get("id") for r in replies] == [1, 2, 3, 4]
+    assert not replies[1]["result"]["isError"] and not replies[2]["result"]["isError"]
+    assert (root / "big.txt").read_text() == big
+    shown = replies[2]["result"]["content"][0]["text"]
+    assert len(shown) > 1 << 20 and "039999 the quick brown fox" in shown
+    assert replies[3]["result"] == {}
+
+
+CLAIM_PROBE = """
+import os, sys
+from filewright.server import claimed_stdio
+with claimed_stdio() as fds:
+    print("claimed" if fds else "not claimed", file=sys.stderr, flush=True)
+    if fds:
+        os.write(1, b"stray output\\n")  # fd 1 points at stderr while claimed
+        os.write(fds[1], os.read(fds[0], 100) if os.get_blocking(fds[0]) else b"nonblocking\\n")
+os.write(1, b"restored\\n")
+"""
+
+
+def test_stdio_claim_diverts_and_restores_the_standard_descriptors(tmp_path: Path) -> None:
+    piped = subprocess.run(
+        [sys.executable, "-c", CLAIM_PROBE], input=b"", capture_output=True, timeout=60
+    )
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout == b"nonblocking\nrestored\n"
+    assert piped.stderr == b"claimed\nstray output\n"
+    # Not a pipe (a regular file as stdin): left to the SDK's own transport.
+    plain = tmp_path / "stdin.txt"
+    plain.write_text("")
+    with plain.open("rb") as stdin:
+        filed = subprocess.run(
+            [sys.executable, "-c", CLAIM_PROBE], stdin=stdin, capture_output=True, timeout=60
+        )
+    assert filed.returncode == 0, filed.stderr
+    assert filed.stdout == b"restored\n" and filed.stderr == b"not claimed\n"
+
+
+ALPHABET = [b"a", b"{", b"\n", b"\r", "é".encode(), b"\xff", b"\xc3"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(ALPHABET), max_size=40),
+    st.lists(st.integers(min_value=0, max_value=200), max_size=6),
+)
+def test_pipe_lines_split_like_the_sdks_text_reader(pieces: list[bytes], cuts: list[int]) -> None:
+    data = b"".join(pieces)
+    lines = PipeLines(-1)
+    at = 0
+    for cut in sorted({min(c, len(data)) for c in cuts} | {len(data)}):
+        if cut > at:  # what a read returns: b"" only at the end
+            lines.feed(data[at:cut])
+            at = cut
+    lines.feed(b"")
+    got = [line.decode("utf-8", "replace") for line in lines._lines]
+    expected = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace").readlines()
+    assert got == expected
+
+
+# -- worker threads for tool calls -----------------------------------------------------------------
+
+
+def test_tool_threads_run_calls_side_by_side_and_reuse_threads() -> None:
+    threads = ToolThreads(limit=4)
+    barrier = threading.Barrier(3, timeout=60)  # three calls that can only finish together
+    seen: list[int] = []
+
+    def meet() -> int:
+        barrier.wait()
+        return threading.get_ident()
+
+    def ident() -> int:
+        return threading.get_ident()
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            for _ in range(3):
+                tg.start_soon(lambda: _collect(seen, threads.run(meet)))
+        assert len(set(seen)) == 3 and threading.get_ident() not in seen
+        one_by_one = [await threads.run(ident) for _ in range(5)]
+        assert set(one_by_one) <= set(seen) and threads._threads == 3  # idle ones reused
+
+    run(main)
+
+
+async def _collect(into: list[Any], awaitable: Awaitable[Any]) -> None:
+    into.append(await awaitable)
+
+
+def test_tool_threads_limit_errors_and_context() -> None:
+    threads = ToolThreads(limit=2)
+    lock = threading.Lock()
+    running, peak = [0], [0]
+    var: contextvars.ContextVar[str] = contextvars.ContextVar("var", default="unset")
+
+    def busy() -> str:
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        time.sleep(0.02)
+        with lock:
+            running[0] -= 1
+        return var.get()
+
+    def boom() -> None:
+        raise ValueError("from the worker")
+
+    async def main() -> None:
+        var.set("the caller's")
+        got: list[str] = []
+        async with anyio.create_task_group() as tg:
+            for _ in range(6):
+                tg.start_soon(lambda: _collect(got, threads.run(busy)))
+        assert got == ["the caller's"] * 6
+        with pytest.raises(ValueError, match="from the worker"):
+            await threads.run(boom)
+
+    run(main)
+    assert peak[0] <= 2
+
+
+def test_tool_threads_a_cancelled_caller_waits_for_the_call() -> None:
+    threads = ToolThreads()
+    release, finished = threading.Event(), threading.Event()
+
+    def slow() -> None:
+        release.wait(60)
+        finished.set()
+
+    async def main() -> None:
+        with anyio.CancelScope() as scope:
+            scope.cancel()  # cancelled before the call even starts: it still runs to the end
+            threading.Timer(0.05, release.set).start()
+            await threads.run(slow)
+        assert finished.is_set()
+
+    run(main)
+
+
+def test_tool_threads_idle_threads_retire() -> None:
+    threads = ToolThreads(idle=0.01)
+
+    async def main() -> None:
+        await threads.run(lambda: None)
+        deadline = time.monotonic() + 60
+        while threads._threads and time.monotonic() < deadline:
+            await anyio.sleep(0.01)
+        assert threads._threads == 0
+        assert await threads.run(lambda: 42) == 42  # a new thread when needed again
 
     run(main)

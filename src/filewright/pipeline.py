@@ -311,8 +311,7 @@ def _apply(engine: Engine, change: Change, outcome: Outcome) -> None:
     with file_lock(ws.state_dir, str(loc.real)):
         # Re-load under the lock: another process may have changed the file meanwhile.
         confirmed_diff = outcome.diff
-        fresh, _ = _load_current(engine, loc, change) if _exists(loc) else (None, None)
-        if (fresh.hash if fresh else None) != (current.hash if current else None):
+        if _raw_now(engine, loc, change) != (current.raw if current else None):
             current, _state, new_text, data = compute_once()
             check_reads(current)
             diff = unified_diff(current.text if current else "", new_text, loc.lexical_rel)
@@ -353,8 +352,15 @@ def _apply(engine: Engine, change: Change, outcome: Outcome) -> None:
             engine.record_read(loc, digest)
 
 
-def _exists(loc: Location) -> bool:
-    return loc.real.exists()
+def _raw_now(engine: Engine, loc: Location, change: Change) -> bytes | None:
+    """The file's bytes as they are now (None: it does not exist). Compared with what the
+    change was computed from; only a difference costs a second decode."""
+    try:
+        return engine.read_bytes(loc, max_bytes=change.max_bytes).data
+    except OperationFailed as exc:
+        if exc.failure.code == "not_found":
+            return None
+        raise
 
 
 _MAX_NAME_BYTES = 255
