@@ -4,7 +4,9 @@
    (`filewright serve`) vs the official Node filesystem server
    (`@modelcontextprotocol/server-filesystem`, installed from the npm registry into a cache
    directory), both driven over stdio by the same official Python MCP client. Target:
-   filewright ≤ 1.0× the Node server's median.
+   filewright ≤ 1.0× the Node server's median. Beside them, the Python SDK's own floor:
+   a bare `MCPServer` whose tools return a constant at once, on the SDK's stdio
+   transport and on filewright's pipe streams (`filewright.server.MessageReader`/`Writer`).
 2. Start-up: `filewright call read` of a small file, end to end as a process, vs
    `python -c "import json"` with the same interpreter. Target ≤ 4×.
 
@@ -72,6 +74,36 @@ class Server:
         self.label, self.params, self.read, self.edit = label, params, read, edit
 
 
+# A bare MCPServer whose every tool returns a read-sized constant at once: the Python SDK's
+# own per-call cost, on the SDK's stdio transport or on filewright's pipe streams.
+NOOP_SERVER = """
+import sys
+import anyio
+import mcp_types as types
+from mcp.server.mcpserver import MCPServer
+
+TEXT = "x" * 2400
+
+class NoOp(MCPServer):
+    async def list_tools(self):
+        return [types.Tool(name=n, input_schema={"type": "object"}) for n in ("read", "edit")]
+
+    async def call_tool(self, name, arguments, context=None):
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=TEXT)],
+            structured_content={"path": arguments.get("path")},
+        )
+
+    if sys.argv[1] == "filewright-stdio":
+        from filewright.server import FilewrightServer
+
+        run_stdio_async = FilewrightServer.run_stdio_async
+
+anyio.run(NoOp(name="noop", log_level="WARNING").run_stdio_async)
+"""
+NOOPS = ("sdk-noop (sdk stdio)", "sdk-noop (filewright stdio)")
+
+
 def servers(root: Path, node: Path | None) -> list[Server]:
     fw = StdioServerParameters(
         command=sys.executable,
@@ -86,6 +118,17 @@ def servers(root: Path, node: Path | None) -> list[Server]:
             lambda p, old, new: ("edit", {"path": p, "old_string": old, "new_string": new}),
         )
     ]
+    for label, transport in zip(NOOPS, ("sdk-stdio", "filewright-stdio"), strict=True):
+        out.append(
+            Server(
+                label,
+                StdioServerParameters(
+                    command=sys.executable, args=["-c", NOOP_SERVER, transport], cwd=str(root)
+                ),
+                lambda p: ("read", {"path": p}),
+                lambda p, old, new: ("edit", {"path": p, "old_string": old, "new_string": new}),
+            )
+        )
     if node is not None:
         out.append(
             Server(
@@ -255,6 +298,13 @@ def main() -> None:
         print(
             f"{op:<10}{ms(fw):>14}{ms(node) if node else '   n/a':>18}{ratio:>10}{ms(engine[op]):>22}"
         )
+    node_read = mcp.get("node-filesystem", {}).get("read")
+    print("\nThe Python SDK's own per-call floor: a no-op MCPServer (constant read-sized result)")
+    print(f"{'server':<30}{'per call':>12}{'vs node read':>16}")
+    for label in NOOPS:
+        floor = statistics.median([mcp[label]["read"], mcp[label]["edit"]])
+        versus = f"{floor / node_read:15.2f}×" if node_read else "            n/a"
+        print(f"{label:<30}{ms(floor):>12}{versus:>16}")
 
     print("\nStart-up, end to end as a process (median; target ≤ 4×)")
     print(f"{'':<28}{'filewright call read':>24}{'python -c import json':>24}{'ratio':>10}")

@@ -25,6 +25,15 @@ to the toolset unchanged, which validates them with its own messages.
 - **Progress.** A toolset handler that calls `filewright.dispatch.report_progress` sends
   MCP progress notifications when the client asked for them.
 - **Logs** go to stderr only.
+- **Transport and threads.** Over stdio (when stdin and stdout are pipes or sockets, as when
+  a host starts the server) the SDK's server loop reads and writes the descriptors through
+  `MessageReader` / `MessageWriter`: non-blocking, waiting on the event loop, with the
+  SDK's own JSON-RPC parsing and serialisation, instead of the SDK's stdio transport,
+  which hops to a worker thread for every line read and every message written.
+  Otherwise (a terminal, a file) the SDK's transport serves. While serving, fd 0 reads
+  the null device and fd 1 writes to stderr, as with the SDK's transport, so stray output
+  never reaches the wire. Tool calls run on `ToolThreads` (the contract of
+  `anyio.to_thread.run_sync` at a lower cost per call), so file I/O never blocks the loop.
 """
 
 from __future__ import annotations
@@ -566,7 +575,7 @@ class ToolThreads:
     exits. Used on asyncio; other event loops get `anyio.to_thread`.
     """
 
-    def __init__(self, limit: int = 16, idle: float = 10.0) -> None:
+    def __init__(self, limit: int = 40, idle: float = 10.0) -> None:
         self.limit = limit
         self.idle = idle
         self._jobs: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
