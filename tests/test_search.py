@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from filewright.gitignore import DirRules, IgnoreSpec, PathFilter
+from filewright import search
+from filewright.gitignore import DirRules, IgnoreSpec, Overrides, PathFilter
 from filewright.globs import GlobError, compile_glob, glob_to_regex
 from filewright.search import (
     GlobResult,
@@ -31,8 +32,8 @@ from filewright.search_rg import (
     _KINDS,
     _binary_end,
     _parse,
+    cores,
     files_args,
-    files_threads,
     grep_args,
     has_pcre2,
     iter_path_batches,
@@ -668,16 +669,21 @@ def test_iter_path_batches_across_reads() -> None:
         assert got == want, size
     unterminated = [p for b in iter_path_batches(_Trickle(b"./a\0./b", 2)) for p in b]
     assert unterminated == [b"a", b"b"]
-    assert files_threads() >= 1
+    assert cores() >= 1
     assert "--threads" in files_args("/*", case_sensitive=True, respect_gitignore=True,
                                      excludes=(), threads=1)  # fmt: skip
 
 
 @needs_rg
-def test_glob_large_listing_engines_agree(tmp_path: Path) -> None:
+@pytest.mark.parametrize("processes", [1, 2, 3])
+def test_glob_large_listing_engines_agree(
+    tmp_path: Path, processes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Thousands of long paths (ripgrep's output arrives in many reads), ignore files at
     several levels, ties and distinct modification times: both engines agree, with and
-    without the ignored count and a policy."""
+    without the ignored count and a policy, whether one ripgrep walks the tree or
+    several walk parts of it."""
+    monkeypatch.setattr(search, "cores", lambda: processes)
     for rel, text in IGNORE_SHAPES.items():
         write(tmp_path, rel, text)
     long = "n" * 60
@@ -705,6 +711,8 @@ def test_glob_large_listing_engines_agree(tmp_path: Path) -> None:
             py = glob(tmp_path, pattern, engine="python", **opts)  # type: ignore[arg-type]
             got = (rg.paths, rg.total, rg.truncated, rg.ignored_count)
             assert got == (py.paths, py.total, py.truncated, py.ignored_count), (pattern, opts)
+    split = search._split_walk(tmp_path, Overrides([("/**/*", True)]), None, False)
+    assert (split is None) == (processes == 1)
     everything = glob(tmp_path, "**/*", engine="rg", max_results=10_000)
     assert everything.total > 1000 and everything.ignored_count > 100
     # Newest first, ties in path order (component by component), checked from scratch.
@@ -744,3 +752,59 @@ def test_rg_json_fast_parsing_agrees_with_json(tree: Path) -> None:
             binary_ends += binary
     assert kinds == {"begin", "match", "context", "end", "summary"}
     assert binary_ends >= 1  # late.bin: a NUL after the matches
+
+
+@needs_rg
+@pytest.mark.parametrize("count_ignored", [True, False])
+def test_glob_split_walk_keeps_every_rule(
+    tree: Path, count_ignored: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Parts of the tree walked by separate ripgreps (which do not read the ignore files
+    above their part) give exactly what one ripgrep gives: files met on the way, ignore
+    files above the parts, an include glob naming directories, symlinks, case."""
+    write(tree, "src/more/.gitignore", "*.tmp\n")
+    write(tree, "src/more/x.tmp", "x")
+    write(tree, "src/more/y.log", "x")
+    write(tree, "src/more/deep/z.log", "x")
+    write(tree, "SRC/Gen/x.py", "x")
+    write(tree, "src/gen/inner/build/q.txt", "x")
+    for i in range(9):  # enough directories below src/ for 4 walkers to go one level down
+        write(tree, f"src/p{i}/build/b.txt", "x")
+        write(tree, f"src/p{i}/f{i}.TXT", "x")
+    # (src/gen is ignored by src/.gitignore; build/ by the root's: ripgrep walking
+    # src/gen/inner alone would list q.txt, this side must drop it.)
+    patterns = ["**/*", "**/*.{log,tmp,py,txt}", "src/**", "src/*/**/*.txt", "*.txt", "s*/**"]
+
+    def results() -> list[tuple[object, ...]]:
+        out = []
+        for pattern in patterns:
+            for opts in [{}, {"visible": policy}, {"respect_gitignore": False}]:
+                r = glob(tree, pattern, engine="rg", count_ignored=count_ignored, **opts)  # type: ignore[arg-type]
+                out.append((pattern, r.paths, r.total, r.ignored_count, r.truncated))
+        return out
+
+    monkeypatch.setattr(search, "cores", lambda: 1)
+    alone = results()
+    for n in (2, 4):
+        monkeypatch.setattr(search, "cores", lambda n=n: n)
+        overrides = Overrides([("/**/*", True), ("!.git", True), ("!node_modules", True)])
+        split = search._split_walk(tree, overrides, PathFilter(tree), not count_ignored)
+        assert split is not None
+        parts, loose = split
+        units = [u for part in parts for u in part]
+        assert len(units) == len(set(units)) and b"node_modules" not in units
+        assert b"keep.log" in loose and b"link_file" not in loose
+        assert not any(os.path.islink(tree / os.fsdecode(u)) for u in units)
+        assert n == 2 or any(b"/" in u for u in units)  # gone one level down
+        assert results() == alone
+    # A "!" line in an .ignore above the parts could beat a deeper .gitignore, which a
+    # ripgrep given the part would apply alone: pruning walks are then not split.
+    write(tree, ".ignore", "!y.log\n")
+    write(tree, "src/more/.gitignore", "*.tmp\n*.log\n")
+    f = PathFilter(tree)
+    overrides = Overrides([("/**/*", True)])
+    assert search._split_walk(tree, overrides, f, True) is None
+    assert search._split_walk(tree, overrides, f, False) is not None
+    kept = glob(tree, "**/*.log", engine="rg", count_ignored=count_ignored)
+    assert kept.paths == glob(tree, "**/*.log", engine="python").paths
+    assert "src/more/y.log" in kept.paths and "src/more/deep/z.log" not in kept.paths

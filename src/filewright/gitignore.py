@@ -373,6 +373,13 @@ class DirRules:
         return False
 
     @property
+    def whitelists_over_deeper(self) -> bool:
+        """Whether a ``!`` line here could decide for a path that a deeper ignore file
+        also matches: one in a ``.rgignore`` or ``.ignore``, which outrank every
+        ``.gitignore``.  (A ``.gitignore`` line loses to any deeper matching line.)"""
+        return any(g.whitelist for kind in self.levels[:-1] for lv in kind for g in lv.spec.globs)
+
+    @property
     def empty(self) -> bool:
         """True when no ignore file applies."""
         return not any(self.levels)

@@ -49,21 +49,23 @@ Decisions, shared by both engines:
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
+import subprocess
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from filewright import regexes
-from filewright.gitignore import GlobError, Overrides, PathFilter, root_rules
+from filewright.gitignore import GlobError, Overrides, PathFilter, Verdict, root_rules
 from filewright.search_format import format_glob_gemini, format_grep_gemini, format_list_gemini
 from filewright.search_list import list_directory
 from filewright.search_py import LineSearcher, read_file, searchable_text, walk
 from filewright.search_rg import (
+    cores,
     files_args,
-    files_threads,
     find_rg,
     grep_args,
     has_pcre2,
@@ -390,7 +392,15 @@ def glob(
     found = None
     if rg is not None:
         found = _glob_rg(
-            rg, directory, anchored, case_sensitive, respect_gitignore, count, visible, ignore_root
+            rg,
+            directory,
+            anchored,
+            overrides,
+            case_sensitive,
+            respect_gitignore,
+            count,
+            visible,
+            ignore_root,
         )
         if found is None:  # ripgrep refused to run
             if engine == "rg":
@@ -430,6 +440,7 @@ def _glob_rg(
     rg: str,
     directory: Path,
     anchored: str,
+    overrides: Overrides,
     case_sensitive: bool,
     respect_gitignore: bool,
     count: bool,
@@ -440,24 +451,33 @@ def _glob_rg(
 
     Every match costs a ``stat`` here (for the sort by modification time), which is as
     much work per path as ripgrep's whole walk: the paths are handled as ripgrep prints
-    them, on a core ripgrep leaves free (see :func:`files_threads`), with as little
-    Python per path as possible (no ``str`` until a path must be shown or checked).
+    them, with as little Python per path as possible (no ``str`` until a path must be
+    shown or checked), while single-threaded ripgreps walk parts of the tree at once
+    (see :func:`_split_walk`).
     """
-    # Counting ignored files needs the ignored directories walked too: then one walk
-    # that ignores nothing, classified here.  Otherwise ripgrep prunes ignored
-    # directories itself, and the files an including --glob let through (ripgrep ranks
-    # it above ignore files) are re-checked here.
-    args = files_args(
-        anchored,
-        case_sensitive=case_sensitive,
-        respect_gitignore=respect_gitignore and not count,
-        excludes=GLOB_EXCLUDES,
-        threads=files_threads(),
-    )
-    proc = start_files(rg, directory, args)
-    if proc is None:
-        return None
     filt = PathFilter(directory, ignore_root) if respect_gitignore else None
+    # Counting ignored files needs the ignored directories walked too: then walks that
+    # ignore nothing, classified here.  Otherwise ripgrep prunes ignored directories
+    # itself, and the files an including --glob let through (ripgrep ranks it above
+    # ignore files) are re-checked here.
+    rg_ignores = respect_gitignore and not count
+    split = _split_walk(directory, overrides, filt, rg_ignores)
+    common: dict[str, Any] = dict(
+        case_sensitive=case_sensitive, respect_gitignore=rg_ignores, excludes=GLOB_EXCLUDES
+    )
+    if split is None:
+        argvs = [files_args(anchored, **common)]
+        loose: list[bytes] = []
+    else:
+        parts, loose = split
+        argvs = [files_args(anchored, threads=1, paths=part, **common) for part in parts]
+    procs = []
+    for args in argvs:
+        proc = start_files(rg, directory, args)
+        if proc is None:
+            _reap(procs)
+            return None
+        procs.append(proc)
     items: list[bytes] = []
     ignored = 0
     seen = 0
@@ -467,8 +487,11 @@ def _glob_rg(
     top, width = _MTIME_TOP, _MTIME_BYTES
     dfd = os.open(directory, os.O_RDONLY)
     try:
-        assert proc.stdout is not None
-        for batch in iter_path_batches(proc.stdout):
+        # The files met on the way to the split directories first (matched here, as
+        # ripgrep would), then ripgrep's.
+        batches = iter_path_batches(*(p.stdout for p in procs))  # type: ignore[misc]
+        first = [rel for rel in loose if overrides.match(rel, False) is not Verdict.EXCLUDE]
+        for batch in itertools.chain((first,), batches):
             seen += len(batch)
             if filt is not None:
                 batch, hidden = filt.split_files(batch)
@@ -485,13 +508,92 @@ def _glob_rg(
                 append((top - st.st_mtime_ns).to_bytes(width, "big") + rel.replace(b"/", b"\0"))
     finally:
         os.close(dfd)
+        rcs = _reap(procs)
+    if 2 in rcs and seen == len(first):
+        return None  # ripgrep refused to run
+    return items, ignored
+
+
+def _reap(procs: list[subprocess.Popen[bytes]]) -> list[int]:
+    """Stop (if still running) and wait for ripgreps; their exit codes."""
+    for proc in procs:
         if proc.poll() is None:
             proc.kill()
-        proc.stdout.close()
-        rc = proc.wait()
-    if rc == 2 and not seen:
+        if proc.stdout is not None:
+            proc.stdout.close()
+    return [proc.wait() for proc in procs]
+
+
+SPLIT_MAX_PROCESSES = 4
+SPLIT_MAX_ENTRIES = 20_000
+SPLIT_MAX_DEPTH = 3
+
+
+def _split_walk(
+    directory: Path, overrides: Overrides, filt: PathFilter | None, rg_ignores: bool
+) -> tuple[list[list[bytes]], list[bytes]] | None:
+    """Disjoint sets of directories for single-threaded ripgreps to walk at once, and
+    the files met on the way to them; ``None`` when one ripgrep should walk it all.
+
+    On a small machine several ``rg -j1`` over parts of a tree finish sooner and use
+    less CPU than one ripgrep's own parallel walk (2 cores, 105,000 files: 48 ms and
+    90 ms of CPU against 65 ms and 118 ms), which leaves more for the ``stat`` calls here.
+    Directories are listed breadth first (at most :data:`SPLIT_MAX_DEPTH` levels and
+    :data:`SPLIT_MAX_ENTRIES` entries) until there are 4 per process; they are dealt out
+    in name order.
+
+    Each part is given to ripgrep as paths, so ripgrep does not read the ignore files of
+    the directories above them.  That changes nothing when ripgrep ignores nothing
+    (counting ignored files, or ``respect_gitignore=False``); when it prunes, it still
+    lists a superset of the right files (re-checked here) provided no ``!`` line there
+    outranks a deeper ignore file (see :attr:`DirRules.whitelists_over_deeper`);
+    otherwise: ``None``.  Directories excluded by the glob, and (when ripgrep prunes)
+    ignored ones, are not handed out.
+    """
+    n = min(cores(), SPLIT_MAX_PROCESSES)
+    if n < 2:
         return None
-    return items, ignored
+    root = os.fsencode(directory)
+    level = [b""]
+    loose: list[bytes] = []
+    scanned = 0
+    for _ in range(SPLIT_MAX_DEPTH):
+        if len(level) >= 4 * n:
+            break
+        deeper: list[bytes] = []
+        met: list[bytes] = []
+        for d in level:
+            try:
+                with os.scandir(root + b"/" + d if d else root) as it:
+                    entries = list(it)
+                scanned += len(entries)
+                if scanned > SPLIT_MAX_ENTRIES:
+                    return None
+                for e in entries:
+                    rel = d + b"/" + e.name if d else e.name
+                    if e.is_dir(follow_symlinks=False):
+                        if overrides.match(rel, True) is Verdict.EXCLUDE or (
+                            rg_ignores and filt is not None and filt.is_ignored(rel, True)
+                        ):
+                            continue
+                        deeper.append(rel)
+                    elif e.is_file(follow_symlinks=False):
+                        met.append(rel)
+            except OSError:
+                return None
+        if level != [b""] and len(deeper) <= len(level):
+            break  # no more directories one level down: these will do
+        if rg_ignores and filt is not None:
+            for d in level:  # the ignore files ripgrep will not see
+                rules = filt.rules(d)
+                if rules is None or rules.whitelists_over_deeper:
+                    return None
+        level = deeper
+        loose += met
+    if len(level) < n:
+        return None
+    level.sort()
+    return [level[i::n] for i in range(n)], loose
 
 
 def _glob_python(

@@ -14,6 +14,7 @@ import base64
 import json
 import json.scanner
 import os
+import selectors
 import shutil
 import subprocess
 import sys
@@ -286,9 +287,15 @@ def files_args(
     respect_gitignore: bool,
     excludes: tuple[str, ...],
     threads: int | None = None,
-) -> list[str]:
-    """The ``rg --files`` command line for one glob (anchored at the searched directory)."""
-    args = ["--files", "--null", *BASE_ARGS]
+    paths: list[bytes] | None = None,
+) -> list[str | bytes]:
+    """The ``rg --files`` command line for one glob (anchored at the searched directory).
+
+    Without ``paths`` ripgrep walks its working directory (the searched one) and prints
+    paths without ``./``; with them, it walks just those directories (relative paths,
+    printed as ``path/...``).
+    """
+    args: list[str | bytes] = ["--files", "--null", *BASE_ARGS]
     if threads is not None:
         args += ["--threads", str(threads)]
     if not respect_gitignore:
@@ -297,27 +304,22 @@ def files_args(
     # ripgrep applies all --iglob after all --glob: excludes go last to take precedence.
     for ex in excludes:
         args += ["--iglob", ex]
-    # No path: ripgrep walks the working directory and prints paths without "./".
     args.append("--")
+    if paths:
+        args += paths
     return args
 
 
-def files_threads() -> int:
-    """Walker threads for ``rg --files`` whose every path costs Python a ``stat``: all
-    cores but one, which is left to the Python side reading the paths as they come.
-
-    (On 2 cores, two ripgrep threads and Python would compete for the same cores; one
-    walking thread is also the cheapest in CPU time.)
-    """
+def cores() -> int:
+    """The CPUs this process may run on."""
     try:
-        cores = len(os.sched_getaffinity(0))
+        return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return max(1, cores - 1)
+        return os.cpu_count() or 1
 
 
 def start_files(
-    rg: str, directory: Path, args: list[str], stdout: BinaryIO | int = subprocess.PIPE
+    rg: str, directory: Path, args: list[str | bytes], stdout: BinaryIO | int = subprocess.PIPE
 ) -> subprocess.Popen[bytes] | None:
     """Start ``rg --files`` (``None`` if it cannot be started, e.g. for a NUL byte in an
     argument); read its output with :func:`iter_path_batches`."""
@@ -333,15 +335,47 @@ def start_files(
         return None
 
 
-def iter_path_batches(stream: BinaryIO) -> Iterator[list[bytes]]:
+def iter_path_batches(*streams: BinaryIO) -> Iterator[list[bytes]]:
     """The NUL-terminated paths ``rg --files --null`` prints (``./`` stripped), a list
-    at a time, read as they come."""
+    at a time, read as they come; from several ripgreps at once, as each has output."""
+    if len(streams) == 1:
+        yield from _batches(streams[0])
+        return
+    sel = selectors.DefaultSelector()
+    try:
+        rests = {}
+        for rank, stream in enumerate(streams):
+            sel.register(stream, selectors.EVENT_READ, rank)
+            rests[stream] = b""
+        while rests:
+            # The first stream with output is read first: while Python is busy with
+            # it, the others fill their pipes and wait (using no CPU).
+            key = min((k for k, _ in sel.select()), key=lambda k: k.data)
+            stream = key.fileobj
+            chunk = os.read(key.fd, 1 << 16)
+            if chunk:
+                paths = (rests[stream] + chunk).split(b"\0")  # type: ignore[index]
+                rests[stream] = paths.pop()  # type: ignore[index]
+                yield _strip_dots(paths)
+            else:
+                sel.unregister(stream)
+                if rest := rests.pop(stream):  # type: ignore[call-overload]
+                    yield [_strip_dot(rest)]
+    finally:
+        sel.close()
+
+
+def _batches(stream: BinaryIO) -> Iterator[list[bytes]]:
     rest = b""
     read = getattr(stream, "read1", stream.read)
     while chunk := read(1 << 16):
         paths = (rest + chunk).split(b"\0")
         rest = paths.pop()
-        # Given no path, ripgrep prints none with "./"; given ".", all.
-        yield [p[2:] for p in paths] if paths and paths[0][:2] == b"./" else paths
+        yield _strip_dots(paths)
     if rest:
         yield [_strip_dot(rest)]
+
+
+def _strip_dots(paths: list[bytes]) -> list[bytes]:
+    # Given no path or relative ones, ripgrep prints no "./"; given ".", on every path.
+    return [p[2:] for p in paths] if paths and paths[0][:2] == b"./" else paths
