@@ -181,6 +181,17 @@ def test_change_rechecked_under_lock_when_the_file_is_rewritten_or_deleted(
         assert outcome.ok and target.read_text() == expected
 
 
+def test_a_path_longer_than_path_max_is_refused_and_builds_nothing(tmp_path: Path) -> None:
+    """The descriptor walk has no PATH_MAX; the check under the lock keeps the limit, so
+    no tree is built that ordinary tools (and shutil.rmtree) cannot remove."""
+    engine = Workspace(tmp_path).engine()
+    deep = "d/" * 2100 + "x.txt"
+    change = Change(deep, "write", lambda _old: "x\n", create_parents=True)
+    outcome = apply_change(engine, change)
+    assert not outcome.ok and outcome.failure is not None
+    assert not (tmp_path / "d").exists()
+
+
 WORKER = textwrap.dedent(
     """
     import sys

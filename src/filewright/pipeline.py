@@ -311,7 +311,8 @@ def _apply(engine: Engine, change: Change, outcome: Outcome) -> None:
     with file_lock(ws.state_dir, str(loc.real)):
         # Re-load under the lock: another process may have changed the file meanwhile.
         confirmed_diff = outcome.diff
-        if _raw_now(engine, loc, change) != (current.raw if current else None):
+        now = _raw_now(engine, loc, change) if _exists(loc) else None
+        if now != (current.raw if current else None):
             current, _state, new_text, data = compute_once()
             check_reads(current)
             diff = unified_diff(current.text if current else "", new_text, loc.lexical_rel)
@@ -350,6 +351,12 @@ def _apply(engine: Engine, change: Change, outcome: Outcome) -> None:
         # the lock, so no other change sees the new file with the old ledger entry.
         if before is None or engine.last_read(loc) is not None:
             engine.record_read(loc, digest)
+
+
+def _exists(loc: Location) -> bool:
+    # A path stat, on purpose: beyond PATH_MAX it raises (ENAMETOOLONG), and the change is
+    # refused as an I/O error instead of building a tree no ordinary tool can remove.
+    return loc.real.exists()
 
 
 def _raw_now(engine: Engine, loc: Location, change: Change) -> bytes | None:
