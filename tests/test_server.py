@@ -650,6 +650,33 @@ def test_stdio_process_long_lines_crlf_and_garbage(tmp_path: Path) -> None:
     assert replies[3]["result"] == {}
 
 
+def test_stdio_process_outlives_a_client_that_stops_reading(tmp_path: Path) -> None:
+    """Replies to a closed stdout are dropped (EPIPE), the server keeps reading, and it
+    exits cleanly when stdin closes."""
+    root = make_tree(tmp_path / "ws")
+    proc = subprocess.Popen(
+        [*SERVE, "--root", str(root)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"}}}  # fmt: skip
+    proc.stdin.write(json.dumps(init).encode() + b"\n")
+    proc.stdin.flush()
+    assert json.loads(proc.stdout.readline())["id"] == 1
+    proc.stdout.close()
+    for i in range(3):
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 10 + i, "method": "ping"}).encode())
+        proc.stdin.write(b"\n")
+        proc.stdin.flush()
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0
+    assert "Traceback" not in proc.stderr.read().decode()
+
+
 CLAIM_PROBE = """
 import os, sys
 from filewright.server import claimed_stdio
