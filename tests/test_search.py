@@ -774,6 +774,7 @@ def test_glob_split_walk_keeps_every_rule(
     # (src/gen is ignored by src/.gitignore; build/ by the root's: ripgrep walking
     # src/gen/inner alone would list q.txt, this side must drop it.)
     patterns = ["**/*", "**/*.{log,tmp,py,txt}", "src/**", "src/*/**/*.txt", "*.txt", "s*/**"]
+    patterns += ["SRC/gen/*", "src/p1*/**", "src/p[13]/*", "nowhere/**", "*/*.txt", "src/*"]
 
     def results() -> list[tuple[object, ...]]:
         out = []
@@ -796,6 +797,16 @@ def test_glob_split_walk_keeps_every_rule(
         assert b"keep.log" in loose and b"link_file" not in loose
         assert not any(os.path.islink(tree / os.fsdecode(u)) for u in units)
         assert n == 2 or any(b"/" in u for u in units)  # gone one level down
+        # Directories no match can be in are not walked at all.
+        leading = search._leading_dirs("/src/p1*/**/*.txt", case_sensitive=False)
+        split = search._split_walk(tree, overrides, None, False, leading)
+        assert split is not None
+        assert sorted(u for part in split[0] for u in part) == [b"src/p1"]
+        assert search._split_walk(tree, overrides, None, False, leading[:1]) != split
+        leading = search._leading_dirs("/src/gen/*.py", case_sensitive=False)
+        split = search._split_walk(tree, overrides, None, False, leading)
+        assert split is not None
+        assert sorted(u for part in split[0] for u in part) == [b"SRC/Gen", b"src/gen"]
         assert results() == alone
     # A "!" line in an .ignore above the parts could beat a deeper .gitignore, which a
     # ripgrep given the part would apply alone: pruning walks are then not split.

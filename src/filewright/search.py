@@ -60,6 +60,7 @@ from typing import Any
 
 from filewright import regexes
 from filewright.gitignore import GlobError, Overrides, PathFilter, Verdict, root_rules
+from filewright.globs import compile_glob
 from filewright.search_format import format_glob_gemini, format_grep_gemini, format_list_gemini
 from filewright.search_list import list_directory
 from filewright.search_py import LineSearcher, read_file, searchable_text, walk
@@ -73,6 +74,7 @@ from filewright.search_rg import (
     iter_path_batches,
     regex_error_detail,
     run_grep,
+    shrink_pipe,
     start_files,
 )
 from filewright.search_types import (
@@ -461,7 +463,9 @@ def _glob_rg(
     # itself, and the files an including --glob let through (ripgrep ranks it above
     # ignore files) are re-checked here.
     rg_ignores = respect_gitignore and not count
-    split = _split_walk(directory, overrides, filt, rg_ignores)
+    split = _split_walk(
+        directory, overrides, filt, rg_ignores, _leading_dirs(anchored, case_sensitive)
+    )
     common: dict[str, Any] = dict(
         case_sensitive=case_sensitive, respect_gitignore=rg_ignores, excludes=GLOB_EXCLUDES
     )
@@ -477,6 +481,8 @@ def _glob_rg(
         if proc is None:
             _reap(procs)
             return None
+        if len(argvs) > 1:
+            shrink_pipe(proc)
         procs.append(proc)
     items: list[bytes] = []
     ignored = 0
@@ -529,8 +535,25 @@ SPLIT_MAX_ENTRIES = 20_000
 SPLIT_MAX_DEPTH = 3
 
 
+def _leading_dirs(anchored: str, case_sensitive: bool) -> list[re.Pattern[bytes]]:
+    """Regexes for the directories a match must start with: the glob's leading
+    components up to the first ``**`` (or class, alternation or escape, to keep it
+    simple), not counting the last (which names the file).  ``src/pkg0*/**/*.md`` gives
+    ``src`` and ``pkg0*``: nothing outside ``src/pkg0*`` can match."""
+    out = []
+    for comp in anchored.lstrip("/").split("/")[:-1]:
+        if not comp or "**" in comp or any(c in comp for c in "[]{}\\"):
+            break
+        out.append(compile_glob(comp, case_insensitive=not case_sensitive))
+    return out
+
+
 def _split_walk(
-    directory: Path, overrides: Overrides, filt: PathFilter | None, rg_ignores: bool
+    directory: Path,
+    overrides: Overrides,
+    filt: PathFilter | None,
+    rg_ignores: bool,
+    leading: list[re.Pattern[bytes]] | None = None,
 ) -> tuple[list[list[bytes]], list[bytes]] | None:
     """Disjoint sets of directories for single-threaded ripgreps to walk at once, and
     the files met on the way to them; ``None`` when one ripgrep should walk it all.
@@ -547,21 +570,24 @@ def _split_walk(
     (counting ignored files, or ``respect_gitignore=False``); when it prunes, it still
     lists a superset of the right files (re-checked here) provided no ``!`` line there
     outranks a deeper ignore file (see :attr:`DirRules.whitelists_over_deeper`);
-    otherwise: ``None``.  Directories excluded by the glob, and (when ripgrep prunes)
-    ignored ones, are not handed out.
+    otherwise: ``None``.  Directories excluded by the glob, those no match can be in
+    (``leading``: see :func:`_leading_dirs`) and, when ripgrep prunes, ignored ones are
+    not handed out.
     """
     n = min(cores(), SPLIT_MAX_PROCESSES)
     if n < 2:
         return None
     root = os.fsencode(directory)
+    leading = leading or []
     level = [b""]
     loose: list[bytes] = []
     scanned = 0
-    for _ in range(SPLIT_MAX_DEPTH):
-        if len(level) >= 4 * n:
+    for depth in range(SPLIT_MAX_DEPTH):
+        if len(level) >= 4 * n and depth >= len(leading):
             break
         deeper: list[bytes] = []
         met: list[bytes] = []
+        must = leading[depth] if depth < len(leading) else None
         for d in level:
             try:
                 with os.scandir(root + b"/" + d if d else root) as it:
@@ -572,8 +598,10 @@ def _split_walk(
                 for e in entries:
                     rel = d + b"/" + e.name if d else e.name
                     if e.is_dir(follow_symlinks=False):
-                        if overrides.match(rel, True) is Verdict.EXCLUDE or (
-                            rg_ignores and filt is not None and filt.is_ignored(rel, True)
+                        if (
+                            (must is not None and must.match(e.name) is None)
+                            or overrides.match(rel, True) is Verdict.EXCLUDE
+                            or (rg_ignores and filt is not None and filt.is_ignored(rel, True))
                         ):
                             continue
                         deeper.append(rel)
@@ -581,7 +609,7 @@ def _split_walk(
                         met.append(rel)
             except OSError:
                 return None
-        if level != [b""] and len(deeper) <= len(level):
+        if level != [b""] and len(deeper) <= len(level) and must is None:
             break  # no more directories one level down: these will do
         if rg_ignores and filt is not None:
             for d in level:  # the ignore files ripgrep will not see
@@ -590,9 +618,8 @@ def _split_walk(
                     return None
         level = deeper
         loose += met
-    if len(level) < n:
-        return None
     level.sort()
+    n = min(n, len(level))  # (none: the files met on the way are all there is)
     return [level[i::n] for i in range(n)], loose
 
 
