@@ -78,7 +78,7 @@ def ensure_state_dir(state_dir: Path) -> Path:
 
 
 def _write_json(path: Path, data: Any) -> None:
-    _write_bytes(path, json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8"))
+    _write_bytes(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
