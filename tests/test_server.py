@@ -30,7 +30,9 @@ from mcp.client.stdio import StdioServerParameters
 
 from filewright import Result, Workspace
 from filewright.dispatch import report_progress
-from filewright.server import PipeLines, ToolThreads, build_server
+from filewright.server import build_server
+from filewright.server_stdio import PipeLines
+from filewright.server_threads import ToolThreads
 from filewright.toolsets import NAMES, REGISTRY
 from filewright.toolsets.base import Params, Tool, Toolset
 
@@ -679,7 +681,7 @@ def test_stdio_process_outlives_a_client_that_stops_reading(tmp_path: Path) -> N
 
 CLAIM_PROBE = """
 import os, sys
-from filewright.server import claimed_stdio
+from filewright.server_stdio import claimed_stdio
 with claimed_stdio() as fds:
     print("claimed" if fds else "not claimed", file=sys.stderr, flush=True)
     if fds:

@@ -6,7 +6,7 @@
    directory), both driven over stdio by the same official Python MCP client. Target:
    filewright ≤ 1.0× the Node server's median. Beside them, the Python SDK's own floor:
    a bare `MCPServer` whose tools return a constant at once, on the SDK's stdio
-   transport and on filewright's pipe streams (`filewright.server.MessageReader`/`Writer`).
+   transport and on filewright's pipe streams (`filewright.server_stdio.MessageReader`/`Writer`).
 2. Start-up: `filewright call read` of a small file, end to end as a process, vs
    `python -c "import json"` with the same interpreter. Target ≤ 4×.
 

@@ -38,23 +38,17 @@ to the toolset unchanged, which validates them with its own messages.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import contextvars
 import hashlib
 import json
 import logging
 import os
-import queue
-import stat
 import sys
 import threading
 import time
 import urllib.parse
 import urllib.request
 import warnings
-from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -66,12 +60,13 @@ import anyio.to_thread
 import mcp_types as types
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.shared.message import SessionMessage
 from mcp_types.version import is_version_at_least
 
 from filewright import schemas
 from filewright.dispatch import images_of, progress_reporter
 from filewright.result import fail
+from filewright.server_stdio import MessageReader, MessageWriter, claimed_stdio
+from filewright.server_threads import HAS_TOKENS, ToolThreads, from_thread
 
 if TYPE_CHECKING:
     from filewright.result import Result
@@ -202,7 +197,7 @@ class Confirmer:
         if self.mode == "yes":
             return True
         if self.mode == "push" and self.context is not None:
-            return _from_thread(self.token, self._ask, request)
+            return from_thread(self.token, self._ask, request)
         if self.mode == "rounds":
             key = request_key(request)
             if key in self.state.approved:
@@ -336,317 +331,6 @@ def _safe(get: Callable[[], Any]) -> Any:
 def _is_modern(context: Context) -> bool:
     version = _safe(lambda: context.protocol_version)
     return bool(version) and is_version_at_least(version, MODERN)
-
-
-# -- stdio without worker threads ---------------------------------------------------------------
-#
-# The SDK's stdio transport reads and writes through `anyio.wrap_file`: every incoming
-# line and every outgoing message (write, then flush) is a hop to a worker thread and
-# back, and two relay tasks sit between the pipes and the server loop: about 0.4 ms per
-# tool call. When stdin and stdout are pipes or sockets (as when a host starts the
-# server), filewright hands the SDK's server loop (`Server.run`) a read and a write stream
-# of its own that use the descriptors directly, waiting on the event loop for readiness.
-# JSON-RPC parsing, dispatch and serialisation stay the SDK's. The standard descriptors
-# are claimed as the SDK claims them: fd 0 reads the null device and fd 1 writes to
-# stderr while serving, so stray output never reaches the wire.
-
-
-class PipeLines:
-    """Lines (str, newline kept) read from a non-blocking fd, split as the SDK's text
-    reader splits them ("\\n", "\\r\\n" and "\\r" end a line; undecodable bytes are
-    replaced)."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self._pending = bytearray()  # the unfinished last line
-        self._lines: deque[bytes] = deque()
-        self._eof = False
-
-    def __aiter__(self) -> PipeLines:
-        return self
-
-    async def __anext__(self) -> str:
-        while not self._lines:
-            if self._eof:
-                raise StopAsyncIteration
-            try:
-                chunk = os.read(self.fd, 1 << 16)
-            except BlockingIOError:
-                await anyio.wait_readable(self.fd)
-                continue
-            except ConnectionResetError:  # a socket's peer went away: end of input
-                chunk = b""
-            self.feed(chunk)
-        return self._lines.popleft().decode("utf-8", "replace")
-
-    def feed(self, chunk: bytes) -> None:
-        """Take in what was read (b"" at end of input)."""
-        if chunk:
-            if b"\n" not in chunk and b"\r" not in chunk:
-                self._pending += chunk  # a long line: no copying of what came before
-                return
-            data = bytes(self._pending) + chunk
-        else:
-            self._eof = True
-            data = bytes(self._pending)
-        self._pending = bytearray()
-        hold = b""
-        if b"\r" in data:
-            if data.endswith(b"\r") and not self._eof:  # maybe half of a "\r\n"
-                data, hold = data[:-1], b"\r"
-            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        *lines, rest = data.split(b"\n")
-        self._lines.extend(line + b"\n" for line in lines)
-        self._pending += rest + hold
-        if self._eof and self._pending:
-            self._lines.append(bytes(self._pending))
-            self._pending = bytearray()
-
-    def close(self) -> None:
-        """Stop reading: what is buffered is dropped and iteration ends."""
-        self._eof = True
-        self._lines.clear()
-        self._pending = bytearray()
-
-
-class PipeWriter:
-    """Writes str as UTF-8 to a non-blocking fd, waiting for room when the pipe is full."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-
-    async def write(self, text: str) -> None:
-        view = memoryview(text.encode("utf-8"))
-        while view:
-            try:
-                view = view[os.write(self.fd, view) :]
-            except BlockingIOError:
-                await anyio.wait_writable(self.fd)
-
-    async def flush(self) -> None:
-        """Nothing is buffered: every write went to the descriptor."""
-
-
-class MessageReader:
-    """The SDK's read stream over stdin: JSON-RPC lines parsed by the SDK's own adapter
-    (a line that does not parse is passed on as its exception, as the SDK's reader does)."""
-
-    def __init__(self, fd: int) -> None:
-        self.lines = PipeLines(fd)
-
-    async def receive(self) -> SessionMessage | Exception:
-        try:
-            line = await self.lines.__anext__()
-        except StopAsyncIteration:
-            raise anyio.EndOfStream from None
-        try:
-            return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
-        except Exception as exc:
-            return exc
-
-    def __aiter__(self) -> MessageReader:
-        return self
-
-    async def __anext__(self) -> SessionMessage | Exception:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def aclose(self) -> None:
-        self.lines.close()
-
-    async def __aenter__(self) -> MessageReader:
-        return self
-
-    async def __aexit__(self, *_exc: object) -> None:
-        await self.aclose()
-
-
-class MessageWriter:
-    """The SDK's write stream over stdout: each message serialised as the SDK's stdio
-    transport does (one JSON line), written whole before the next one starts."""
-
-    def __init__(self, fd: int) -> None:
-        self.out = PipeWriter(fd)
-        self._lock = anyio.Lock(fast_acquire=True)
-        self._closed = False
-
-    async def send(self, item: SessionMessage) -> None:
-        if self._closed:
-            raise anyio.ClosedResourceError
-        line = item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
-        async with self._lock:
-            try:
-                await self.out.write(line)
-            except (BrokenPipeError, ConnectionResetError):  # the client stopped reading
-                self._closed = True
-                raise anyio.BrokenResourceError from None
-
-    async def aclose(self) -> None:
-        self._closed = True
-
-    async def __aenter__(self) -> MessageWriter:
-        return self
-
-    async def __aexit__(self, *_exc: object) -> None:
-        await self.aclose()
-
-
-def _is_pipe(fd: int) -> bool:
-    try:
-        mode = os.fstat(fd).st_mode
-    except OSError:
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
-
-
-def _backed_by(stream: Any, fd: int) -> bool:
-    try:
-        return stream.buffer.fileno() == fd
-    except (AttributeError, OSError, ValueError):
-        return False
-
-
-@contextlib.contextmanager
-def claimed_stdio() -> Iterator[tuple[int, int] | None]:
-    """Private non-blocking duplicates of stdin and stdout, with fd 0 and 1 diverted
-    (null device, stderr) until exit; None where that is not possible (not POSIX, not
-    pipes or sockets, streams replaced), for the SDK's own transport to serve."""
-    if (
-        sys.platform == "win32"
-        or not hasattr(anyio, "wait_readable")
-        or not (_is_pipe(0) and _is_pipe(1))
-        or not (_backed_by(sys.stdin, 0) and _backed_by(sys.stdout, 1))
-    ):
-        yield None
-        return
-    import fcntl
-
-    claimed: list[tuple[int, int, bool]] = []  # (std fd, private duplicate, was blocking)
-    try:
-        for fd in (0, 1):
-            private = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
-            claimed.append((fd, private, os.get_blocking(private)))
-            divert = os.open(os.devnull, os.O_RDONLY) if fd == 0 else os.dup(2)
-            try:
-                os.dup2(divert, fd)
-            finally:
-                os.close(divert)
-            os.set_blocking(private, False)
-    except OSError as exc:
-        log.info("stdio: serving through the SDK's transport (%s)", exc)
-        _release(claimed)
-        yield None
-        return
-    try:
-        yield claimed[0][1], claimed[1][1]
-    finally:
-        _release(claimed)
-
-
-def _release(claimed: list[tuple[int, int, bool]]) -> None:
-    for fd, private, blocking in reversed(claimed):
-        with contextlib.suppress(OSError):
-            os.set_blocking(private, blocking)
-            os.dup2(private, fd)
-            os.close(private)
-
-
-# -- worker threads for tool calls -------------------------------------------------------------
-
-
-# `anyio.from_thread` with an explicit event-loop token (anyio >= 4.11) works from any thread.
-HAS_TOKENS = hasattr(anyio.lowlevel, "current_token")
-
-
-def _from_thread(token: Any, func: Callable[..., Any], *args: Any) -> Any:
-    """Run the coroutine function `func` on the event loop of `token` (None: the anyio
-    worker thread's own) and return its result."""
-    if token is None:
-        return anyio.from_thread.run(func, *args)
-    return anyio.from_thread.run(func, *args, token=token)
-
-
-class ToolThreads:
-    """Worker threads that run tool calls (blocking file I/O) off the event loop.
-
-    The contract of `anyio.to_thread.run_sync` at a third of its overhead (a queue put
-    and one loop callback; 37 against 97 µs per call on an idle loop): the caller waits, shielded from cancellation, until the
-    call has finished; the call runs in a copy of the caller's context; at most `limit`
-    threads run at once (more calls wait in line); a thread idle for `idle` seconds
-    exits. Used on asyncio; other event loops get `anyio.to_thread`.
-    """
-
-    def __init__(self, limit: int = 40, idle: float = 10.0) -> None:
-        self.limit = limit
-        self.idle = idle
-        self._jobs: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
-        self._lock = threading.Lock()
-        self._threads = 0  # alive
-        self._idle = 0  # waiting for a job
-        self._pending = 0  # submitted, not yet taken
-
-    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # not asyncio (trio)
-            loop = None
-        if loop is None or not HAS_TOKENS:  # from_thread needs an anyio thread there
-            return await anyio.to_thread.run_sync(fn, *args)
-        future = loop.create_future()
-        with self._lock:
-            self._pending += 1
-            spawn = self._idle < self._pending and self._threads < self.limit
-            self._threads += spawn
-        if spawn:
-            try:
-                threading.Thread(
-                    target=self._work, name="filewright tool call", daemon=True
-                ).start()
-            except BaseException:  # no thread to be had: this call is not queued
-                with self._lock:
-                    self._threads -= 1
-                    self._pending -= 1
-                raise
-        self._jobs.put((loop, future, contextvars.copy_context(), fn, args))
-        with anyio.CancelScope(shield=True):
-            return await future
-
-    def _work(self) -> None:
-        with self._lock:
-            self._idle += 1
-        while True:
-            try:
-                loop, future, context, fn, args = self._jobs.get(timeout=self.idle)
-            except queue.Empty:
-                with self._lock:
-                    if self._pending < self._idle:  # the others cover what is submitted
-                        self._idle -= 1
-                        self._threads -= 1
-                        return
-                continue
-            with self._lock:
-                self._idle -= 1
-                self._pending -= 1
-            try:
-                outcome: tuple[Any, BaseException | None] = (context.run(fn, *args), None)
-            except BaseException as exc:
-                outcome = (None, exc)
-            with self._lock:
-                self._idle += 1  # before the result lands, so that the next call reuses us
-            with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
-                loop.call_soon_threadsafe(_settle, future, *outcome)
-            del loop, future, context, fn, args, outcome
-
-
-def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
-    if future.done():
-        return
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(result)
 
 
 # -- the server --------------------------------------------------------------------------------
@@ -827,7 +511,7 @@ class FilewrightServer(MCPServer):
             if now - last[0] < PROGRESS_INTERVAL and (total is None or done < total):
                 return
             last[0] = now
-            _from_thread(token, context.report_progress, done, total, message)
+            from_thread(token, context.report_progress, done, total, message)
 
         return report
 
