@@ -812,3 +812,33 @@ def test_backup_of_a_file_with_a_very_long_name(tmp_path: Path) -> None:
     assert len(backups) == 10
     assert all(len(p.name.encode()) <= 255 for p in backups)
     assert {p.read_text() for p in backups} == {f"v{i}\n" for i in range(2, 12)}
+
+
+@pytest.mark.parametrize("planted", ["symlink", "file"])
+def test_a_planted_backup_directory_is_named_in_the_refusal(
+    tools: Toolset, tmp_path: Path, planted: str
+) -> None:
+    """A repository may ship `.claude-backups` as a link to somewhere else (or as a file):
+    the change is refused with a message that says why, and nothing is written anywhere."""
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.mkdir()
+    target = put(tmp_path / "a.txt", "hello\n")
+    if planted == "symlink":
+        (tmp_path / ".claude-backups").symlink_to(outside)
+    else:
+        (tmp_path / ".claude-backups").write_text("not a directory\n", encoding="utf-8")
+    assert tools.call("Read", {"file_path": target}).ok
+    for tool, args in [
+        ("Write", {"file_path": target, "content": "new\n"}),
+        ("Edit", {"file_path": target, "old_string": "hello", "new_string": "bye"}),
+    ]:
+        result = tools.call(tool, args)
+        assert not result.ok
+        assert ".claude-backups next to the file is" in result.text, result.text
+        assert "Concurrent" not in result.text
+    assert (tmp_path / "a.txt").read_text(encoding="utf-8") == "hello\n"
+    assert list(outside.iterdir()) == []
+    no_backup = tools.call(
+        "Write", {"file_path": target, "content": "new\n", "create_backup": False}
+    )
+    assert no_backup.ok, no_backup.text

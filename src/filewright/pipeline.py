@@ -394,6 +394,15 @@ def _sidecar_backup(engine: Engine, loc: Location, data: bytes, dirname: str) ->
     """
     parent_rel = loc.rel.rsplit("/", 1)[0] if "/" in loc.rel else ""
     backup_rel = f"{parent_rel}/{dirname}" if parent_rel else dirname
+    planted = loc.real.parent / dirname
+    if planted.is_symlink() or (os.path.lexists(planted) and not planted.is_dir()):
+        what = "a symbolic link" if planted.is_symlink() else "not a directory"
+        raise fail(
+            "io_error",
+            loc.given,
+            message=f"cannot keep a backup: {dirname} next to the file is {what} "
+            "(remove it); nothing was written",
+        )
     stamp = timestamp_for_filename()
     base = _backup_base(loc.real.name)
     pattern = re.compile(
