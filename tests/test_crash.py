@@ -176,3 +176,60 @@ def test_sigkill_during_cli_writes_never_tears_the_file(
     )
     assert read.returncode == 0, read.stdout + read.stderr
     assert os.path.getsize(path) == len(A)
+
+
+# A child that writes one large file and stops in the middle of it (a pipe it writes to
+# blocks), so that it can be killed while its temporary file is half written.
+HALF_WRITE_CHILD = """
+import os, sys, types
+package = types.ModuleType("filewright")
+package.__path__ = [sys.argv[3]]
+sys.modules["filewright"] = package
+from filewright import fsio
+from filewright.paths import Sandbox
+
+loc = Sandbox([sys.argv[1]]).resolve(sys.argv[2], expect="file")
+real_write = os.write
+calls = 0
+
+def slow_write(fd, data):
+    global calls
+    calls += 1
+    if calls == 2:  # the first chunk is on disk: say so, then wait to be killed
+        print("writing", flush=True)
+        sys.stdin.readline()
+    return real_write(fd, data[: 1 << 20])
+
+os.write = slow_write
+fsio.write_atomic(loc, b"N" * (8 << 20))
+"""
+
+
+def _tmpfile_supported(directory: Path) -> bool:
+    flag = getattr(os, "O_TMPFILE", 0)
+    if not flag or not os.path.isdir("/proc/self/fd"):
+        return False
+    try:
+        os.close(os.open(directory, os.O_WRONLY | flag, 0o600))
+    except OSError:
+        return False
+    return True
+
+
+def test_a_write_killed_halfway_leaves_no_temporary_file(tmp_path: Path) -> None:
+    if not _tmpfile_supported(tmp_path):
+        pytest.skip("no O_TMPFILE here: a killed write leaves its named .fwtmp file")
+    (tmp_path / "big.bin").write_bytes(b"old\n")
+    child = subprocess.Popen(
+        [sys.executable, "-c", HALF_WRITE_CHILD, str(tmp_path), "big.bin", PACKAGE_DIR],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None
+    line = child.stdout.readline()
+    assert line == "writing\n", child.communicate(timeout=10)
+    _kill(child)
+    assert (tmp_path / "big.bin").read_bytes() == b"old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.bin"]

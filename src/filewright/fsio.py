@@ -6,7 +6,10 @@ so meeting one here means the tree changed between check and use: the operation 
 refused instead of following it.
 
 Writes are atomic: a temporary file in the same directory, fsync, rename over the
-target, fsync of the directory. A crash leaves the old file or the new one.
+target, fsync of the directory. A crash leaves the old file or the new one. On Linux the
+temporary file is unnamed while it is written (O_TMPFILE) and gets its hidden
+`.<name>.<random>.fwtmp` name only just before the rename, so a process killed while
+writing leaves no temporary file behind.
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,6 +27,11 @@ from filewright.paths import Location, PathRefused
 TEMP_SUFFIX = ".fwtmp"
 _O_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_TMPFILE = getattr(os, "O_TMPFILE", 0)
+_PROC_FD = "/proc/self/fd"
+_NO_TMPFILE = frozenset(
+    {errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT, errno.EPERM, errno.EACCES}
+)
 
 
 def _parts(rel: str) -> list[str]:
@@ -202,28 +209,23 @@ def write_atomic(
             uid, gid = st.st_uid, st.st_gid
         # A new file without an explicit mode gets 0o666 from the kernel, which applies
         # the process's current umask (and any default ACL) exactly as open(2) would.
-        final_mode = mode
-        tmp = f".{name[:100]}.{secrets.token_hex(6)}{TEMP_SUFFIX}"
-        fd = os.open(
-            tmp,
-            os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | os.O_CLOEXEC,
-            0o600 if final_mode is not None else 0o666,
-            dir_fd=dfd,
-        )
-        try:
+        perm = 0o600 if mode is not None else 0o666
+        tmp = f".{name[:100]}.{os.urandom(6).hex()}{TEMP_SUFFIX}"
+        if not _write_unnamed(dfd, tmp, data, perm, uid, gid, mode):
+            fd = os.open(
+                tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | os.O_CLOEXEC, perm,
+                dir_fd=dfd,
+            )  # fmt: skip
             try:
-                view = memoryview(data)
-                while view:
-                    written = os.write(fd, view)
-                    view = view[written:]
-                if uid != -1 and (uid != os.geteuid() or gid != os.getegid()):
-                    with contextlib.suppress(OSError):
-                        os.fchown(fd, uid, gid)
-                if final_mode is not None:
-                    os.fchmod(fd, final_mode)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+                try:
+                    _fill(fd, data, uid, gid, mode)
+                finally:
+                    os.close(fd)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp, dir_fd=dfd)
+                raise
+        try:
             os.rename(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
         except BaseException:
             with contextlib.suppress(OSError):
@@ -231,6 +233,49 @@ def write_atomic(
             raise
         with contextlib.suppress(OSError):
             os.fsync(dfd)
+
+
+def _fill(fd: int, data: bytes, uid: int, gid: int, mode: int | None) -> None:
+    """Write all of `data` to `fd`, give it its owner and mode, fsync it."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    if uid != -1 and (uid != os.geteuid() or gid != os.getegid()):
+        with contextlib.suppress(OSError):
+            os.fchown(fd, uid, gid)
+    if mode is not None:
+        os.fchmod(fd, mode)
+    os.fsync(fd)
+
+
+def _write_unnamed(
+    dfd: int, tmp: str, data: bytes, perm: int, uid: int, gid: int, mode: int | None
+) -> bool:
+    """Write `data` to an unnamed file in the directory, then link it as `tmp`.
+
+    False when the system or filesystem cannot (no O_TMPFILE, no /proc): the caller then
+    writes a named temporary file. Until the link the file has no name, so a process
+    killed while writing leaves nothing behind.
+    """
+    if not _O_TMPFILE or not os.path.isdir(_PROC_FD):
+        return False
+    try:
+        fd = os.open(".", os.O_WRONLY | _O_TMPFILE | os.O_CLOEXEC, perm, dir_fd=dfd)
+    except OSError as exc:
+        if exc.errno in _NO_TMPFILE:
+            return False
+        raise
+    try:
+        _fill(fd, data, uid, gid, mode)
+        try:
+            os.link(f"{_PROC_FD}/{fd}", tmp, dst_dir_fd=dfd)
+        except OSError as exc:
+            if exc.errno in _NO_TMPFILE:
+                return False  # written for nothing; the named path writes it again
+            raise
+    finally:
+        os.close(fd)
+    return True
 
 
 def remove_file(loc: Location) -> None:
