@@ -177,3 +177,23 @@ def test_grep_reports_progress_to_a_listening_surface(tmp_path: Path) -> None:
         )
     assert result.ok and result.data["total_matches"] == 6000
     assert seen and seen == sorted(seen)
+
+
+def test_list_caps_a_huge_directory_with_a_notice(tmp_path: Path) -> None:
+    big = tmp_path / "big"
+    big.mkdir()
+    for i in range(30):
+        (big / f"f{i:02}.txt").write_text("x", encoding="utf-8")
+    (big / "sub").mkdir()
+    tools = Workspace(tmp_path).toolset("default")
+    result = tools.call("list", {"path": "big", "max_entries": 10})
+    assert result.ok
+    lines = result.text.splitlines()
+    assert lines[1] == "[DIR] sub" and lines[2] == "f00.txt" and lines[10] == "f08.txt"
+    assert "[21 more entries not shown: 31 in all; raise max_entries" in result.text
+    assert len(result.data["entries"]) == 10
+    assert result.data["total"] == 31 and result.data["truncated"] is True
+    whole = tools.call("list", {"path": "big"})
+    assert len(whole.data["entries"]) == 31 and whole.data["truncated"] is False
+    assert "not shown" not in whole.text
+    assert not tools.call("list", {"path": "big", "max_entries": 0}).ok

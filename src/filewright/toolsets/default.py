@@ -10,6 +10,7 @@ relative to the first root or absolute inside a root; results show them relative
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from filewright.pipeline import Change, Outcome, clip_diff
@@ -299,7 +300,19 @@ class DefaultToolset(Toolset):
             ignore_root=loc.root,
             symlink_root=loc.root,
         )
-        return listing_result(loc, result, search.format_list_gemini(result, loc.lexical_rel))
+        total = len(result.entries)
+        shown = result
+        if total > p.max_entries:
+            shown = dataclasses.replace(result, entries=result.entries[: p.max_entries])
+        text = search.format_list_gemini(shown, loc.lexical_rel)
+        if shown is not result:
+            text += (
+                f"\n\n[{total - p.max_entries} more entries not shown: {total} in all; "
+                "raise max_entries, or use glob to narrow]"
+            )
+        out = listing_result(loc, shown, text)
+        out.data.update(total=total, truncated=shown is not result)
+        return out
 
     def glob(self, p: GlobParams) -> Result:
         from filewright import search

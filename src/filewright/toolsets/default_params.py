@@ -98,6 +98,9 @@ class ListParams(Params):
     path: str | None = Field(None, description="Directory to list (default: the workspace root).")
     ignore: list[str] | None = Field(None, description="Glob patterns of entries to leave out.")
     respect_gitignore: bool = Field(True, description="Leave out what .gitignore ignores.")
+    max_entries: int = Field(
+        1000, ge=1, le=100_000, description="Show at most this many entries (default 1000)."
+    )
 
 
 class GlobParams(Params):
