@@ -475,15 +475,6 @@ def _glob_rg(
     else:
         parts, loose = split
         argvs = [files_args(anchored, threads=1, paths=part, **common) for part in parts]
-    procs = []
-    for args in argvs:
-        proc = start_files(rg, directory, args)
-        if proc is None:
-            _reap(procs)
-            return None
-        if len(argvs) > 1:
-            shrink_pipe(proc)
-        procs.append(proc)
     items: list[bytes] = []
     ignored = 0
     seen = 0
@@ -492,7 +483,15 @@ def _glob_rg(
     append = items.append
     top, width = _MTIME_TOP, _MTIME_BYTES
     dfd = os.open(directory, os.O_RDONLY)
+    procs: list[subprocess.Popen[bytes]] = []
     try:
+        for args in argvs:
+            proc = start_files(rg, directory, args)
+            if proc is None:
+                return None
+            if len(argvs) > 1:
+                shrink_pipe(proc)
+            procs.append(proc)
         # The files met on the way to the split directories first (matched here, as
         # ripgrep would), then ripgrep's.
         batches = iter_path_batches(*(p.stdout for p in procs))  # type: ignore[misc]
@@ -575,7 +574,7 @@ def _split_walk(
     not handed out.
     """
     n = min(cores(), SPLIT_MAX_PROCESSES)
-    if n < 2:
+    if n < 2 or os.name != "posix":  # (several pipes are read with select())
         return None
     root = os.fsencode(directory)
     leading = leading or []
