@@ -819,3 +819,24 @@ def test_glob_split_walk_keeps_every_rule(
     kept = glob(tree, "**/*.log", engine="rg", count_ignored=count_ignored)
     assert kept.paths == glob(tree, "**/*.log", engine="python").paths
     assert "src/more/y.log" in kept.paths and "src/more/deep/z.log" not in kept.paths
+
+
+@needs_rg
+def test_names_ending_in_a_newline_are_matched_as_ripgrep_matches_them(tmp_path: Path) -> None:
+    """A glob or ignore line matches the whole name: `*.log` does not match "x.log\\n"
+    (a regex `$` would, before a final newline; ripgrep does not)."""
+    (tmp_path / ".gitignore").write_text("*.log\nkeep.txt\n", encoding="utf-8")
+    for name in ("x.log", "x.log\n", "keep.txt", "keep.txt\n", "a.md", "a.md\n"):
+        (tmp_path / name).write_text("needle\n", encoding="utf-8")
+    for pattern in ("*", "*.md"):
+        rg = glob(tmp_path, pattern, engine="rg")
+        py = glob(tmp_path, pattern, engine="python")
+        assert (rg.paths, rg.ignored_count) == (py.paths, py.ignored_count), pattern
+    shown = set(glob(tmp_path, "*", engine="python").paths) - {".gitignore"}
+    assert shown == {"x.log\n", "keep.txt\n", "a.md", "a.md\n"}
+    assert set(glob(tmp_path, "*.md", engine="python").paths) == {"a.md"}
+    rg_files = {f.path for f in grep(tmp_path, "needle", engine="rg").files}
+    py_files = {f.path for f in grep(tmp_path, "needle", engine="python").files}
+    assert rg_files == py_files == shown
+    listed = list_directory(tmp_path, ignore=["*.md"])
+    assert {e.name for e in listed.entries} - {".gitignore"} == {"x.log\n", "keep.txt\n", "a.md\n"}

@@ -110,13 +110,13 @@ def parse_ignore_line(line: str, *, case_insensitive: bool = False) -> IgnoreGlo
     basename = actual.startswith("**/") and bool(rest) and not any(c in rest for c in "/[")
     body = glob_to_regex(rest if basename else actual).encode("ascii")
     flags = re.IGNORECASE if case_insensitive else 0
-    regex = _regex.compile(b"^(?:" + body + b")$", flags)
+    regex = _regex.compile(b"^(?:" + body + rb")\Z", flags)
     return IgnoreGlob(original, body, regex, whitelist, only_dir, basename, case_insensitive)
 
 
 def _combine(globs: Iterable[IgnoreGlob]) -> re.Pattern[bytes] | None:
     parts = [(b"(?i:" if g.case_insensitive else b"(?:") + g.body + b")" for g in globs]
-    return _regex.compile(b"^(?:" + b"|".join(parts) + b")$") if parts else None
+    return _regex.compile(b"^(?:" + b"|".join(parts) + rb")\Z") if parts else None
 
 
 class IgnoreSpec:
@@ -308,10 +308,10 @@ class DirRules:
                     shape = _literal_shape(g)
                     if shape is None:
                         others.append(g)
-                    elif shape[0]:  # (the regexes' "$" also matches before a final "\n")
-                        suffixes += (shape[1], shape[1] + b"\n")
+                    elif shape[0]:
+                        suffixes.append(shape[1])
                     else:
-                        names.update((shape[1], shape[1] + b"\n"))
+                        names.add(shape[1])
         paths = tuple(
             (prefix, strip, pre)
             for prefix, strip, spec in self._file_checks

@@ -185,4 +185,4 @@ def compile_glob(glob: str, *, case_insensitive: bool = False) -> re.Pattern[byt
     """Compile a glob into an anchored bytes regex matching whole relative paths."""
     flags = re.IGNORECASE if case_insensitive else 0
     # The `regex` engine: a glob like a*a*a*…b must not backtrack for minutes.
-    return regex.compile(("^(?:" + glob_to_regex(glob) + ")$").encode("ascii"), flags)
+    return regex.compile(("^(?:" + glob_to_regex(glob) + r")\Z").encode("ascii"), flags)

@@ -18,7 +18,7 @@ def _name_matcher(globs: Sequence[str]) -> Callable[[bytes], bool]:
         try:
             regexes.append(compile_glob(g))
         except GlobError:
-            regexes.append(re.compile(re.escape(os.fsencode(g)) + b"$"))
+            regexes.append(re.compile(re.escape(os.fsencode(g)) + rb"\Z"))
     return lambda name: any(r.match(name) for r in regexes)
 
 
