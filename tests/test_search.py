@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from filewright import search
+from filewright import search, search_glob
 from filewright.gitignore import DirRules, IgnoreSpec, Overrides, PathFilter
 from filewright.globs import GlobError, compile_glob, glob_to_regex
 from filewright.search import (
@@ -683,7 +683,7 @@ def test_glob_large_listing_engines_agree(
     several levels, ties and distinct modification times: both engines agree, with and
     without the ignored count and a policy, whether one ripgrep walks the tree or
     several walk parts of it."""
-    monkeypatch.setattr(search, "cores", lambda: processes)
+    monkeypatch.setattr(search_glob, "cores", lambda: processes)
     for rel, text in IGNORE_SHAPES.items():
         write(tmp_path, rel, text)
     long = "n" * 60
@@ -711,7 +711,7 @@ def test_glob_large_listing_engines_agree(
             py = glob(tmp_path, pattern, engine="python", **opts)  # type: ignore[arg-type]
             got = (rg.paths, rg.total, rg.truncated, rg.ignored_count)
             assert got == (py.paths, py.total, py.truncated, py.ignored_count), (pattern, opts)
-    split = search._split_walk(tmp_path, Overrides([("/**/*", True)]), None, False)
+    split = search_glob.split_walk(tmp_path, Overrides([("/**/*", True)]), None, False)
     assert (split is None) == (processes == 1)
     everything = glob(tmp_path, "**/*", engine="rg", max_results=10_000)
     assert everything.total > 1000 and everything.ignored_count > 100
@@ -784,12 +784,12 @@ def test_glob_split_walk_keeps_every_rule(
                 out.append((pattern, r.paths, r.total, r.ignored_count, r.truncated))
         return out
 
-    monkeypatch.setattr(search, "cores", lambda: 1)
+    monkeypatch.setattr(search_glob, "cores", lambda: 1)
     alone = results()
     for n in (2, 4):
-        monkeypatch.setattr(search, "cores", lambda n=n: n)
+        monkeypatch.setattr(search_glob, "cores", lambda n=n: n)
         overrides = Overrides([("/**/*", True), ("!.git", True), ("!node_modules", True)])
-        split = search._split_walk(tree, overrides, PathFilter(tree), not count_ignored)
+        split = search_glob.split_walk(tree, overrides, PathFilter(tree), not count_ignored)
         assert split is not None
         parts, loose = split
         units = [u for part in parts for u in part]
@@ -798,13 +798,13 @@ def test_glob_split_walk_keeps_every_rule(
         assert not any(os.path.islink(tree / os.fsdecode(u)) for u in units)
         assert n == 2 or any(b"/" in u for u in units)  # gone one level down
         # Directories no match can be in are not walked at all.
-        leading = search._leading_dirs("/src/p1*/**/*.txt", case_sensitive=False)
-        split = search._split_walk(tree, overrides, None, False, leading)
+        leading = search_glob.leading_dirs("/src/p1*/**/*.txt", case_sensitive=False)
+        split = search_glob.split_walk(tree, overrides, None, False, leading)
         assert split is not None
         assert sorted(u for part in split[0] for u in part) == [b"src/p1"]
-        assert search._split_walk(tree, overrides, None, False, leading[:1]) != split
-        leading = search._leading_dirs("/src/gen/*.py", case_sensitive=False)
-        split = search._split_walk(tree, overrides, None, False, leading)
+        assert search_glob.split_walk(tree, overrides, None, False, leading[:1]) != split
+        leading = search_glob.leading_dirs("/src/gen/*.py", case_sensitive=False)
+        split = search_glob.split_walk(tree, overrides, None, False, leading)
         assert split is not None
         assert sorted(u for part in split[0] for u in part) == [b"SRC/Gen", b"src/gen"]
         assert results() == alone
@@ -814,8 +814,8 @@ def test_glob_split_walk_keeps_every_rule(
     write(tree, "src/more/.gitignore", "*.tmp\n*.log\n")
     f = PathFilter(tree)
     overrides = Overrides([("/**/*", True)])
-    assert search._split_walk(tree, overrides, f, True) is None
-    assert search._split_walk(tree, overrides, f, False) is not None
+    assert search_glob.split_walk(tree, overrides, f, True) is None
+    assert search_glob.split_walk(tree, overrides, f, False) is not None
     kept = glob(tree, "**/*.log", engine="rg", count_ignored=count_ignored)
     assert kept.paths == glob(tree, "**/*.log", engine="python").paths
     assert "src/more/y.log" in kept.paths and "src/more/deep/z.log" not in kept.paths

@@ -395,3 +395,14 @@ def _batches(stream: BinaryIO) -> Iterator[list[bytes]]:
 def _strip_dots(paths: list[bytes]) -> list[bytes]:
     # Given no path or relative ones, ripgrep prints no "./"; given ".", on every path.
     return [p[2:] for p in paths] if paths and paths[0][:2] == b"./" else paths
+
+
+ENGINES = ("auto", "rg", "python")
+RG_MISSING = "ripgrep (rg) is not available; use engine='python' or 'auto'"
+
+
+def pick_engine(engine: str) -> str | None:
+    """The rg binary to use, or ``None`` for the Python engine."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
+    return None if engine == "python" else find_rg()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 Visible = Callable[[str], bool]
@@ -259,3 +260,11 @@ class RawCollector:
             if not all(into.line(n, text, ctx) for n, text, ctx in lines):
                 return
             into.end()
+
+
+def existing_dir(directory: Path | str) -> Path:
+    """`directory` as a Path; NotADirectoryError when it is not one."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise NotADirectoryError(f"not a directory: {directory}")
+    return directory
