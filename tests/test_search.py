@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from filewright import search, search_glob
+from filewright import search_glob
 from filewright.gitignore import DirRules, IgnoreSpec, Overrides, PathFilter
 from filewright.globs import GlobError, compile_glob, glob_to_regex
 from filewright.search import (
