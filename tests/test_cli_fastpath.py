@@ -25,6 +25,7 @@ CASES = [
     ["call", "--root=ws", "--toolset=claude", "Read", "{}"],
     ["call", "-t", "worker", "--locale", "zh", "--memory", "off", "write_file", "{}"],
     ["call", "--dry-run", "--yes", "--human", "edit", "-"],
+    ["call", "--no-progress", "grep", '{"pattern": "x"}'],
     ["call", "read", "{}", "--yes", "-y"],
     ["call", "--", "read", "{}"],
     ["call", "--locale=en", "--memory=on", "read"],
@@ -77,6 +78,7 @@ def test_fast_path_equals_typer(argv: list[str], monkeypatch: pytest.MonkeyPatch
         "dry_run": fast["dry_run"],
         "yes": fast["yes"],
         "human": fast["human"],
+        "progress": not fast["no_progress"],
     }
     assert got == want
 

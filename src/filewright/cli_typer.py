@@ -145,9 +145,6 @@ def call(
     When stderr is a terminal, a long search shows a progress bar there, erased before
     the result is printed (--no-progress: none; TERM=dumb: none; NO_COLOR: no colours).
     """
-    # `progress` only when turned off: run_call's default is on (the fast path's parity
-    # test compares the keyword arguments both paths pass).
-    extra = {"progress": False} if no_progress else {}
     code = run_call(
         tool,
         args,
@@ -158,7 +155,7 @@ def call(
         dry_run=dry_run,
         yes=yes,
         human=human,
-        **extra,
+        progress=not no_progress,
     )
     raise typer.Exit(code)
 
