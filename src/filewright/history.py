@@ -81,22 +81,28 @@ def _write_json(path: Path, data: Any) -> None:
     _write_bytes(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
 
-def _write_bytes(path: Path, data: bytes) -> None:
-    """Replace `path` atomically (temp file + rename), without following a planted link.
+def _write_bytes(path: Path, data: bytes, *, atomic: bool = True) -> None:
+    """Replace `path` atomically (temp file + rename; or in place when not `atomic`),
+    without following a planted link.
 
     State files are not fsynced: a killed process leaves the old or the new file either
     way, and only a power loss could lose a backup, never the user's file (which
     `fsio.write_atomic` does fsync). This halves the cost of every change.
     """
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp") if atomic else path
+    # A fresh inode every time: a name planted as a hard link to some file elsewhere is
+    # unlinked here, never truncated through.
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
-    os.replace(tmp, path)
+    if atomic:
+        os.replace(tmp, path)
 
 
 class LockTimeout(Exception):
@@ -192,7 +198,9 @@ class History:
         d = self._dir(rel)
         d.mkdir(parents=True, exist_ok=True)
         if before is not None:
-            _write_bytes(d / f"{next_id}.bak", before)
+            # Written in place, not renamed into place: until the index names it, a
+            # half-written backup is never read (and the next record overwrites it).
+            _write_bytes(d / f"{next_id}.bak", before, atomic=False)
         entry = Entry(
             id=next_id,
             time=_now_iso(),
