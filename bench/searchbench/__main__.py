@@ -38,17 +38,9 @@ except ImportError:  # not on Windows
 
 from bench.searchbench.tree import generate
 from filewright.search import GlobResult, GrepResult, find_rg, glob, grep
+from filewright.search_rg import BASE_ARGS
 
-RG_FLAGS = [
-    "--no-config",
-    "--hidden",
-    "--no-follow",
-    "--no-require-git",
-    "--no-ignore-global",
-    "--no-ignore-parent",
-    "--no-ignore-exclude",
-    "--no-messages",
-]
+RG_FLAGS = list(BASE_ARGS)  # exactly the flags filewright passes ripgrep
 
 
 @dataclass

@@ -104,10 +104,12 @@ class Workspace:
                 workspace_rules.extend(load_rules(config))
         # A workspace's own file comes with the repository: it may only tighten.
         self.workspace_rules = workspace_rules
-        self.user_rules = [*user_policy_rules(), *(rules or [])]
+        policy_file = user_policy_path()
+        user_rules = load_rules(policy_file) if policy_file.is_file() else []
+        self.user_rules = [*user_rules, *(rules or [])]
         # The trusted policy file may lie inside a root (a root at $HOME): agents must not
         # be able to write it, or they could loosen their own protections for next time.
-        self.user_policy_file = Path(os.path.realpath(user_policy_path()))
+        self.user_policy_file = Path(os.path.realpath(policy_file))
         self._toolsets: dict[str, Toolset] = {}
         self.watcher: Watcher | None = None
         if watch:
@@ -169,11 +171,6 @@ def user_policy_path() -> Path:
     from platformdirs import user_config_dir
 
     return Path(user_config_dir("filewright")) / "policy.toml"
-
-
-def user_policy_rules() -> list[Rule]:
-    path = user_policy_path()
-    return load_rules(path) if path.is_file() else []
 
 
 def _safe_name(name: str) -> str:

@@ -301,17 +301,17 @@ class DefaultToolset(Toolset):
             symlink_root=loc.root,
         )
         total = len(result.entries)
-        shown = result
-        if total > p.max_entries:
-            shown = dataclasses.replace(result, entries=result.entries[: p.max_entries])
-        text = search.format_list_gemini(shown, loc.lexical_rel)
-        if shown is not result:
+        truncated = total > p.max_entries
+        if truncated:
+            result = dataclasses.replace(result, entries=result.entries[: p.max_entries])
+        text = search.format_list_gemini(result, loc.lexical_rel)
+        if truncated:
             text += (
                 f"\n\n[{total - p.max_entries} more entries not shown: {total} in all; "
                 "raise max_entries, or use glob to narrow]"
             )
-        out = listing_result(loc, shown, text)
-        out.data.update(total=total, truncated=shown is not result)
+        out = listing_result(loc, result, text)
+        out.data.update(total=total, truncated=truncated)
         return out
 
     def glob(self, p: GlobParams) -> Result:
