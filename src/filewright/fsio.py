@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import stat
 from collections.abc import Iterator
@@ -248,6 +249,11 @@ def _fill(fd: int, data: bytes, uid: int, gid: int, mode: int | None) -> None:
     os.fsync(fd)
 
 
+@functools.cache
+def _have_proc_fd() -> bool:
+    return os.path.isdir(_PROC_FD)
+
+
 def _write_unnamed(
     dfd: int, tmp: str, data: bytes, perm: int, uid: int, gid: int, mode: int | None
 ) -> bool:
@@ -257,7 +263,7 @@ def _write_unnamed(
     writes a named temporary file. Until the link the file has no name, so a process
     killed while writing leaves nothing behind.
     """
-    if not _O_TMPFILE or not os.path.isdir(_PROC_FD):
+    if not _O_TMPFILE or not _have_proc_fd():
         return False
     try:
         fd = os.open(".", os.O_WRONLY | _O_TMPFILE | os.O_CLOEXEC, perm, dir_fd=dfd)
