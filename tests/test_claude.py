@@ -8,13 +8,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import struct
 import threading
 import time
-import zlib
 from pathlib import Path
 
 import pytest
+from samples import pdf, png
 
 from filewright import Workspace
 from filewright.toolsets.base import Toolset
@@ -39,47 +38,6 @@ def put(path: Path, content: str | bytes) -> str:
     else:
         path.write_bytes(content)
     return str(path)
-
-
-def png_bytes(width: int = 2, height: int = 1) -> bytes:
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        return (
-            struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
-        )
-
-    raw = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(raw))
-        + chunk(b"IEND", b"")
-    )
-
-
-def pdf_bytes(text: str) -> bytes:
-    content = f"BT /F1 12 Tf 20 100 Td ({text}) Tj ET".encode()
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    out = b"%PDF-1.4\n"
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % off for off in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return out
 
 
 # -- Read ------------------------------------------------------------------------------------
@@ -151,7 +109,7 @@ def test_read_offset_past_the_end_is_an_error(tools: Toolset, tmp_path: Path) ->
 
 
 def test_read_image_pdf_and_notebook(tools: Toolset, tmp_path: Path) -> None:
-    image = tools.call("Read", {"file_path": put(tmp_path / "dot.png", png_bytes())})
+    image = tools.call("Read", {"file_path": put(tmp_path / "dot.png", png())})
     assert image.ok and image.text.startswith("[Image file: dot.png")
     assert image.images[0]["mime_type"] == "image/png"
     assert (image.data["mimeType"], image.data["encoding"], image.data["totalLines"]) == (
@@ -160,9 +118,9 @@ def test_read_image_pdf_and_notebook(tools: Toolset, tmp_path: Path) -> None:
         0,
     )
 
-    pdf = tools.call("Read", {"file_path": put(tmp_path / "doc.pdf", pdf_bytes("Hello PDF"))})
-    assert pdf.ok and "Hello PDF" in pdf.text and pdf.text.startswith("[PDF file: doc.pdf")
-    assert pdf.data["mimeType"] == "application/pdf"
+    doc = tools.call("Read", {"file_path": put(tmp_path / "doc.pdf", pdf(["Hello PDF"]))})
+    assert doc.ok and "Hello PDF" in doc.text and doc.text.startswith("[PDF file: doc.pdf")
+    assert doc.data["mimeType"] == "application/pdf"
 
     notebook = {
         "cells": [
