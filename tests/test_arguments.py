@@ -199,5 +199,4 @@ def test_a_plain_cli_call_does_not_import_pydantic(tmp_path: Path, toolset: str)
     )
     assert proc.returncode == 0, proc.stderr
     assert '"ok": true' in proc.stdout, proc.stdout
-    expected = "HEAVY ['filelock']" if toolset == "worker" else "HEAVY []"  # worker writes
-    assert expected in proc.stdout
+    assert "HEAVY []" in proc.stdout  # also the worker's write: its lock is a plain flock

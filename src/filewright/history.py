@@ -2,12 +2,17 @@
 
 Layout under a root's state directory (`.filewright/` by default):
 
-    history/<key>/index.json    one file's change log: newest last
+    history/<key>/index.a.json  one file's change log, newest last, in two slots
+    history/<key>/index.b.json  written in turn (the valid one of higher generation counts)
     history/<key>/<n>.bak       the file's bytes before change n
     sessions/<name>/<key>.json  a session's read ledger: one file per file read
     locks/<key>.lock            the cross-process lock of one file
 
-`<key>` is derived from the file's path relative to its root.
+`<key>` is derived from the file's path relative to its root. Nothing here is ever
+replaced by a rename over an existing name or truncated in place: on ext4 either forces
+the new data to disk at once (auto_da_alloc), which made the index write cost ~0.3 ms.
+State files are opened without following links, so a planted link is refused, never
+followed.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ import errno
 import hashlib
 import json
 import os
+import re
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +34,14 @@ if TYPE_CHECKING:
 
 DEFAULT_KEEP = 10
 LOCK_TIMEOUT = 30.0
+_PLANTED_LINK = "symlink in filewright's state directory (remove it)"
+_INDEX_SLOTS = ("index.a.json", "index.b.json")
+_LEGACY_INDEX = "index.json"  # one file replaced by rename (before two slots); still read
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: filelock's portable lock instead
+    fcntl = None  # type: ignore[assignment]
 
 
 def _key(rel: str) -> str:
@@ -43,17 +58,11 @@ def _refuse_links(*paths: Path) -> None:
     """
     for path in paths:
         if path.is_symlink():
-            raise OSError(
-                errno.ELOOP, "symlink in filewright's state directory (remove it)", str(path)
-            )
+            raise OSError(errno.ELOOP, _PLANTED_LINK, str(path))
         if path.is_dir():
             for entry in os.scandir(path):
                 if entry.is_symlink():
-                    raise OSError(
-                        errno.ELOOP,
-                        "symlink in filewright's state directory (remove it)",
-                        entry.path,
-                    )
+                    raise OSError(errno.ELOOP, _PLANTED_LINK, entry.path)
 
 
 def check_state_dir(state_dir: Path) -> None:
@@ -77,8 +86,9 @@ def ensure_state_dir(state_dir: Path) -> Path:
     return state_dir
 
 
-def _write_json(path: Path, data: Any) -> None:
-    _write_bytes(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+def _write_json(path: Path, data: Any, *, atomic: bool = True) -> None:
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    _write_bytes(path, text.encode("utf-8"), atomic=atomic)
 
 
 def _write_bytes(path: Path, data: bytes, *, atomic: bool = True) -> None:
@@ -105,23 +115,77 @@ def _write_bytes(path: Path, data: bytes, *, atomic: bool = True) -> None:
         os.replace(tmp, path)
 
 
+def _open_state_file(path: Path, flags: int) -> int:
+    """Open a regular state file without following a link (refused as planted)."""
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OSError(errno.ELOOP, _PLANTED_LINK, str(path)) from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # a planted FIFO or device
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file in filewright's state directory", str(path))
+    return fd
+
+
+def _read_state_file(path: Path) -> bytes:
+    fd = _open_state_file(path, os.O_RDONLY)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 class LockTimeout(Exception):
     """Another process held the lock for longer than the timeout."""
 
 
 class FileLockGuard:
-    """A cross-process file lock (filelock, imported when first taken) as a context manager."""
+    """An exclusive cross-process lock on one lock file, as a context manager.
+
+    On POSIX an `flock` on a descriptor opened without following links (a planted link
+    is refused), polled until `timeout`: 0.01 ms to take and release, where filelock's
+    machinery costs 0.16 ms per change. Elsewhere filelock's portable lock.
+    """
 
     def __init__(self, path: Path, timeout: float) -> None:
-        from filelock import FileLock
-
-        self._lock = FileLock(str(path), timeout=timeout)
+        self.path = path
+        self.timeout = timeout
+        self._fd: int | None = None
+        self._portable: Any = None
 
     def __enter__(self) -> FileLockGuard:
-        from filelock import Timeout
+        if fcntl is None:  # pragma: no cover - not POSIX
+            return self._enter_portable()
+        fd = _open_state_file(self.path, os.O_RDWR | os.O_CREAT)
+        deadline = time.monotonic() + self.timeout
+        delay = 0.0005
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    raise LockTimeout(f"{self.path} stayed locked for {self.timeout:g} s") from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.05)
+            except BaseException:
+                os.close(fd)
+                raise
+        self._fd = fd
+        return self
 
+    def _enter_portable(self) -> FileLockGuard:  # pragma: no cover - not POSIX
+        from filelock import FileLock, Timeout
+
+        self._portable = FileLock(str(self.path), timeout=self.timeout)
         try:
-            self._lock.acquire()
+            self._portable.acquire()
         except Timeout as exc:
             raise LockTimeout(str(exc)) from None
         return self
@@ -129,16 +193,33 @@ class FileLockGuard:
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        self._lock.release()
+        if self._portable is not None:  # pragma: no cover - not POSIX
+            self._portable.release()
+            self._portable = None
+            return
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)
 
 
 def file_lock(state_dir: Path, rel: str, timeout: float = LOCK_TIMEOUT) -> FileLockGuard:
     """The inter-process lock guarding read-modify-write of one file."""
-    locks = ensure_state_dir(state_dir) / "locks"
-    # Every change and undo takes this lock first: nothing they will touch may be a link.
-    _refuse_links(locks / f"{_key(rel)}.lock", state_dir / "history" / _key(rel))
+    ensure_state_dir(state_dir)  # refuses links in it and among its entries
+    key = _key(rel)
+    # Every change and undo takes this lock first: the file's history directory may not
+    # be a link (the files in it are opened without following links).
+    _refuse_links_only(state_dir / "history" / key)
+    locks = state_dir / "locks"
     locks.mkdir(exist_ok=True)
-    return FileLockGuard(locks / f"{_key(rel)}.lock", timeout)
+    return FileLockGuard(locks / f"{key}.lock", timeout)
+
+
+def _refuse_links_only(path: Path) -> None:
+    if path.is_symlink():
+        raise OSError(errno.ELOOP, _PLANTED_LINK, str(path))
 
 
 @dataclass(frozen=True)
@@ -174,28 +255,46 @@ class History:
         return self.state_dir / "history" / _key(rel)
 
     def entries(self, rel: str) -> list[Entry]:
-        index = self._dir(rel) / "index.json"
-        try:
-            raw = json.loads(index.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return []
-        return [Entry(**e) for e in raw.get("entries", [])]
+        return self._load(self._dir(rel))[0]
 
-    def _save(self, rel: str, entries: list[Entry]) -> None:
-        d = self._dir(rel)
+    def _load(self, d: Path) -> tuple[list[Entry], int, str]:
+        """(entries, generation, slot to write next) of the index in `d`.
+
+        Of the two slots the valid one with the higher generation counts; the other is
+        older, or half-written by a process that was killed. A missing or unreadable
+        index is an empty history; a planted link raises OSError(ELOOP).
+        """
+        raws = [_read_index(d / slot) for slot in _INDEX_SLOTS]
+        # Parse the newer slot first; the older one only when the newer is not valid.
+        order = sorted(range(2), key=lambda i: _peek_generation(raws[i]), reverse=True)
+        for i in order:
+            parsed = _parse_index(raws[i])
+            if parsed is not None:
+                return parsed[0], parsed[1], _INDEX_SLOTS[1 - i]
+        legacy = _parse_index(_read_index(d / _LEGACY_INDEX))
+        return (legacy[0] if legacy else []), 0, _INDEX_SLOTS[0]
+
+    def _save(self, d: Path, rel: str, entries: list[Entry], generation: int, slot: str) -> None:
         d.mkdir(parents=True, exist_ok=True)
-        _write_json(d / "index.json", {"path": rel, "entries": [e.to_dict() for e in entries]})
+        data = {
+            "generation": generation + 1,
+            "path": rel,
+            "entries": [e.to_dict() for e in entries],
+        }
+        # The other slot keeps the previous state until this one is complete.
+        _write_json(d / slot, data, atomic=False)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(d / _LEGACY_INDEX)
 
     def record(self, rel: str, before: bytes | None, operation: str, hash_after: str) -> Entry:
         """Keep `before` (the bytes the change replaced) and log the change.
 
-        Call with the file's lock held. The backup is written before the index, so an
-        interrupted record leaves at most an unreferenced .bak file.
+        Call with the file's lock held (`file_lock`). The backup is written before the
+        index, so an interrupted record leaves at most an unreferenced .bak file.
         """
-        ensure_state_dir(self.state_dir)
-        entries = self.entries(rel)
-        next_id = (entries[-1].id + 1) if entries else 1
         d = self._dir(rel)
+        entries, generation, slot = self._load(d)
+        next_id = (entries[-1].id + 1) if entries else 1
         d.mkdir(parents=True, exist_ok=True)
         if before is not None:
             # Written in place, not renamed into place: until the index names it, a
@@ -211,7 +310,7 @@ class History:
         )
         entries.append(entry)
         dropped, entries = entries[: -self.keep], entries[-self.keep :]
-        self._save(rel, entries)
+        self._save(d, rel, entries, generation, slot)
         for old in dropped:
             with contextlib.suppress(OSError):
                 (d / f"{old.id}.bak").unlink()
@@ -220,17 +319,18 @@ class History:
     def before_bytes(self, rel: str, entry: Entry) -> bytes | None:
         if not entry.existed:
             return None
-        return (self._dir(rel) / f"{entry.id}.bak").read_bytes()
+        return _read_state_file(self._dir(rel) / f"{entry.id}.bak")
 
     def pop(self, rel: str) -> None:
         """Forget the newest entry (after it was undone)."""
-        entries = self.entries(rel)
+        d = self._dir(rel)
+        entries, generation, slot = self._load(d)
         if not entries:
             return
         last = entries.pop()
-        self._save(rel, entries)
+        self._save(d, rel, entries, generation, slot)
         with contextlib.suppress(OSError):
-            (self._dir(rel) / f"{last.id}.bak").unlink()
+            (d / f"{last.id}.bak").unlink()
 
     def files(self) -> list[str]:
         """Paths (relative to the root) that have history."""
@@ -239,11 +339,49 @@ class History:
         if not base.is_dir():
             return out
         for d in sorted(base.iterdir()):
-            try:
-                out.append(json.loads((d / "index.json").read_text(encoding="utf-8"))["path"])
-            except (OSError, ValueError, KeyError):
-                continue
+            for name in (*_INDEX_SLOTS, _LEGACY_INDEX):
+                try:
+                    path = json.loads(_read_state_file(d / name))["path"]
+                except (OSError, ValueError, KeyError, TypeError):
+                    continue
+                if isinstance(path, str):
+                    out.append(path)
+                    break
         return sorted(out)
+
+
+def _read_index(path: Path) -> bytes | None:
+    """An index file's bytes; None when missing or unreadable (a planted link raises)."""
+    try:
+        return _read_state_file(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise
+        return None
+
+
+_GENERATION = re.compile(rb'\{"generation":(\d{1,18}),')
+
+
+def _peek_generation(raw: bytes | None) -> int:
+    """The generation an index says it has (-1: none), read off its start unparsed."""
+    found = _GENERATION.match(raw) if raw else None
+    return int(found.group(1)) if found else -1
+
+
+def _parse_index(raw: bytes | None) -> tuple[list[Entry], int] | None:
+    """(entries, generation) of an index; None when missing, partial or malformed."""
+    if raw is None:
+        return None
+    try:
+        data = json.loads(raw)
+        generation = data.get("generation", 0)
+        entries = [Entry(**e) for e in data.get("entries", [])]
+    except (ValueError, AttributeError, TypeError):
+        return None
+    if not isinstance(generation, int):
+        return None
+    return entries, generation
 
 
 class ReadLedger:
