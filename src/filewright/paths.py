@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import stat
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -82,63 +83,94 @@ def check_text(path: object) -> str:
         raise PathRefused("invalid", repr(path), "path must be a string")
     if not path.strip():
         raise PathRefused("invalid", path, "path is empty")
-    for ch in path:
-        if ch == "\x00":
-            raise PathRefused("invalid", path.replace("\x00", "\\0"), "path contains a NUL byte")
-        if unicodedata.category(ch) in ("Cc", "Cs") or ch in _INVISIBLE_CONTROLS:
+    # `isprintable()` is False for every character refused below: NUL, the categories Cc
+    # and Cs and the invisible controls (Zl, Zp, Cf) are all in the categories C* and Z*
+    # it rejects. So a printable path needs no per-character look; for the others the loop
+    # decides (some pass: a no-break space, a zero-width joiner) and names the offender.
+    if not path.isprintable():
+        for ch in path:
+            if ch == "\x00":
+                raise PathRefused(
+                    "invalid", path.replace("\x00", "\\0"), "path contains a NUL byte"
+                )
+            if unicodedata.category(ch) in ("Cc", "Cs") or ch in _INVISIBLE_CONTROLS:
+                raise PathRefused(
+                    "invalid",
+                    path.encode("unicode_escape", "backslashreplace").decode("ascii"),
+                    f"path contains a control character (U+{ord(ch):04X})",
+                )
+    if path.startswith("~"):
+        first = path.split("/", 1)[0]
+        # "~" means a home directory to whoever wrote it, even where it would not expand here.
+        if first == "~" or os.path.expanduser(first) != first:
             raise PathRefused(
                 "invalid",
-                path.encode("unicode_escape", "backslashreplace").decode("ascii"),
-                f"path contains a control character (U+{ord(ch):04X})",
+                path,
+                "paths starting with '~' are not expanded; give a path inside the workspace",
             )
-    first = path.split("/", 1)[0]
-    # "~" means a home directory to whoever wrote it, even where it would not expand here.
-    if first == "~" or (first.startswith("~") and os.path.expanduser(first) != first):
-        raise PathRefused(
-            "invalid",
-            path,
-            "paths starting with '~' are not expanded; give a path inside the workspace",
-        )
     return path
 
 
-def _is_inside(child: Path, parent: Path) -> bool:
-    if child == parent:
-        return True
-    base = str(parent)
-    if not base.endswith(os.sep):
-        base += os.sep
-    return str(child).startswith(base)
+def _with_sep(path: str) -> str:
+    """`path` as the prefix of every path inside it: `/ws` -> `/ws/`; `/` stays `/`."""
+    return path if path.endswith(os.sep) else path + os.sep
 
 
-def _realpath(path: Path) -> tuple[Path, bool]:
+def _innermost(roots: list[tuple[str, str]], path: str) -> int:
+    """Index of the longest root (the first of equals) that is `path` or holds it; -1 if
+    none does. `roots` holds (root, root + sep) pairs and `path` must be normalized: the
+    comparison is on whole names, so `/ws-evil` is not inside `/ws`."""
+    best, best_len = -1, -1
+    for i, (root, prefix) in enumerate(roots):
+        if len(root) > best_len and (path == root or path.startswith(prefix)):
+            best, best_len = i, len(root)
+    return best
+
+
+def _path_str(path: str) -> str:
+    """`str(Path(path))`: empty and `.` components and a trailing slash dropped, `..` kept
+    (what realpath, islink and the messages were given when this went through pathlib).
+    Builds a Path only when there is something to drop."""
+    if "//" in path or "/./" in path or path.endswith(("/", "/.")) or path.startswith("./"):
+        return str(PurePosixPath(path))
+    return path
+
+
+# What `Path.is_dir()` / `Path.is_file()` (3.11) answer False for instead of raising.
+_NOT_THERE = frozenset((errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP))
+
+
+def _realpath(path: str) -> tuple[str, bool]:
     """Resolve every symlink in `path`. Returns (real path, exists). Refuses loops."""
     try:
-        return Path(os.path.realpath(path, strict=True)), True
+        return os.path.realpath(path, strict=True), True
     except FileNotFoundError:
         pass
     except NotADirectoryError:
         pass
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise PathRefused("symlink_loop", str(path), "path contains a symlink loop") from None
+            raise PathRefused("symlink_loop", path, "path contains a symlink loop") from None
         if exc.errno == errno.ENAMETOOLONG:
-            raise PathRefused("invalid", str(path), "path is too long") from None
+            raise PathRefused("invalid", path, "path is too long") from None
         if exc.errno in (errno.EACCES, errno.EPERM):
-            raise PathRefused("permission", str(path), f"permission denied: {path}") from None
-        raise PathRefused(
-            "invalid", str(path), f"cannot resolve path: {exc.strerror or exc}"
-        ) from None
+            raise PathRefused("permission", path, f"permission denied: {path}") from None
+        raise PathRefused("invalid", path, f"cannot resolve path: {exc.strerror or exc}") from None
     try:
         # Non-strict resolution also follows dangling links, so a dangling link that
         # points outside is seen as outside.
-        return Path(os.path.realpath(path, strict=False)), False
+        return os.path.realpath(path, strict=False), False
     except OSError as exc:  # pragma: no cover - platform dependent
-        raise PathRefused("invalid", str(path), f"cannot resolve path: {exc.strerror}") from None
+        raise PathRefused("invalid", path, f"cannot resolve path: {exc.strerror}") from None
 
 
 class Sandbox:
-    """The roots of a workspace and the rules for naming paths inside them."""
+    """The roots of a workspace and the rules for naming paths inside them.
+
+    `resolve` runs on every tool call, so it works on strings (`os.path`, separator-aware
+    prefix tests against root strings computed here once) and builds Paths only for the
+    `Location` it returns. `roots` is not to be changed after construction.
+    """
 
     def __init__(self, roots: list[str | os.PathLike[str]]) -> None:
         if not roots:
@@ -152,6 +184,13 @@ class Sandbox:
                 raise ValueError(f"workspace root is not a directory: {given}")
             self.roots.append(real)
             self._given_roots.append(given)
+        # (root, root + sep) for every real root, in order
+        self._real: list[tuple[str, str]] = [(str(r), _with_sep(str(r))) for r in self.roots]
+        # the roots an absolute path may be named under: the given ones, then the real ones
+        self._lexical: list[tuple[str, str]] = [
+            *((str(g), _with_sep(str(g))) for g in self._given_roots),
+            *self._real,
+        ]
 
     @property
     def primary(self) -> Path:
@@ -159,11 +198,8 @@ class Sandbox:
 
     def root_of(self, real: Path) -> Path | None:
         """The (innermost) root containing `real`, or None."""
-        best: Path | None = None
-        for root in self.roots:
-            if _is_inside(real, root) and (best is None or len(str(root)) > len(str(best))):
-                best = root
-        return best
+        index = _innermost(self._real, str(real))
+        return self.roots[index] if index >= 0 else None
 
     def resolve(self, path: str, *, expect: str = "any") -> Location:
         """Resolve `path` inside the workspace.
@@ -173,32 +209,42 @@ class Sandbox:
         is an error.
         """
         check_text(path)
-        raw = Path(path)
-        if raw.is_absolute():
-            lexical = Path(os.path.normpath(raw))
-            named_root = self._lexical_root(lexical)
+        raw = _path_str(path)
+        if raw.startswith("/"):
+            candidate = raw
+            lexical = os.path.normpath(raw)
+            named_index = _innermost(self._lexical, lexical)
         else:
-            named_root = self._given_roots[0]
-            lexical = Path(os.path.normpath(named_root / raw))
-        candidate = raw if raw.is_absolute() else self._given_roots[0] / raw
+            named_index = 0  # the first given root
+            first, first_prefix = self._lexical[0]
+            candidate = first if raw == "." else first_prefix + raw
+            lexical = os.path.normpath(candidate)
         real, exists = _realpath(candidate)
-        root = self.root_of(real)
-        if root is None:
+        index = _innermost(self._real, real)
+        if index < 0:
             raise PathRefused("outside", path, f"path is outside the workspace: {path}")
-        if named_root is None or not _is_inside(lexical, named_root):
+        root, root_prefix = self._real[index]
+        named, named_prefix = self._lexical[named_index] if named_index >= 0 else ("", "")
+        if named_index < 0 or not (lexical == named or lexical.startswith(named_prefix)):
             # Named through something other than a root (e.g. /ws/a/../../ws/x): show the
             # real location so messages never echo a path outside the workspace.
-            lexical = real
-            named_root = root
-        rel = PurePosixPath(*real.relative_to(root).parts).as_posix() if real != root else "."
-        lexical_rel = (
-            PurePosixPath(*lexical.relative_to(named_root).parts).as_posix()
-            if lexical != named_root
-            else "."
-        )
-        is_dir = exists and real.is_dir()
-        is_link = os.path.islink(candidate)
-        if exists and not is_dir and not real.is_file():
+            lexical, named, named_prefix = real, root, root_prefix
+        rel = real[len(root_prefix) :] if real != root else "."
+        lexical_rel = lexical[len(named_prefix) :] if lexical != named else "."
+        is_dir = is_regular = False
+        if exists:
+            try:
+                mode = os.stat(real).st_mode
+            except OSError as exc:
+                if exc.errno not in _NOT_THERE:
+                    raise
+            else:
+                is_dir = stat.S_ISDIR(mode)
+                is_regular = stat.S_ISREG(mode)
+        # Every name in a strict realpath's answer was looked at and is no symlink: when
+        # the answer is the candidate itself, the candidate is no link (no lstat needed).
+        is_link = False if exists and real == candidate else os.path.islink(candidate)
+        if exists and not is_dir and not is_regular:
             raise PathRefused("not_regular", path, f"not a regular file: {path}")
         # "dir/", "dir/." and "dir/.." name directories even when nothing exists there yet:
         # never let them create (or stand for) a file called "dir".
@@ -207,27 +253,18 @@ class Sandbox:
             raise PathRefused("is_directory", path, f"path is a directory: {path}")
         if expect == "dir" and exists and not is_dir:
             raise PathRefused("not_directory", path, f"not a directory: {path}")
+        real_path = Path(real)
         return Location(
             given=path,
-            path=lexical,
-            real=real,
-            root=root,
+            path=real_path if lexical == real else Path(lexical),
+            real=real_path,
+            root=self.roots[index],
             rel=rel,
             lexical_rel=lexical_rel,
             exists=exists,
             is_dir=is_dir,
             is_link=is_link,
         )
-
-    def _lexical_root(self, lexical: Path) -> Path | None:
-        best: Path | None = None
-        for given in self._given_roots:
-            if _is_inside(lexical, given) and (best is None or len(str(given)) > len(str(best))):
-                best = given
-        for real in self.roots:
-            if _is_inside(lexical, real) and (best is None or len(str(real)) > len(str(best))):
-                best = real
-        return best
 
     def display(self, loc: Location, style: str = "absolute") -> str:
         """A path for messages: "absolute" (the lexical path) or "relative" (to its root)."""
