@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from filewright import fsio
+from filewright import Workspace, fsio
 from filewright.paths import Location, PathRefused, Sandbox
 from filewright.result import Result
 from filewright.workspace import Workspace
@@ -554,3 +554,18 @@ def test_state_dir_symlink_does_not_redirect_writes_outside(layout: Layout) -> N
             "write", {"path": "file.txt", "content": "changed\n"}
         )
     assert layout.canary() == canary
+
+
+def test_a_file_named_with_a_trailing_slash_is_not_a_directory(tmp_path: Path) -> None:
+    """`a.txt/` names nothing when a.txt is a file (open() says ENOTDIR): refused as such,
+    never read or written as a.txt."""
+    (tmp_path / "a.txt").write_text("x\n", encoding="utf-8")
+    sandbox = Sandbox([tmp_path])
+    for given in ("a.txt/", "a.txt/."):
+        for expect in ("file", "dir", "any"):
+            with pytest.raises(PathRefused) as caught:
+                sandbox.resolve(given, expect=expect)
+            assert caught.value.code == "not_directory"
+            assert caught.value.detail == f"not a directory: {given}"
+    result = Workspace(tmp_path).toolset("default").call("read", {"path": "a.txt/"})
+    assert not result.ok and result.data["error"] == "not_directory"

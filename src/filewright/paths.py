@@ -249,6 +249,8 @@ class Sandbox:
         # "dir/", "dir/." and "dir/.." name directories even when nothing exists there yet:
         # never let them create (or stand for) a file called "dir".
         names_dir = path.rsplit("/", 1)[-1] in ("", ".", "..")
+        if names_dir and exists and not is_dir:  # "a.txt/" names no file, as open() says
+            raise PathRefused("not_directory", path, f"not a directory: {path}")
         if expect == "file" and (is_dir or names_dir):
             raise PathRefused("is_directory", path, f"path is a directory: {path}")
         if expect == "dir" and exists and not is_dir:
