@@ -228,20 +228,25 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(cmd: list[str], env: dict[str, str], cwd: Path, runs: int) -> tuple[float, float]:
-    """Median wall and CPU seconds of running `cmd` (after one warm-up run)."""
-    subprocess.run(
-        cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True
-    )
-    walls, cpus = [], []
+def measure_pair(
+    cmds: dict[str, list[str]], env: dict[str, str], cwd: Path, runs: int
+) -> dict[str, tuple[float, float]]:
+    """Median wall and CPU seconds of each command, runs interleaved (after a warm-up
+    run each), so that a change in machine load hits every command alike."""
+    walls: dict[str, list[float]] = {label: [] for label in cmds}
+    cpus: dict[str, list[float]] = {label: [] for label in cmds}
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "check": True}
+    for cmd in cmds.values():
+        subprocess.run(cmd, env=env, cwd=cwd, **quiet)  # type: ignore[call-overload]
     for _ in range(runs):
-        c0, t0 = children_cpu(), time.perf_counter()
-        subprocess.run(
-            cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True
-        )
-        walls.append(time.perf_counter() - t0)
-        cpus.append(children_cpu() - c0)
-    return statistics.median(walls), statistics.median(cpus)
+        for label, cmd in cmds.items():
+            c0, t0 = children_cpu(), time.perf_counter()
+            subprocess.run(cmd, env=env, cwd=cwd, **quiet)  # type: ignore[call-overload]
+            walls[label].append(time.perf_counter() - t0)
+            cpus[label].append(children_cpu() - c0)
+    return {
+        label: (statistics.median(walls[label]), statistics.median(cpus[label])) for label in cmds
+    }
 
 
 def filewright_command() -> list[str]:
@@ -262,8 +267,9 @@ def bench_startup(runs: int) -> dict[str, dict[str, tuple[float, float]]]:
         cached = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         cached["PYTHONPYCACHEPREFIX"] = str(CACHE / "pycache")
         for label, env in (("environment as is", as_is), ("bytecode cache on", cached)):
-            out[label] = {"filewright call read": measure(fw, env, root, runs),
-                          "python -c 'import json'": measure(baseline, env, root, runs)}  # fmt: skip
+            out[label] = measure_pair(
+                {"filewright call read": fw, "python -c 'import json'": baseline}, env, root, runs
+            )
     return out
 
 
