@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from filewright import Workspace, fsio
+from filewright import fsio
 from filewright.paths import Location, PathRefused, Sandbox
 from filewright.result import Result
 from filewright.workspace import Workspace

@@ -142,7 +142,8 @@ class _ReferenceSandbox:
         if exists and not is_dir and not real.is_file():
             raise PathRefused("not_regular", path, f"not a regular file: {path}")
         names_dir = path.rsplit("/", 1)[-1] in ("", ".", "..")
-        if names_dir and exists and not is_dir:  # "a.txt/" names no file, as open() says (the one change from the copied code)
+        # The one change from the copied code: "a.txt/" names no file, as open() says.
+        if names_dir and exists and not is_dir:
             raise PathRefused("not_directory", path, f"not a directory: {path}")
         if expect == "file" and (is_dir or names_dir):
             raise PathRefused("is_directory", path, f"path is a directory: {path}")
