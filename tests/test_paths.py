@@ -569,3 +569,15 @@ def test_a_file_named_with_a_trailing_slash_is_not_a_directory(tmp_path: Path) -
             assert caught.value.detail == f"not a directory: {given}"
     result = Workspace(tmp_path).toolset("default").call("read", {"path": "a.txt/"})
     assert not result.ok and result.data["error"] == "not_directory"
+
+
+def test_a_loop_behind_a_missing_directory_is_a_symlink_loop(tmp_path: Path) -> None:
+    """`a -> missing/../a` loops only once `missing` is passed: refused as a loop (not as
+    "changed while in use", which would invite retrying), also below it."""
+    os.symlink("missing/../loopmiss", tmp_path / "loopmiss")
+    sandbox = Sandbox([tmp_path])
+    for given in ("loopmiss", "loopmiss/x.txt"):
+        with pytest.raises(PathRefused) as caught:
+            sandbox.resolve(given, expect="file")
+        assert caught.value.code == "symlink_loop"
+    assert sandbox.resolve("missing/new.txt", expect="file").exists is False

@@ -159,9 +159,26 @@ def _realpath(path: str) -> tuple[str, bool]:
     try:
         # Non-strict resolution also follows dangling links, so a dangling link that
         # points outside is seen as outside.
-        return os.path.realpath(path, strict=False), False
+        real = os.path.realpath(path, strict=False)
     except OSError as exc:  # pragma: no cover - platform dependent
         raise PathRefused("invalid", path, f"cannot resolve path: {exc.strerror}") from None
+    if _ends_on_a_link(real):
+        # Non-strict resolution leaves a link unresolved only on a loop that a strict one
+        # did not reach (`a -> missing/../a`).
+        raise PathRefused("symlink_loop", path, "path contains a symlink loop")
+    return real, False
+
+
+def _ends_on_a_link(real: str) -> bool:
+    """True when the longest existing prefix of `real` is a symlink."""
+    while True:
+        try:
+            return stat.S_ISLNK(os.lstat(real).st_mode)
+        except OSError:
+            parent = os.path.dirname(real)
+            if parent == real:
+                return False
+            real = parent
 
 
 class Sandbox:
