@@ -3,7 +3,9 @@
 `read_lines_fd` works on a file descriptor and knows nothing of workspaces; the
 workspace-aware `readers.read_lines` wraps it. Text files of any size are streamed (see
 `linestream`): a range is found by scanning line breaks in blocks, the last lines by
-reading backwards from the end, and memory stays flat. Each line is cut at
+reading backwards from the end, and memory stays flat. Small files are read whole, and
+those scanned as bytes have their lines taken many at a time (`linestream.MemoryLines`)
+rather than one by one; the results are the same (`SPLIT_LINES`). Each line is cut at
 `max_line_chars` (marked with `CUT_MARKER`), and an optional output budget in characters
 stops a read early; the slice says why it stopped and where to continue.
 
@@ -27,6 +29,7 @@ from filewright.linestream import (
     ByteBlocks,
     Encoding,
     LineWalker,
+    MemoryLines,
     decode_bytes,
     hash_fd,
     sniff_encoding,
@@ -40,6 +43,7 @@ DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
 CUT_MARKER = " ... [truncated]"
 TAIL_COUNT_BYTES = 64 * 1024 * 1024  # tails of larger files are numbered from the end
+SPLIT_LINES = True  # byte-scanned files read whole are split in bulk (False: walked as streams)
 
 
 @dataclass
@@ -154,6 +158,8 @@ class _Source:
         """A walker from byte `offset` (default: the start of the text)."""
         start = self.base if offset is None else offset
         if self.data is not None:
+            if self.bytewise and SPLIT_LINES:
+                return MemoryLines(self.data, start)
             body = self.data[start:]
             if self.bytewise:
                 return LineWalker(iter([(body, len(body))] if body else []), text=False)
@@ -264,34 +270,8 @@ def _read_range(
             lines=total,
             message=f"line {start} is past the end of the file ({total} lines)",
         )
-    lines: list[str] = []
-    cut: list[int] = []
-    used = 0
-    consumed = 0  # lines taken from the walker (one more than shown when the budget ran out)
-    by_budget = False
-    keep = _keep_units(src, max_line_chars)
-    while limit is None or consumed < limit:
-        got = walker.next_line(keep)
-        if got is None:
-            break
-        raw, longer, _eol = got
-        consumed += 1
-        number = start + len(lines)
-        text = src.decode(raw, complete=not longer)
-        if longer or len(text) > max_line_chars:
-            text = _cut(text, max_line_chars)
-            cut.append(number)
-        cost = len(text) + len(str(number)) + 2  # as numbered: digits, TAB, newline
-        if budget is not None and used + cost > budget:
-            by_budget = True
-            if not lines:  # not even one line fits: show part of it, so reads progress
-                lines.append(_cut(text, budget - len(str(number)) - 2 - len(CUT_MARKER)))
-                if number not in cut:
-                    cut.append(number)
-            break
-        used += cost
-        lines.append(text)
-    more = len(lines) < consumed or walker.has_more()
+    lines, cut, consumed, by_budget = _lines(src, walker, start, limit, max_line_chars, budget)
+    more = len(lines) < consumed or walker.has_more()  # consumed: lines taken from the walker
     total = None if count_total is False and more else start - 1 + consumed + walker.lines_left()
     return TextSlice(
         lines=lines,
@@ -302,6 +282,155 @@ def _read_range(
         truncated_by=("budget" if by_budget else "limit") if more else None,
         cut_lines=cut,
     )
+
+
+def _lines(
+    src: _Source,
+    walker: LineWalker,
+    start: int,
+    limit: int | None,
+    max_line_chars: int,
+    budget: int | None,
+) -> tuple[list[str], list[int], int, bool]:
+    """Up to `limit` lines from the walker's position, numbered from `start`, decoded and
+    cut: (lines, cut line numbers, lines taken from the walker, whether the budget ran out)."""
+    if isinstance(walker, MemoryLines):
+        return _take_range(src, walker, start, limit, max_line_chars, budget)
+    return _walk_range(src, walker, start, limit, max_line_chars, budget)
+
+
+def _walk_range(
+    src: _Source,
+    walker: LineWalker,
+    start: int,
+    limit: int | None,
+    max_line_chars: int,
+    budget: int | None,
+) -> tuple[list[str], list[int], int, bool]:
+    """`_lines` one line at a time, as streamed."""
+    lines: list[str] = []
+    cut: list[int] = []
+    used = 0
+    consumed = 0  # one more than shown when the budget ran out
+    keep = _keep_units(src, max_line_chars)
+    decode = src.decode
+    while limit is None or consumed < limit:
+        got = walker.next_line(keep)
+        if got is None:
+            break
+        raw, longer, _eol = got
+        consumed += 1
+        text = decode(raw, not longer)
+        if longer or len(text) > max_line_chars:
+            text = _cut(text, max_line_chars)
+            cut.append(start + len(lines))
+        if budget is not None:
+            number = start + len(lines)
+            cost = len(text) + len(str(number)) + 2  # as numbered: digits, TAB, newline
+            if used + cost > budget:
+                if not lines:  # not even one line fits: show part of it, so reads progress
+                    lines.append(_cut(text, budget - len(str(number)) - 2 - len(CUT_MARKER)))
+                    if number not in cut:
+                        cut.append(number)
+                return lines, cut, consumed, True
+            used += cost
+        lines.append(text)
+    return lines, cut, consumed, False
+
+
+def _take_range(
+    src: _Source,
+    walker: MemoryLines,
+    start: int,
+    limit: int | None,
+    max_line_chars: int,
+    budget: int | None,
+) -> tuple[list[str], list[int], int, bool]:
+    """As `_walk_range`, on lines taken in bulk (with a budget, in growing steps)."""
+    keep = _keep_units(src, max_line_chars)
+    if budget is None:
+        raws, longer = walker.take(limit, keep)
+        lines, cuts, lossy_at = _decode_all(src.enc, raws, longer, max_line_chars)
+        src._lossy[0] |= lossy_at < len(lines)
+        return lines, [start + k for k in cuts], len(lines), False
+    texts: list[str] = []
+    cuts = []
+    lossy_at = -1  # the first line that did not decode cleanly
+    used = before = last = 0
+    step = 64
+    while used <= budget and (limit is None or len(texts) < limit):
+        raws, longer = walker.take(step if limit is None else min(step, limit - len(texts)), keep)
+        if not raws:
+            break
+        got, got_cuts, got_lossy = _decode_all(src.enc, raws, longer, max_line_chars)
+        last, before = len(texts), used
+        if lossy_at < 0 and got_lossy < len(got):
+            lossy_at = last + got_lossy
+        cuts += [last + k for k in got_cuts]
+        used += sum(map(len, got)) + _digits(start + last, len(got)) + 2 * len(got)
+        texts += got
+        step *= 2
+    if used <= budget:
+        src._lossy[0] |= lossy_at >= 0
+        return texts, [start + k for k in cuts], len(texts), False
+    shown = last + _fitting(texts, last, start, budget - before)  # the next one was looked at
+    src._lossy[0] |= 0 <= lossy_at <= shown
+    cut = [start + k for k in cuts if k <= shown]
+    if shown:
+        return texts[:shown], cut, len(texts), True
+    if start not in cut:  # not even one line fits: show part of it, so reads progress
+        cut.append(start)
+    text = _cut(texts[0], budget - len(str(start)) - 2 - len(CUT_MARKER))
+    return [text], cut, len(texts), True
+
+
+def _decode_all(
+    enc: Encoding, raws: list[bytes], longer: list[int], max_line_chars: int
+) -> tuple[list[str], list[int], int]:
+    """Lines decoded and cut as `_walk_range` does one by one: (texts, indexes of the cut
+    ones, index of the first that did not decode cleanly or len(raws))."""
+    texts: list[str] | None = None
+    if not longer:
+        try:  # strict, as `decode_bytes` tries first
+            if enc.codec == "utf-8":
+                texts = list(map(bytes.decode, raws))
+            else:
+                texts = [raw.decode(enc.codec) for raw in raws]
+        except UnicodeDecodeError:
+            pass
+    lossy_at = len(raws)
+    if texts is None:
+        cut_set = set(longer)
+        decoded = [_decode_line(raw, enc, k not in cut_set) for k, raw in enumerate(raws)]
+        texts = [text for text, _lossy in decoded]
+        lossy_at = next((k for k, (_text, lossy) in enumerate(decoded) if lossy), lossy_at)
+    if not longer and max(map(len, texts), default=0) <= max_line_chars:
+        return texts, [], lossy_at
+    cut_set = set(longer)
+    cuts = [k for k, text in enumerate(texts) if k in cut_set or len(text) > max_line_chars]
+    for k in cuts:
+        texts[k] = _cut(texts[k], max_line_chars)
+    return texts, cuts, lossy_at
+
+
+def _digits(first: int, n: int) -> int:
+    """The number of decimal digits in the numbers first .. first + n - 1."""
+    total, lo, width, end = 0, first, len(str(first)), first + n
+    while lo < end:
+        hi = min(end, 10**width)
+        total += (hi - lo) * width
+        lo, width = hi, width + 1
+    return total
+
+
+def _fitting(texts: list[str], first: int, start: int, budget: int) -> int:
+    """How many of texts[first:], numbered from start + first on, fit in `budget` characters."""
+    used = 0
+    for k in range(first, len(texts)):
+        used += len(texts[k]) + len(str(start + k)) + 2
+        if used > budget:
+            return k - first
+    return len(texts) - first
 
 
 def _read_tail(
@@ -321,14 +450,7 @@ def _read_tail(
         return _tail_budget(out, budget)
     offset, before = tail_start(src.fd, src.size, src.base, n)
     walker = src.walker(offset)
-    keep = _keep_units(src, max_line_chars)
-    raw_lines: list[str] = []
-    longer_flags: list[bool] = []
-    while (got := walker.next_line(keep)) is not None:
-        raw, longer, _eol = got
-        text = src.decode(raw, complete=not longer)
-        longer_flags.append(longer or len(text) > max_line_chars)
-        raw_lines.append(_cut(text, max_line_chars) if longer_flags[-1] else text)
+    raw_lines, cut, _taken, _by_budget = _lines(src, walker, 1, None, max_line_chars, None)
     if before is None and count:
         before = _lines_before(src, offset)
     if before is None:
@@ -336,7 +458,7 @@ def _read_tail(
         out = TextSlice(
             raw_lines, -k, -1, None, truncated=True, truncated_by="limit", from_end=True
         )
-        out.cut_lines = [-k + i for i, f in enumerate(longer_flags) if f]
+        out.cut_lines = [c - 1 - k for c in cut]
     else:
         first = before + 1
         out = TextSlice(
@@ -347,7 +469,7 @@ def _read_tail(
             truncated=before > 0,
             truncated_by="limit" if before > 0 else None,
         )
-        out.cut_lines = [first + i for i, f in enumerate(longer_flags) if f]
+        out.cut_lines = [c - 1 + first for c in cut]
     out.tail = True
     return _tail_budget(out, budget)
 
