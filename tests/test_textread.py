@@ -1,4 +1,4 @@
-"""Small text files are split in memory (`linestream.MemoryLines`); these tests hold that
+"""Small text files are split in memory (`memorylines.MemoryLines`); these tests hold that
 path to the streaming walker it replaces: the same slices, the same failures, on real files
 with random content, and the same answers from the walkers themselves."""
 
@@ -14,8 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from filewright import linestream, textread
-from filewright.linestream import Encoding, LineWalker, MemoryLines
+from filewright import memorylines, textread
+from filewright.linestream import Encoding, LineWalker
+from filewright.memorylines import MemoryLines
 from filewright.result import OperationFailed
 
 # Text, line breaks of every kind (and pairs that are easy to get wrong), runs long enough
@@ -105,8 +106,8 @@ def _both(
 ) -> tuple[Any, Any]:
     """What the split path and the streaming path give for `path`."""
     with pytest.MonkeyPatch.context() as patch:  # per example: a fixture would outlive it
-        patch.setattr(linestream, "SPLIT_WINDOW", window)  # tiny windows: every boundary
-        patch.setattr(linestream, "LONG_LINE", min(long_line, window))
+        patch.setattr(memorylines, "SPLIT_WINDOW", window)  # tiny windows: every boundary
+        patch.setattr(memorylines, "LONG_LINE", min(long_line, window))
         if ascii:  # one line can fail to decode while the others do not
             patch.setattr(textread, "sniff_encoding", lambda data, complete: Encoding("ascii"))
         split = _read(path, **options)
@@ -227,8 +228,8 @@ def test_memory_lines_answers_as_a_line_walker(
 ) -> None:
     start %= len(data) + 1
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(linestream, "SPLIT_WINDOW", window)
-        patch.setattr(linestream, "LONG_LINE", min(long_line, window))
+        patch.setattr(memorylines, "SPLIT_WINDOW", window)
+        patch.setattr(memorylines, "LONG_LINE", min(long_line, window))
         fast = MemoryLines(data, start)
         body = data[start:]
         slow = LineWalker(iter([(body, len(body))] if body else []), text=False)
@@ -275,8 +276,8 @@ def test_take_across_batches_and_walked_lines(window: int, long_line: int) -> No
     data = b"a\n" + b"x" * 50 + b"\r\nb\rc\n" + b"y" * 30 + b"\n\nd" + b"z" * 20
     body = LineWalker(iter([(data, len(data))]), text=False)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(linestream, "SPLIT_WINDOW", window)
-        patch.setattr(linestream, "LONG_LINE", min(long_line, window))
+        patch.setattr(memorylines, "SPLIT_WINDOW", window)
+        patch.setattr(memorylines, "LONG_LINE", min(long_line, window))
         assert MemoryLines(data).take(None, 10) == _take_by_lines(body, None, 10)
         walker = MemoryLines(data)
         assert [walker.take(2, 10) for _ in range(4)] == [

@@ -4,7 +4,7 @@
 workspace-aware `readers.read_lines` wraps it. Text files of any size are streamed (see
 `linestream`): a range is found by scanning line breaks in blocks, the last lines by
 reading backwards from the end, and memory stays flat. Small files are read whole, and
-those scanned as bytes have their lines taken many at a time (`linestream.MemoryLines`)
+those scanned as bytes have their lines taken many at a time (`memorylines.MemoryLines`)
 rather than one by one; the results are the same (`SPLIT_LINES`). Each line is cut at
 `max_line_chars` (marked with `CUT_MARKER`), and an optional output budget in characters
 stops a read early; the slice says why it stopped and where to continue.
@@ -29,13 +29,13 @@ from filewright.linestream import (
     ByteBlocks,
     Encoding,
     LineWalker,
-    MemoryLines,
     decode_bytes,
     hash_fd,
     sniff_encoding,
     tail_start,
     text_blocks,
 )
+from filewright.memorylines import MemoryLines
 from filewright.result import fail
 from filewright.textfile import TextFileError
 
