@@ -286,3 +286,23 @@ def test_take_across_batches_and_walked_lines(window: int, long_line: int) -> No
             ([b"y" * 10, b""], [0]),
             ([b"d" + b"z" * 9], [0]),
         ]
+
+
+@pytest.mark.parametrize("split", [True, False])
+def test_a_cut_line_the_budget_stops_at_is_not_listed_as_cut(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, split: bool
+) -> None:
+    """`cut_lines` names only lines shown: a long line the budget stopped before is not."""
+    monkeypatch.setattr(textread, "SPLIT_LINES", split)
+    path = tmp_path / "f.txt"
+    path.write_bytes(b"short\n" + b"x" * 500 + b"\nend\n")
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        got = textread.read_lines_fd(
+            fd, os.fstat(fd).st_size, 1, None, max_line_chars=100, max_output_chars=50
+        )
+    finally:
+        os.close(fd)
+    assert got.lines == ["short"]
+    assert got.cut_lines == []
+    assert got.truncated and got.truncated_by == "budget" and got.next_offset == 2

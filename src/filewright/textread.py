@@ -332,6 +332,8 @@ def _walk_range(
                     lines.append(_cut(text, budget - len(str(number)) - 2 - len(CUT_MARKER)))
                     if number not in cut:
                         cut.append(number)
+                elif cut and cut[-1] == number:  # looked at, not shown: not a cut line
+                    cut.pop()
                 return lines, cut, consumed, True
             used += cost
         lines.append(text)
@@ -375,7 +377,7 @@ def _take_range(
         return texts, [start + k for k in cuts], len(texts), False
     shown = last + _fitting(texts, last, start, budget - before)  # the next one was looked at
     src._lossy[0] |= 0 <= lossy_at <= shown
-    cut = [start + k for k in cuts if k <= shown]
+    cut = [start + k for k in cuts if k < shown]  # line `shown` was looked at, not shown
     if shown:
         return texts[:shown], cut, len(texts), True
     if start not in cut:  # not even one line fits: show part of it, so reads progress
