@@ -275,7 +275,7 @@ class History:
         return (legacy[0] if legacy else []), 0, _INDEX_SLOTS[0]
 
     def _save(self, d: Path, rel: str, entries: list[Entry], generation: int, slot: str) -> None:
-        d.mkdir(parents=True, exist_ok=True)
+        """Write the index into `slot` of `d` (an existing directory)."""
         data = {
             "generation": generation + 1,
             "path": rel,

@@ -24,13 +24,9 @@ def _split_lines(chunk: bytes, n: int | None, at_end: bool) -> tuple[list[bytes]
 
     A line is whole when a break ends it, or when `at_end` says the chunk ends the text.
     """
-    most = -1 if n is None else n
     nl = chunk.find(b"\n")
     if nl > 0 and chunk[nl - 1] == 13:  # the first break is CRLF: try them all as CRLF
-        parts = chunk.split(b"\r\n", most)
-        rest = parts.pop()
-        last = rest if at_end and len(parts) != n else b""
-        size = len(chunk) - len(rest) + len(last)
+        parts, last, size = _split_on(chunk, b"\r\n", n, at_end)
         k = len(parts)
         if chunk.count(b"\n", 0, size) == k and chunk.count(b"\r", 0, size) == k:
             eols = ["\r\n"] * k
@@ -38,10 +34,7 @@ def _split_lines(chunk: bytes, n: int | None, at_end: bool) -> tuple[list[bytes]
                 parts.append(last)
                 eols.append("")
             return parts, eols, size
-    parts = chunk.split(b"\n", most)
-    rest = parts.pop()
-    last = rest if at_end and len(parts) != n else b""
-    size = len(chunk) - len(rest) + len(last)
+    parts, last, size = _split_on(chunk, b"\n", n, at_end)
     if chunk.find(b"\r", 0, size) == -1:
         eols = ["\n"] * len(parts)
     elif chunk.count(b"\r", 0, size) == chunk.count(b"\r\n", 0, size):  # LF and CRLF
@@ -58,6 +51,17 @@ def _split_lines(chunk: bytes, n: int | None, at_end: bool) -> tuple[list[bytes]
         parts.append(last)
         eols.append("")
     return parts, eols, size
+
+
+def _split_on(
+    chunk: bytes, sep: bytes, n: int | None, at_end: bool
+) -> tuple[list[bytes], bytes, int]:
+    """`chunk` split at the first `n` (None: all) `sep`s: (the lines they end, the last
+    line when `at_end` ends it and fewer than `n` were found (else b""), bytes used)."""
+    parts = chunk.split(sep, -1 if n is None else n)
+    rest = parts.pop()
+    last = rest if at_end and len(parts) != n else b""
+    return parts, last, len(chunk) - len(rest) + len(last)
 
 
 class MemoryLines(LineWalker):

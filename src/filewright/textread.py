@@ -326,10 +326,10 @@ def _walk_range(
             cut.append(start + len(lines))
         if budget is not None:
             number = start + len(lines)
-            cost = len(text) + len(str(number)) + 2  # as numbered: digits, TAB, newline
+            cost = _numbered_cost(text, number)
             if used + cost > budget:
                 if not lines:  # not even one line fits: show part of it, so reads progress
-                    lines.append(_cut(text, budget - len(str(number)) - 2 - len(CUT_MARKER)))
+                    lines.append(_squeeze(text, number, budget))
                     if number not in cut:
                         cut.append(number)
                 elif cut and cut[-1] == number:  # looked at, not shown: not a cut line
@@ -382,8 +382,7 @@ def _take_range(
         return texts[:shown], cut, len(texts), True
     if start not in cut:  # not even one line fits: show part of it, so reads progress
         cut.append(start)
-    text = _cut(texts[0], budget - len(str(start)) - 2 - len(CUT_MARKER))
-    return [text], cut, len(texts), True
+    return [_squeeze(texts[0], start, budget)], cut, len(texts), True
 
 
 def _decode_all(
@@ -392,6 +391,7 @@ def _decode_all(
     """Lines decoded and cut as `_walk_range` does one by one: (texts, indexes of the cut
     ones, index of the first that did not decode cleanly or len(raws))."""
     texts: list[str] | None = None
+    cut_set = set(longer)
     if not longer:
         try:  # strict, as `decode_bytes` tries first
             if enc.codec == "utf-8":
@@ -402,17 +402,25 @@ def _decode_all(
             pass
     lossy_at = len(raws)
     if texts is None:
-        cut_set = set(longer)
         decoded = [_decode_line(raw, enc, k not in cut_set) for k, raw in enumerate(raws)]
         texts = [text for text, _lossy in decoded]
         lossy_at = next((k for k, (_text, lossy) in enumerate(decoded) if lossy), lossy_at)
     if not longer and max(map(len, texts), default=0) <= max_line_chars:
         return texts, [], lossy_at
-    cut_set = set(longer)
     cuts = [k for k, text in enumerate(texts) if k in cut_set or len(text) > max_line_chars]
     for k in cuts:
         texts[k] = _cut(texts[k], max_line_chars)
     return texts, cuts, lossy_at
+
+
+def _numbered_cost(text: str, number: int) -> int:
+    """Characters a line takes when shown numbered: digits, TAB, the text, newline."""
+    return len(text) + len(str(number)) + 2
+
+
+def _squeeze(text: str, number: int, budget: int) -> str:
+    """The part of a line that fits in `budget` when shown numbered, marked as cut."""
+    return _cut(text, budget - len(str(number)) - 2 - len(CUT_MARKER))
 
 
 def _digits(first: int, n: int) -> int:
@@ -429,7 +437,7 @@ def _fitting(texts: list[str], first: int, start: int, budget: int) -> int:
     """How many of texts[first:], numbered from start + first on, fit in `budget` characters."""
     used = 0
     for k in range(first, len(texts)):
-        used += len(texts[k]) + len(str(start + k)) + 2
+        used += _numbered_cost(texts[k], start + k)
         if used > budget:
             return k - first
     return len(texts) - first
@@ -492,7 +500,7 @@ def _tail_budget(out: TextSlice, budget: int | None) -> TextSlice:
     used = 0
     keep = 0
     for i in range(len(out.lines) - 1, -1, -1):
-        cost = len(out.lines[i]) + len(str(out.start + i)) + 2
+        cost = _numbered_cost(out.lines[i], out.start + i)
         if used + cost > budget and keep:
             break
         used += cost
