@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -14,8 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
-from filewright import Workspace, arguments, precomputed
-from filewright.toolsets.base import Tool
+from filewright import Workspace
+from filewright.tools import arguments, precomputed
+from filewright.tools.base import Tool
 
 TOOLSETS = ("default", "claude", "text_editor", "gemini", "worker", "companion", "memo")
 
@@ -41,11 +43,22 @@ def plain(value: Any) -> Any:
     return value
 
 
-def test_the_shipped_precomputed_file_is_current() -> None:
-    shipped = json.loads(precomputed.FILE.read_text(encoding="utf-8"))
-    assert shipped == json.loads(precomputed.render()), (
-        "models or built-in patterns changed: run `uv run python -m filewright.precomputed`"
-    )
+def load_precompute_script() -> Any:
+    path = Path(__file__).parent.parent / "scripts" / "precompute.py"
+    spec = importlib.util.spec_from_file_location("precompute_script", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_shipped_precomputed_files_are_current() -> None:
+    for path, text in load_precompute_script().outputs().items():
+        shipped = json.loads(path.read_text(encoding="utf-8"))
+        assert shipped == json.loads(text), (
+            f"{path.name} is stale (models or built-in patterns changed): "
+            "run `uv run python scripts/precompute.py`"
+        )
 
 
 def test_every_tool_of_every_toolset_has_a_fresh_cached_schema(tmp_path: Path) -> None:
@@ -182,7 +195,7 @@ def test_a_plain_cli_call_does_not_import_pydantic(tmp_path: Path, toolset: str)
     args_json = json.dumps(args).replace("{root}", str(root))
     code = (
         "import sys\n"
-        "from filewright.cli import main\n"
+        "from filewright.surfaces.cli.main import main\n"
         "try:\n"
         "    main(['call', '--root', sys.argv[1], '--toolset', sys.argv[2], sys.argv[3], sys.argv[4]])\n"
         "except SystemExit:\n"

@@ -16,7 +16,7 @@ import pytest
 from samples import pdf, png
 
 from filewright import Workspace
-from filewright.toolsets.base import Toolset
+from filewright.tools.base import Toolset
 
 BACKUP_NAME = re.compile(r"^(?P<name>.+)\.\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z\.backup$")
 

@@ -1,6 +1,6 @@
 """The `call` fast path parses exactly what the typer command accepts, with the same results.
 
-`filewright.cli.parse_call_argv` handles plain `call` command lines without importing
+`filewright.surfaces.cli.main.parse_call_argv` handles plain `call` command lines without importing
 typer; anything it does not fully understand goes to the typer app. These tests check
 that both paths hand `run_call` the same arguments and print the same output.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from filewright import cli
+from filewright.surfaces.cli import main as cli
 
 CASES = [
     ["call", "read"],
@@ -50,7 +50,7 @@ FALLBACK = [
 
 
 def typer_kwargs(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    from filewright import cli_typer
+    from filewright.surfaces.cli import app as cli_typer
 
     seen: dict[str, Any] = {}
 
@@ -90,9 +90,9 @@ def test_anything_else_goes_to_typer(argv: list[str]) -> None:
 
 def run(argv: list[str], cwd: Path, *, force_typer: bool) -> tuple[int, str]:
     code = (
-        "import sys; from filewright.cli_typer import run_app; sys.exit(run_app(sys.argv[1:]))"
+        "import sys; from filewright.surfaces.cli.app import run_app; sys.exit(run_app(sys.argv[1:]))"
         if force_typer
-        else "from filewright.cli import main; main()"
+        else "from filewright.surfaces.cli.main import main; main()"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code, *argv],
@@ -136,7 +136,7 @@ def test_usage_errors_print_json_and_one_stderr_line(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            "from filewright.cli import main; main()",
+            "from filewright.surfaces.cli.main import main; main()",
             "call",
             "--bogus",
             "read",
@@ -160,7 +160,7 @@ def test_call_does_not_import_typer_rich_or_mcp(tmp_path: Path) -> None:
     code = (
         "import sys\n"
         "sys.argv = ['filewright', 'call', 'read', '{\"path\": \"a.txt\"}']\n"
-        "from filewright.cli import main\n"
+        "from filewright.surfaces.cli.main import main\n"
         "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
         "('typer', 'click', 'rich', 'mcp', 'anyio', 'pypdf', 'starlette'))\n"

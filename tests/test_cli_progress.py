@@ -24,12 +24,14 @@ from typing import Any
 
 import pytest
 
-from filewright import cli
+from filewright.surfaces.cli import main as cli
 
 BAR_TEXT = b"matching lines so far"  # the grep engine's progress message
 COLOUR = re.compile(rb"\x1b\[(?:3|9)\d(?:;\d+)*m")  # a foreground colour
-FAST = "from filewright.cli import main; main()"
-TYPER = "import sys; from filewright.cli_typer import run_app; sys.exit(run_app(sys.argv[1:]))"
+FAST = "from filewright.surfaces.cli.main import main; main()"
+TYPER = (
+    "import sys; from filewright.surfaces.cli.app import run_app; sys.exit(run_app(sys.argv[1:]))"
+)
 GREP = ["grep", '{"pattern": "needle", "max_matches": 10000}']
 SEARCH = ["--toolset", "gemini", "search_file_content", '{"pattern": "needle"}']
 
@@ -174,10 +176,10 @@ def test_no_color_draws_the_bar_without_colours(tree: Path) -> None:
 
 MODULES_AFTER = (
     "import sys\n"
-    "from filewright.cli import main\n"
+    "from filewright.surfaces.cli.main import main\n"
     "try:\n    main()\nexcept SystemExit:\n    pass\n"
     "print(sorted(m for m in sys.modules if m.split('.')[0] == 'rich' "
-    "or m == 'filewright.progress_bar'))\n"
+    "or m == 'filewright.surfaces.cli.progress'))\n"
 )
 
 
@@ -186,7 +188,7 @@ def test_a_quick_call_on_a_terminal_imports_no_rich(tree: Path) -> None:
     env = environment(FILEWRIGHT_PROGRESS_DELAY="3600")
     code, out, terminal = run_on_pty(command(MODULES_AFTER, tree, GREP), env)
     assert code == 0 and terminal == b""
-    assert out.splitlines()[-1] == b"['filewright.progress_bar']"
+    assert out.splitlines()[-1] == b"['filewright.surfaces.cli.progress']"
 
 
 def test_stderr_not_a_terminal_imports_nothing_for_the_bar(tree: Path) -> None:
@@ -196,7 +198,7 @@ def test_stderr_not_a_terminal_imports_nothing_for_the_bar(tree: Path) -> None:
 
 
 def test_no_progress_is_parsed_alike_by_both_paths(monkeypatch: pytest.MonkeyPatch) -> None:
-    from filewright import cli_typer
+    from filewright.surfaces.cli import app as cli_typer
 
     seen: list[dict[str, Any]] = []
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from filewright import ConfirmRequest, Workspace
-from filewright.schemas import FORMATS
+from filewright.tools.schemas import FORMATS
 from filewright.toolsets.companion import default_workspace
 
 SOUL_TEXT = "# 人格\n性格：温柔、耐心\n说话风格：简洁\n"

@@ -28,7 +28,7 @@ B = b"B" * 300_000
 KILLS = 100
 POOL = 4
 
-# The child loads only `filewright.paths` and `filewright.fsio` (stdlib-only modules),
+# The child loads only `filewright.fs.paths` and `filewright.fs.fsio` (stdlib-only modules),
 # under a bare package object, so that a hundred children do not each pay for importing
 # the whole engine; the code that writes is exactly the engine's.
 CHILD = """
@@ -36,8 +36,8 @@ import itertools, sys, types
 package = types.ModuleType("filewright")
 package.__path__ = [sys.argv[3]]
 sys.modules["filewright"] = package
-from filewright import fsio
-from filewright.paths import Sandbox
+from filewright.fs import fsio
+from filewright.fs.paths import Sandbox
 
 loc = Sandbox([sys.argv[1]]).resolve(sys.argv[2], expect="file")
 a, b = b"A" * 200_000, b"B" * 300_000
@@ -185,8 +185,8 @@ import os, sys, types
 package = types.ModuleType("filewright")
 package.__path__ = [sys.argv[3]]
 sys.modules["filewright"] = package
-from filewright import fsio
-from filewright.paths import Sandbox
+from filewright.fs import fsio
+from filewright.fs.paths import Sandbox
 
 loc = Sandbox([sys.argv[1]]).resolve(sys.argv[2], expect="file")
 real_write = os.write

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from filewright import Workspace
-from filewright.toolsets.base import Toolset
+from filewright.tools.base import Toolset
 
 SOURCE = "def compute(x):\n    total = x * 2\n    return total\n\n# BEGIN\nold body\n# END\n"
 
@@ -164,7 +164,7 @@ def test_recovered_edit_says_how(tools: Toolset, tmp_path: Path) -> None:
 
 
 def test_grep_reports_progress_to_a_listening_surface(tmp_path: Path) -> None:
-    from filewright.dispatch import progress_reporter
+    from filewright.surfaces.dispatch import progress_reporter
 
     for i in range(300):
         (tmp_path / f"f{i:03}.txt").write_text("needle\n" * 20)

@@ -16,7 +16,7 @@ import pytest
 from pydantic import TypeAdapter
 
 from filewright import Result, Workspace
-from filewright.dispatch import (
+from filewright.surfaces.dispatch import (
     detect_format,
     dispatch,
     dispatch_response,

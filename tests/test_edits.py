@@ -1,10 +1,10 @@
-"""Tests for the pure edit operations (filewright.edits, filewright.spans)."""
+"""Tests for the pure edit operations (filewright.edit.edits, filewright.edit.spans)."""
 
 from __future__ import annotations
 
 import pytest
 
-from filewright.edits import (
+from filewright.edit.edits import (
     Append,
     Edited,
     EditFailure,

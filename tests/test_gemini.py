@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from filewright import Workspace
-from filewright.toolsets.base import Toolset
-from filewright.workspace import ConfirmRequest
+from filewright.engine.workspace import ConfirmRequest
+from filewright.tools.base import Toolset
 
 NO_OCC = (
     "No edits made. The exact text in old_string was not found. Ensure you're not escaping "

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from filewright import Workspace
-from filewright.history import _INDEX_SLOTS, History, LockTimeout, _key, file_lock
+from filewright.state.history import _INDEX_SLOTS, History, LockTimeout, _key, file_lock
 
 
 def _edit(tools, old: str, new: str) -> None:
@@ -74,7 +74,7 @@ def test_a_legacy_index_is_read_and_replaced(tmp_path: Path) -> None:
     d = tmp_path / ".filewright" / "history" / _key(rel)
     d.mkdir(parents=True)
     (d / "1.bak").write_bytes(b"old\n")
-    from filewright.pipeline import content_hash
+    from filewright.engine.pipeline import content_hash
 
     entry = {
         "id": 1,
@@ -169,7 +169,7 @@ _HOLDER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from filewright.history import file_lock
+    from filewright.state.history import file_lock
     with file_lock(Path(sys.argv[1]), sys.argv[2]):
         print("held", flush=True)
         sys.stdin.readline()

@@ -1,4 +1,4 @@
-"""Tests for the matching ladder (filewright.matching) and its inverse."""
+"""Tests for the matching ladder (filewright.edit.matching) and its inverse."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from filewright.matching import LADDER, SPECS, MatchOutcome, adapt_replacement, find
-from filewright.normalize import canonical_lines, char_fold
+from filewright.edit.matching import LADDER, SPECS, MatchOutcome, adapt_replacement, find
+from filewright.edit.normalize import canonical_lines, char_fold
 
 
 def apply(text: str, old: str, new: str) -> tuple[str, MatchOutcome]:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from filewright import Workspace
-from filewright.toolsets.base import Toolset
+from filewright.tools.base import Toolset
 
 MEMORY = (
     "# 项目记忆\n"

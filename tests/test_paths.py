@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from filewright import fsio
-from filewright.paths import Location, PathRefused, Sandbox
-from filewright.result import Result
-from filewright.workspace import Workspace
+from filewright.core.result import Result
+from filewright.engine.workspace import Workspace
+from filewright.fs import fsio
+from filewright.fs.paths import Location, PathRefused, Sandbox
 
 # what the `snapshot` fixture (conftest.py) returns
 Snapshot = dict[str, tuple[str, int, int, bytes | str]]

@@ -1,7 +1,7 @@
 """`Sandbox.resolve`, `Sandbox.root_of` and `check_text` against a frozen reference.
 
 The reference below is a verbatim copy of the pathlib-based implementation that
-`filewright.paths` had before it was rewritten on plain strings for speed (commit
+`filewright.fs.paths` had before it was rewritten on plain strings for speed (commit
 924c991). It is kept here, unchanged, so that every later change to the fast code is
 checked against the same behaviour: for random path strings over a real tree (files,
 directories, symlinks inside / outside / dangling / looping, a FIFO, a socket, a device,
@@ -28,7 +28,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from filewright.paths import Location, PathRefused, Sandbox, check_text
+from filewright.fs.paths import Location, PathRefused, Sandbox, check_text
 
 # -- the reference: the old implementation, frozen -------------------------------------------
 

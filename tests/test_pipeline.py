@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from filewright import ConfirmRequest, Workspace
-from filewright.pipeline import Change, apply_change, undo
+from filewright.engine.pipeline import Change, apply_change
+from filewright.engine.undo import undo
 
 
 def _snapshot(path: Path) -> tuple[bytes, int]:

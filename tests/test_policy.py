@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from filewright import Workspace
-from filewright.policy import Access, Policy, Rule, load_rules, risk_of
+from filewright.policy.rules import Access, Policy, Rule, load_rules, risk_of
 
 
 @pytest.mark.parametrize(
@@ -240,7 +240,7 @@ def test_the_literal_prefilter_never_changes_a_verdict(pattern: str, keys: list[
 
     from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
 
-    from filewright.policy import _Pattern
+    from filewright.policy.rules import _Pattern
 
     folded = pattern.casefold()
     try:
@@ -266,7 +266,7 @@ def test_user_policy_path_is_where_platformdirs_says(
 ) -> None:
     from platformdirs import user_config_dir
 
-    from filewright.workspace import user_policy_path
+    from filewright.engine.workspace import user_policy_path
 
     monkeypatch.delenv("FILEWRIGHT_POLICY", raising=False)
     if xdg is None:

@@ -18,9 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from samples import pdf, png
 
-from filewright import Workspace, linestream
-from filewright.media import image_dimensions, parse_pages
-from filewright.readers import (
+from filewright import Workspace
+from filewright.engine.workspace import Engine
+from filewright.read import linestream
+from filewright.read.media import image_dimensions, parse_pages
+from filewright.read.readers import (
     CUT_MARKER,
     DEFAULT_LIMIT,
     OperationFailed,
@@ -37,7 +39,6 @@ from filewright.readers import (
     read_lines,
     render_outcome,
 )
-from filewright.workspace import Engine
 
 # -- helpers ---------------------------------------------------------------------------
 
@@ -456,7 +457,7 @@ def test_other_image_formats_and_their_sizes() -> None:
     vp8x += (99).to_bytes(3, "little") + (49).to_bytes(3, "little")
     vp8l = b"RIFF" + struct.pack("<I", 20) + b"WEBPVP8L" + struct.pack("<I", 5) + b"\x2f"
     vp8l += struct.pack("<I", (15 - 1) | ((8 - 1) << 14))
-    from filewright.media import image_from_bytes
+    from filewright.read.media import image_from_bytes
 
     for raw, mime, dims in [
         (gif, "image/gif", (9, 4)),

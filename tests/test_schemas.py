@@ -13,9 +13,10 @@ from typing import Any, Literal, get_args, get_origin
 import pytest
 from pydantic import BaseModel, Field, TypeAdapter
 
-from filewright import Workspace, schemas
+from filewright import Workspace
+from filewright.tools import schemas
+from filewright.tools.base import Params, Tool
 from filewright.toolsets import NAMES, REGISTRY
-from filewright.toolsets.base import Params, Tool
 
 
 def importable_toolsets() -> list[Any]:

@@ -1,4 +1,4 @@
-"""Tests for filewright.search: grep, glob and list_directory on real trees.
+"""Tests for filewright.search.grep: grep, glob and list_directory on real trees.
 
 The central property: the ripgrep engine and the pure-Python engine return the same
 results on the same tree, for every option.
@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from filewright import search_glob
-from filewright.gitignore import DirRules, IgnoreSpec, Overrides, PathFilter
-from filewright.globs import GlobError, compile_glob, glob_to_regex
+from filewright.policy.gitignore import DirRules, IgnoreSpec, Overrides, PathFilter
+from filewright.policy.globs import GlobError, compile_glob, glob_to_regex
 from filewright.search import (
     GlobResult,
     GrepResult,
@@ -28,7 +27,8 @@ from filewright.search import (
     grep,
     list_directory,
 )
-from filewright.search_rg import (
+from filewright.search import globbing as search_glob
+from filewright.search.ripgrep import (
     _KINDS,
     _binary_end,
     _parse,

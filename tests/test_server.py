@@ -29,12 +29,12 @@ from mcp import Client, types
 from mcp.client.stdio import StdioServerParameters
 
 from filewright import Result, Workspace
-from filewright.dispatch import report_progress
-from filewright.server import build_server
-from filewright.server_stdio import PipeLines
-from filewright.server_threads import ToolThreads
+from filewright.surfaces.dispatch import report_progress
+from filewright.surfaces.mcp.server import build_server
+from filewright.surfaces.mcp.stdio import PipeLines
+from filewright.surfaces.mcp.threads import ToolThreads
+from filewright.tools.base import Params, Tool, Toolset
 from filewright.toolsets import NAMES, REGISTRY
-from filewright.toolsets.base import Params, Tool, Toolset
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 ERAS = ["legacy", "auto"]
@@ -576,7 +576,7 @@ def test_filesystem_root_is_never_the_implicit_workspace(
 
 # -- stdio as a process: filewright's pipe streams ------------------------------------------------
 
-SERVE = [sys.executable, "-c", "from filewright.cli import main; main()", "serve"]
+SERVE = [sys.executable, "-c", "from filewright.surfaces.cli.main import main; main()", "serve"]
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -681,7 +681,7 @@ def test_stdio_process_outlives_a_client_that_stops_reading(tmp_path: Path) -> N
 
 CLAIM_PROBE = """
 import os, sys
-from filewright.server_stdio import claimed_stdio
+from filewright.surfaces.mcp.stdio import claimed_stdio
 with claimed_stdio() as fds:
     print("claimed" if fds else "not claimed", file=sys.stderr, flush=True)
     if fds:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from filewright import Workspace
-from filewright.toolsets.base import Toolset
+from filewright.tools.base import Toolset
 
 
 @pytest.fixture

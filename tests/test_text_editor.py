@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from filewright import Workspace
-from filewright.result import Result
+from filewright.core.result import Result
 from filewright.toolsets.text_editor import TRUNCATED_MESSAGE, TextEditorToolset
 
 REVIEW = "Review the changes and make sure they are as expected. Edit the file again if necessary."

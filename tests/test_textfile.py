@@ -20,8 +20,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from filewright.pipeline import Change, apply_change
-from filewright.textfile import (
+from filewright.engine.pipeline import Change, apply_change
+from filewright.engine.workspace import Workspace
+from filewright.fs.textfile import (
     TextFileError,
     decode,
     detect_bom,
@@ -30,8 +31,7 @@ from filewright.textfile import (
     normalise_newlines,
     split_eols,
 )
-from filewright.toolsets.base import Toolset
-from filewright.workspace import Workspace
+from filewright.tools.base import Toolset
 
 # -- the matrix ------------------------------------------------------------------------------
 

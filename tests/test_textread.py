@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from filewright import memorylines, textread
-from filewright.linestream import Encoding, LineWalker
-from filewright.memorylines import MemoryLines
-from filewright.result import OperationFailed
+from filewright.core.result import OperationFailed
+from filewright.read import memorylines, textread
+from filewright.read.linestream import Encoding, LineWalker
+from filewright.read.memorylines import MemoryLines
 
 # Text, line breaks of every kind (and pairs that are easy to get wrong), runs long enough
 # to be cut or walked instead of split, and bytes that are not valid UTF-8 or cp1252.

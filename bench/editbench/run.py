@@ -22,8 +22,8 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` importable
 
 from bench.editbench import corpus
 from bench.editbench import tasks as T
-from filewright.edits import Edited, replace
-from filewright.matching import find
+from filewright.edit.edits import Edited, replace
+from filewright.edit.matching import find
 
 HERE = Path(__file__).resolve().parent
 AIDER_PY = os.environ.get("EDITBENCH_AIDER_PYTHON", "/tmp/aider-venv/bin/python")

@@ -108,7 +108,7 @@ def probe(path: Path, start: int, count: int) -> dict[str, Any]:
     """In the child: the reads through filewright, their times and the peak RSS."""
     t_import = time.perf_counter()
     from filewright import Workspace
-    from filewright.readers import read_lines
+    from filewright.read.readers import read_lines
 
     engine = Workspace(path.parent).engine()
     imported = time.perf_counter() - t_import

@@ -4,10 +4,10 @@ Run ``uv run python -m bench.searchbench`` (``--help`` for options).  It generat
 deterministic tree of about 105,000 files with a ``.gitignore`` in a temporary
 directory, then prints, side by side, the median wall time of:
 
-* ``rg`` run directly with the same pattern and flags, vs ``filewright.search.grep``
+* ``rg`` run directly with the same pattern and flags, vs ``filewright.search.grep.grep``
   (ripgrep engine), a plain ``os.walk`` + ``re`` search, and filewright's pure-Python
   fallback engine;
-* ``rg --files --glob`` vs ``filewright.search.glob``.
+* ``rg --files --glob`` vs ``filewright.search.grep.glob``.
 
 Contenders are timed interleaved (one run of each in turn) so that a change in machine
 load affects them alike; every contender gets one untimed warm-up run.  Before each
@@ -38,7 +38,7 @@ except ImportError:  # not on Windows
 
 from bench.searchbench.tree import generate
 from filewright.search import GlobResult, GrepResult, find_rg, glob, grep
-from filewright.search_rg import BASE_ARGS
+from filewright.search.ripgrep import BASE_ARGS
 
 RG_FLAGS = list(BASE_ARGS)  # exactly the flags filewright passes ripgrep
 

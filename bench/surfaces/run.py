@@ -6,7 +6,7 @@
    directory), both driven over stdio by the same official Python MCP client. Target:
    filewright ≤ 1.0× the Node server's median. Beside them, the Python SDK's own floor:
    a bare `MCPServer` whose tools return a constant at once, on the SDK's stdio
-   transport and on filewright's pipe streams (`filewright.server_stdio.MessageReader`/`Writer`).
+   transport and on filewright's pipe streams (`filewright.surfaces.mcp.stdio.MessageReader`/`Writer`).
 2. Start-up: `filewright call read` of a small file, end to end as a process, vs
    `python -c "import json"` with the same interpreter. Target ≤ 4×.
 
@@ -95,7 +95,7 @@ class NoOp(MCPServer):
         )
 
     if sys.argv[1] == "filewright-stdio":
-        from filewright.server import FilewrightServer
+        from filewright.surfaces.mcp.server import FilewrightServer
 
         run_stdio_async = FilewrightServer.run_stdio_async
 
@@ -107,7 +107,13 @@ NOOPS = ("sdk-noop (sdk stdio)", "sdk-noop (filewright stdio)")
 def servers(root: Path, node: Path | None) -> list[Server]:
     fw = StdioServerParameters(
         command=sys.executable,
-        args=["-c", "from filewright.cli import main; main()", "serve", "--root", str(root)],
+        args=[
+            "-c",
+            "from filewright.surfaces.cli.main import main; main()",
+            "serve",
+            "--root",
+            str(root),
+        ],
         cwd=str(root),
     )
     out = [
@@ -253,7 +259,7 @@ def filewright_command() -> list[str]:
     script = Path(sys.executable).with_name("filewright")
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-c", "from filewright.cli import main; main()"]
+    return [sys.executable, "-c", "from filewright.surfaces.cli.main import main; main()"]
 
 
 def bench_startup(runs: int) -> dict[str, dict[str, tuple[float, float]]]:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from filewright import Workspace
-from filewright.result import Result
+from filewright.core.result import Result
 
 SECRET = "CANARY-7f3a9c-outside-the-root"
 ROOT_SECRET = "root-file-content"

@@ -17,8 +17,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from filewright.server import question
-from filewright.workspace import ConfirmRequest
+from filewright.engine.workspace import ConfirmRequest
+from filewright.surfaces.mcp.server import question
 
 from .support import cli, filewright_exe
 

@@ -34,7 +34,7 @@ from typing import Any
 import pytest
 
 from filewright import Workspace
-from filewright.pipeline import undo as engine_undo
+from filewright.engine.undo import undo as engine_undo
 
 from .support import assert_clean_result, cli, filewright_exe, stress
 

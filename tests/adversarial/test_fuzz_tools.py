@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from filewright import Workspace
-from filewright.workspace import ConfirmRequest
+from filewright.engine.workspace import ConfirmRequest
 
 from .support import (
     ABSOLUTE_ONLY,

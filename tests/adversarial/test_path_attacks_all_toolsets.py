@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 
 from filewright import Workspace
-from filewright.history import _key
-from filewright.textfile import content_hash
+from filewright.fs.textfile import content_hash
+from filewright.state.history import _key
 
 from .support import (
     SECRET,

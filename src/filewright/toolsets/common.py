@@ -1,6 +1,6 @@
 """Result wording shared by several toolsets (formatting only; no file logic).
 
-Reading goes through `filewright.readers`: the engine decides what a file is and reads
+Reading goes through `filewright.read.readers`: the engine decides what a file is and reads
 it; these helpers only choose a style and word the outcome or the failure.
 """
 
@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from filewright.readers import (
+from filewright.core.result import OperationFailed, Result
+from filewright.read.readers import (
     DEFAULT_LIMIT,
     MAX_LINE_CHARS,
     ReadOutcome,
@@ -18,12 +19,11 @@ from filewright.readers import (
     read_any,
     render_outcome,
 )
-from filewright.result import OperationFailed, Result
 
 if TYPE_CHECKING:
-    from filewright.paths import Location
-    from filewright.search_types import GlobResult, GrepResult, ListResult
-    from filewright.toolsets.base import Toolset
+    from filewright.fs.paths import Location
+    from filewright.search.results import GlobResult, GrepResult, ListResult
+    from filewright.tools.base import Toolset
 
 __all__ = ["DEFAULT_LIMIT", "MAX_LINE_CHARS", "number_lines", "read_result", "read_text_result"]
 
@@ -105,7 +105,7 @@ def read_text_result(
 
 def search_progress(matches: int) -> None:
     """Progress of a long search, for surfaces that listen (MCP progress notifications)."""
-    from filewright.dispatch import report_progress
+    from filewright.core.progress import report_progress
 
     report_progress(matches, None, f"{matches} matching lines so far")
 

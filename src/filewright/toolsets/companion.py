@@ -53,12 +53,12 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar
 
-from filewright import edits
-from filewright.messages import failure_text
-from filewright.pipeline import Change, Outcome
-from filewright.policy import Access, Rule
-from filewright.result import Failure, OperationFailed, Result
-from filewright.toolsets.base import Tool, Toolset
+from filewright.core.messages import failure_text
+from filewright.core.result import Failure, OperationFailed, Result
+from filewright.edit import edits
+from filewright.engine.pipeline import Change, Outcome
+from filewright.policy.rules import Access, Rule
+from filewright.tools.base import Tool, Toolset
 
 SOUL, USER, MEMORY = "SOUL.md", "USER.md", "MEMORY.md"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from filewright.tools.params import Params
 from filewright.toolsets.companion import FILES_MEMORY_OFF, FILES_MEMORY_ON, PATH_DESCRIPTION
-from filewright.toolsets.params import Params
 
 
 def _param_models(files: str) -> tuple[type[Params], type[Params], type[Params]]:

@@ -13,9 +13,10 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from filewright.pipeline import Change, Outcome, clip_diff
-from filewright.result import Result
-from filewright.toolsets.base import Tool, Toolset
+from filewright.core.result import Result
+from filewright.engine.diffs import clip_diff
+from filewright.engine.pipeline import Change, Outcome
+from filewright.tools.base import Tool, Toolset
 from filewright.toolsets.common import (
     glob_result,
     grep_result,
@@ -180,7 +181,7 @@ class DefaultToolset(Toolset):
             text = f"{what} {path}"
             if outcome.replacements and verb == "edit":
                 text += f" ({outcome.replacements} replacement{'s' if outcome.replacements != 1 else ''}"
-                from filewright.matching import LADDER
+                from filewright.edit.matching import LADDER
 
                 if outcome.strategy in LADDER and outcome.strategy != "exact":
                     text += f", matched after allowing for {outcome.strategy.replace('_', ' ')}"
@@ -210,7 +211,7 @@ class DefaultToolset(Toolset):
         if old == "":
             return self.failed_code("empty_old", p.path)
 
-        from filewright import edits
+        from filewright.edit import edits
 
         def compute(text: str | None) -> Any:
             return edits.replace(text or "", old, new, replace_all=replace_all)
@@ -221,7 +222,7 @@ class DefaultToolset(Toolset):
         return self._changed(outcome, p.path, "edit")
 
     def multi_edit(self, p: MultiEditParams) -> Result:
-        from filewright import edits
+        from filewright.edit import edits
 
         ops = [
             edits.Replace(e.old_string, e.new_string, replace_all=e.replace_all) for e in p.edits
@@ -252,7 +253,7 @@ class DefaultToolset(Toolset):
         return self._changed(outcome, p.path, "edit")
 
     def replace_span(self, p: ReplaceSpanParams) -> Result:
-        from filewright import edits
+        from filewright.edit import edits
 
         op = edits.SpanReplace(
             p.start,
@@ -274,7 +275,7 @@ class DefaultToolset(Toolset):
         return self._changed(outcome, p.path, "edit")
 
     def insert(self, p: InsertParams) -> Result:
-        from filewright import edits
+        from filewright.edit import edits
 
         line, new = p.line, p.text
         outcome = self.change(
@@ -356,7 +357,7 @@ class DefaultToolset(Toolset):
         return self._changed(outcome, p.path, "append")
 
     def undo(self, p: UndoParams) -> Result:
-        from filewright.pipeline import undo
+        from filewright.engine.undo import undo
 
         outcome = undo(self.engine, p.path, dry_run=self.workspace.dry_run)
         path = self._display(outcome, p.path)
@@ -376,6 +377,6 @@ class DefaultToolset(Toolset):
         return Result(True, text, outcome.data())
 
     def failed_code(self, code: str, path: str, **detail: Any) -> Result:
-        from filewright.result import Failure
+        from filewright.core.result import Failure
 
         return self.failed(Failure(code, path, detail), path)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from filewright.toolsets.params import Params
+from filewright.tools.params import Params
 
 PATH = "File path, relative to the workspace root or absolute inside it."
 HASH = "Refuse the change unless the file still has this hash (from read)."

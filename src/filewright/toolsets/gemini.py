@@ -37,11 +37,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from filewright import edits, media, readers
-from filewright.pipeline import Change, Outcome
-from filewright.result import Failure, OperationFailed, Result
-from filewright.textread import human_size
-from filewright.toolsets.base import Tool, Toolset
+from filewright.core.result import Failure, OperationFailed, Result
+from filewright.edit import edits
+from filewright.engine.pipeline import Change, Outcome
+from filewright.read import media, readers
+from filewright.read.textread import human_size
+from filewright.tools.base import Tool, Toolset
 from filewright.toolsets.common import (
     glob_result,
     grep_result,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from filewright.toolsets.params import Params
+from filewright.tools.params import Params
 
 
 class ListDirectoryParams(Params):

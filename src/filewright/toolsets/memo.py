@@ -17,10 +17,10 @@ Tools:
   in the "\\n"-normalised memory, as in the seed's `至少在位置 42 和 156`) and the context
   of each, and tells the model to switch to `memo_replace_span`, in the seed's example format.
 - `memo_replace_span(old_span_start | old_span_start_regex, old_span_end, new_text,
-  search_after?, keep_markers?, last_read_hash?)`: `filewright.spans.replace_span`: the first
+  search_after?, keep_markers?, last_read_hash?)`: `filewright.edit.spans.replace_span`: the first
   `search_after`, then the first start marker after it, then the first end marker after
   that; markers need not be unique. Markers are kept unless `new_text` re-supplies them
-  (the rule documented in `filewright.spans`, which gives the seed's three scenarios their
+  (the rule documented in `filewright.edit.spans`, which gives the seed's three scenarios their
   documented results); `keep_markers` forces either way. A missing marker is reported with
   the numbered lines around where the search stopped, and the closest real text.
 
@@ -41,18 +41,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from filewright import edits
-from filewright.matching import find
-from filewright.messages import failure_text
-from filewright.pipeline import Change, Outcome, clip_diff
-from filewright.result import Failure, OperationFailed, Result
-from filewright.suggest import closest, line_at
-from filewright.textfile import content_hash, normalise_newlines
-from filewright.toolsets.base import Tool, Toolset
+from filewright.core.messages import failure_text
+from filewright.core.result import Failure, OperationFailed, Result
+from filewright.edit import edits
+from filewright.edit.matching import find
+from filewright.edit.suggest import closest, line_at
+from filewright.engine.diffs import clip_diff
+from filewright.engine.pipeline import Change, Outcome
+from filewright.fs.textfile import content_hash, normalise_newlines
+from filewright.tools.base import Tool, Toolset
 
 if TYPE_CHECKING:
+    from filewright.engine.workspace import Workspace
     from filewright.toolsets.memo_params import LiteralParams, ReadParams, SpanParams
-    from filewright.workspace import Workspace
 
 DEFAULT_DOCUMENT = "MEMORY.md"
 CONTEXT_CHARS = 30  # characters shown either side of a match in the multi-match error

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from filewright.toolsets.params import Params
+from filewright.tools.params import Params
 
 _HASH = "可选：上次 memo_read 返回的 hash。若记忆在此之后被修改过，操作会被拒绝（乐观锁）。"
 

@@ -28,16 +28,17 @@ calls it produces are run with `toolset.call(toolset.tool_name, input)` as usual
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
-from filewright import edits, readers, search
-from filewright.paths import Location
-from filewright.pipeline import Change, Outcome, clip_diff, undo
-from filewright.result import Failure, OperationFailed, Result
-from filewright.toolsets.base import Tool, Toolset
-
-if TYPE_CHECKING:
-    from filewright.toolsets.text_editor_params import TextEditorParams
+from filewright import search
+from filewright.core.result import Failure, OperationFailed, Result
+from filewright.edit import edits
+from filewright.engine.diffs import clip_diff
+from filewright.engine.pipeline import Change, Outcome
+from filewright.engine.undo import undo
+from filewright.fs.paths import Location
+from filewright.read import readers
+from filewright.tools.base import Tool, Toolset
 
 VERSIONS: dict[str, str] = {
     "20250728": "str_replace_based_edit_tool",
@@ -152,7 +153,7 @@ class TextEditorToolset(Toolset):
     def _error(self, text: str, code: str = "invalid", **data: Any) -> Result:
         return Result(False, text, {"error": code, **data})
 
-    def run(self, p: TextEditorParams) -> Result:
+    def run(self, p: Any) -> Result:
         """Check the command and path as the reference does, then run the command."""
         if p.command not in self.commands:
             return self._error(
@@ -208,7 +209,7 @@ class TextEditorToolset(Toolset):
 
     # -- view ----------------------------------------------------------------------------------
 
-    def _view(self, p: TextEditorParams, loc: Location) -> Result:
+    def _view(self, p: Any, loc: Location) -> Result:
         if loc.is_dir:
             if p.view_range:
                 return self._error(
@@ -326,7 +327,7 @@ class TextEditorToolset(Toolset):
             )
         return None
 
-    def _create(self, p: TextEditorParams, loc: Location) -> Result:
+    def _create(self, p: Any, loc: Location) -> Result:
         if p.file_text is None:
             return self._error("Parameter `file_text` is required for command: create")
         text = p.file_text
@@ -346,7 +347,7 @@ class TextEditorToolset(Toolset):
             True, f"File {verb} successfully at: {p.path}", {**outcome.data(), "command": "create"}
         )
 
-    def _str_replace(self, p: TextEditorParams, loc: Location) -> Result:
+    def _str_replace(self, p: Any, loc: Location) -> Result:
         if p.old_str is None:
             return self._error("Parameter `old_str` is required for command: str_replace")
         old, new = p.old_str, p.new_str or ""
@@ -412,7 +413,7 @@ class TextEditorToolset(Toolset):
             )
         return Result(False, text, data)
 
-    def _insert(self, p: TextEditorParams, loc: Location) -> Result:
+    def _insert(self, p: Any, loc: Location) -> Result:
         if p.insert_line is None:
             return self._error("Parameter `insert_line` is required for command: insert")
         if p.insert_text is not None and p.new_str is not None and p.insert_text != p.new_str:
@@ -447,7 +448,7 @@ class TextEditorToolset(Toolset):
         )
         return Result(True, text, {**outcome.data(), "command": "insert"})
 
-    def _undo(self, p: TextEditorParams, loc: Location) -> Result:
+    def _undo(self, p: Any, loc: Location) -> Result:
         outcome = undo(self.engine, p.path, dry_run=self.workspace.dry_run)
         if not outcome.ok:
             assert outcome.failure is not None

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from filewright.toolsets.params import Params
+from filewright.tools.params import Params
 from filewright.toolsets.text_editor import COMMANDS, COMMANDS_WITH_UNDO
 
 

@@ -38,11 +38,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Union, get_args, get_origin
 
-from filewright import edits, regexes
-from filewright.paths import PathRefused
-from filewright.pipeline import Change, Outcome
-from filewright.result import Failure, OperationFailed, Result
-from filewright.toolsets.base import Tool, Toolset
+from filewright.core import regexes
+from filewright.core.result import Failure, OperationFailed, Result
+from filewright.edit import edits
+from filewright.engine.pipeline import Change, Outcome
+from filewright.fs.paths import PathRefused
+from filewright.tools.base import Tool, Toolset
 
 if TYPE_CHECKING:
     from filewright.toolsets.worker_params import (

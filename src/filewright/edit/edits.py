@@ -1,0 +1,332 @@
+"""Pure edit operations: ``(text, arguments) -> Edited | EditFailure``.
+
+Every function takes the whole (``"\\n"``-normalised) text and returns either the new text
+(:class:`Edited`) or a failure value (:class:`EditFailure`); none does I/O and none raises for
+a bad edit.  Failure codes:
+
+``no_match``          ``old`` not found at any ladder level; ``detail["closest"]`` lists up to
+                      3 ``{"start_line", "end_line", "text", "similarity", "differs"}``.
+``ambiguous``         more matches than allowed; ``detail`` has ``count``, ``strategy``,
+                      ``locations`` (``{"line", "column", "context"}``).
+``count_mismatch``    ``expected`` given and a different number found (``expected``,
+                      ``found``, ``strategy``, ``locations``).
+``no_change``         the edit would leave the text as it is.
+``invalid_regex``     the pattern or the replacement template is invalid (``error``).
+``marker_not_found``  a span marker is missing (``marker``: ``start``/``end``/``search_after``,
+                      ``context``, ``search_from_line``, ``closest``).
+``empty_old``         ``old`` (or a marker) is empty: the caller decides (create/append).
+``line_out_of_range`` ``insert_at_line`` beyond the last line (``line``, ``line_count``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from filewright.edit.matching import LADDER, adapt_replacement, find
+from filewright.edit.outcome import Edited, EditFailure, Result, changed_range, edited
+from filewright.edit.spans import replace_span
+from filewright.edit.suggest import closest, locations
+
+# --------------------------------------------------------------------------- replace
+
+
+def replace(
+    text: str,
+    old: str,
+    new: str,
+    *,
+    replace_all: bool = False,
+    expected: int | None = None,
+    fuzzy: bool = True,
+) -> Result:
+    """Replace ``old`` with ``new`` using the matching ladder (exact only if ``fuzzy=False``).
+
+    One match is required unless ``replace_all`` (any number ≥ 1) or ``expected`` (exactly
+    that many) says otherwise.  ``new`` is inserted literally (no ``$1``/``\\g<0>``/backslash
+    processing) after the inverse of the matched normalisation.  A result equal to the
+    input is refused as ``no_change``.
+    """
+    if old == "":
+        return EditFailure("empty_old", {})
+    allow = expected if expected is not None else (None if replace_all else 1)
+    out = find(text, old, max_matches=allow, fuzzy=fuzzy)
+    if out.count == 0:
+        tried = list(LADDER) if fuzzy else ["exact"]
+        return EditFailure("no_match", {"closest": closest(text, old), "strategies_tried": tried})
+    where = [(r.start, r.start_line, r.end_line) for r in out.regions]
+    if expected is not None and out.count != expected:
+        return EditFailure(
+            "count_mismatch",
+            {
+                "expected": expected,
+                "found": out.count,
+                "strategy": out.strategy,
+                "locations": locations(text, where),
+            },
+        )
+    if out.ambiguous:
+        return EditFailure(
+            "ambiguous",
+            {"count": out.count, "strategy": out.strategy, "locations": locations(text, where)},
+        )
+    parts: list[str] = []
+    pos = 0
+    for r in out.regions:
+        parts.append(text[pos : r.start])
+        parts.append(adapt_replacement(out, r, text, new))
+        pos = r.end
+    parts.append(text[pos:])
+    return edited(text, "".join(parts), out.count, out.strategy, steps=out.steps)
+
+
+def replace_first(text: str, old: str, new: str) -> Result:
+    """Replace the first exact occurrence of ``old`` literally (no uniqueness check)."""
+    if old == "":
+        return EditFailure("empty_old", {})
+    i = text.find(old)
+    if i < 0:
+        return EditFailure(
+            "no_match", {"closest": closest(text, old), "strategies_tried": ["exact"]}
+        )
+    return edited(text, text[:i] + new + text[i + len(old) :], 1, "exact", steps=("exact",))
+
+
+# --------------------------------------------------------------------------- regex
+
+
+def replace_regex(
+    text: str,
+    pattern: str,
+    repl: str,
+    *,
+    count: int | None = None,
+    literal_replacement: bool = False,
+    flags: int = re.MULTILINE,
+) -> Result:
+    """Regex replace of the first ``count`` matches (``None`` or ``0``: all).
+
+    ``repl`` is a ``re`` template (``\\1``, ``\\g<name>``) unless ``literal_replacement``.
+    A bad pattern or template gives ``invalid_regex`` with ``re``'s message.
+    """
+    from filewright.core import regexes
+
+    try:
+        rx = regexes.compile(pattern, flags)
+    except regexes.error as e:
+        return EditFailure("invalid_regex", {"pattern": pattern, "error": str(e)})
+    template: str | Callable[[Any], str] = (lambda _m: repl) if literal_replacement else repl
+    try:
+        after, n = regexes.subn(rx, template, text, count=count or 0)
+    except (regexes.error, IndexError) as e:
+        return EditFailure("invalid_regex", {"pattern": pattern, "error": f"replacement: {e}"})
+    except regexes.RegexTimeout as e:
+        return EditFailure("invalid_regex", {"pattern": pattern, "error": str(e)})
+    if n == 0:
+        return EditFailure("no_match", {"pattern": pattern, "closest": []})
+    return edited(text, after, n, "regex", steps=("regex",))
+
+
+# --------------------------------------------------------------------------- insert / append
+
+
+def line_count(text: str) -> int:
+    """Number of lines: a final newline ends the last line; ``""`` has none."""
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def insert_at_line(text: str, line: int, new: str) -> Result:
+    """Insert ``new`` as whole line(s) AFTER line ``line`` (0 = at the top).
+
+    ``new`` gets a line break after it unless it already ends with one.  At the end of a
+    file that has no trailing newline, a newline is added before ``new`` and the file still
+    ends without one.
+    """
+    n = line_count(text)
+    if line < 0 or line > n:
+        return EditFailure("line_out_of_range", {"line": line, "line_count": n})
+    if new == "":
+        return EditFailure("no_change", {"strategy": "insert"})
+    block = new if new.endswith("\n") else new + "\n"
+    if line == n and text and not text.endswith("\n"):
+        after = text + "\n" + block[:-1]
+    else:
+        pos = 0
+        for _ in range(line):
+            pos = text.index("\n", pos) + 1
+        after = text[:pos] + block + text[pos:]
+    return edited(text, after, 1, "insert", steps=("insert",))
+
+
+def append(text: str, new: str) -> Edited:
+    """Append ``new`` exactly as given (no separator added)."""
+    after = text + new
+    return Edited(after, 1 if new else 0, "append", changed_range(text, after), ("append",))
+
+
+# --------------------------------------------------------------------------- batch
+
+
+class Op(Protocol):
+    """A batch operation: anything with ``apply(text) -> Edited | EditFailure``."""
+
+    def apply(self, text: str) -> Result: ...
+
+
+@dataclass(frozen=True)
+class Replace:
+    """Batch op for :func:`replace`."""
+
+    old: str
+    new: str
+    replace_all: bool = False
+    expected: int | None = None
+    fuzzy: bool = True
+
+    def apply(self, text: str) -> Result:
+        return replace(
+            text,
+            self.old,
+            self.new,
+            replace_all=self.replace_all,
+            expected=self.expected,
+            fuzzy=self.fuzzy,
+        )
+
+
+@dataclass(frozen=True)
+class RegexReplace:
+    """Batch op for :func:`replace_regex`."""
+
+    pattern: str
+    repl: str
+    count: int | None = None
+    literal_replacement: bool = False
+
+    def apply(self, text: str) -> Result:
+        return replace_regex(
+            text,
+            self.pattern,
+            self.repl,
+            count=self.count,
+            literal_replacement=self.literal_replacement,
+        )
+
+
+@dataclass(frozen=True)
+class SpanReplace:
+    """Batch op for :func:`filewright.edit.spans.replace_span`."""
+
+    start_marker: str
+    end_marker: str
+    new: str
+    search_after: str | None = None
+    keep_markers: bool | None = None
+    start_is_regex: bool = False
+
+    def apply(self, text: str) -> Result:
+        return replace_span(
+            text,
+            self.start_marker,
+            self.end_marker,
+            self.new,
+            search_after=self.search_after,
+            keep_markers=self.keep_markers,
+            start_is_regex=self.start_is_regex,
+        )
+
+
+@dataclass(frozen=True)
+class InsertAtLine:
+    """Batch op for :func:`insert_at_line`."""
+
+    line: int
+    new: str
+
+    def apply(self, text: str) -> Result:
+        return insert_at_line(text, self.line, self.new)
+
+
+@dataclass(frozen=True)
+class Append:
+    """Batch op for :func:`append`."""
+
+    new: str
+
+    def apply(self, text: str) -> Result:
+        return append(text, self.new)
+
+
+def apply_batch(text: str, ops: Sequence[Op | Callable[[str], Result]]) -> Result:
+    """Apply ``ops`` in order, each to the previous result; all or nothing.
+
+    The first failure is returned with its own code and ``detail["edit_index"]`` (0-based)
+    added; the input text is then untouched (pure function).  On success ``replacements``
+    is the sum and ``notes["strategies"]`` lists each op's strategy.
+    """
+    if not ops:
+        return EditFailure("no_change", {"strategy": "batch", "edit_index": None})
+    cur = text
+    total = 0
+    strategies: list[str] = []
+    for i, op in enumerate(ops):
+        res = op.apply(cur) if hasattr(op, "apply") else op(cur)  # type: ignore[operator,union-attr]
+        if isinstance(res, EditFailure):
+            return EditFailure(res.code, {**res.detail, "edit_index": i})
+        cur = res.text
+        total += res.replacements
+        strategies.append(res.strategy)
+    return edited(
+        text, cur, total, "batch", steps=tuple(strategies), notes={"strategies": strategies}
+    )
+
+
+# --------------------------------------------------------------------------- diff
+
+
+def unified_diff(old: str, new: str, path: str, context: int = 3) -> str:
+    """Unified diff of two texts with ``a/path`` / ``b/path`` headers ("" when equal).
+
+    A last line without a newline is marked ``\\ No newline at end of file`` as git does.
+    """
+    if old == new:
+        return ""
+    out = []
+    for line in difflib.unified_diff(
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        f"a/{path}",
+        f"b/{path}",
+        n=context,
+    ):
+        if line.endswith("\n"):
+            out.append(line)
+        else:
+            out.append(line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+__all__ = [
+    "Append",
+    "EditFailure",
+    "Edited",
+    "InsertAtLine",
+    "RegexReplace",
+    "Replace",
+    "SpanReplace",
+    "append",
+    "apply_batch",
+    "changed_range",
+    "insert_at_line",
+    "line_count",
+    "replace",
+    "replace_first",
+    "replace_regex",
+    "replace_span",
+    "unified_diff",
+]

@@ -1,0 +1,489 @@
+"""Find the text a model meant: exact first, then a fixed ladder of normalisations.
+
+The ladder, strict to loose.  :func:`find` stops at the FIRST level that finds at least one
+region; a region only ever counts when it is *equal* to ``old`` after the level's
+normalisation (similarity is never used here, see :mod:`filewright.edit.suggest` for hints):
+
+ 1. ``exact``               -- substring search, non-overlapping.
+ 2. ``line_endings``        -- ``old`` carried ``\\r``/``\\r\\n`` while the text has none.
+ 3. ``trailing_whitespace`` -- whole lines, trailing whitespace ignored.
+ 4. ``indentation``         -- plus leading whitespace set aside, but the file's indentation
+                               must equal old's plus ONE uniform offset (tabs expanded at
+                               width 4, 8 or 2), so relative indentation is preserved.
+ 5. ``blank_lines``         -- plus blank lines inside the block ignored on both sides.
+ 6. ``inner_spaces``        -- plus runs of spaces/tabs inside lines compare as one space;
+                               a single-line ``old`` may also match inside a line.
+ 7. ``typography``          -- plus curly quotes, dashes, minus, special spaces (NBSP, narrow
+                               NBSP, full-width space) and the ellipsis folded to ASCII.
+ 8. ``unescape``            -- ``old`` sent over-escaped (``\\n``, ``\\t``, ``\\"``, ``\\'``,
+                               ``\\\\``): unescaped, then levels 1-7 retried.
+ 9. ``line_numbers``        -- every line of ``old`` carries a consecutive line-number
+                               prefix copied from a read: stripped (also after unescaping),
+                               then levels 1-7 retried.
+10. ``trim_blank_lines``    -- stray blank lines around ``old`` trimmed (also after the two
+                               transforms above), then levels 1-7 retried.
+
+``MatchOutcome.strategy`` names the level that matched; ``MatchOutcome.steps`` lists the
+transforms and the whitespace level used inside them, e.g. ``("line_numbers",
+"indentation")``.  :func:`adapt_replacement` applies the inverse to ``new``.
+
+Levels 3-7 compare whole lines (old's first and last line must be whole file lines), and
+each is linear: the text's normalised lines are indexed once per level, candidates are
+anchored on old's rarest line and then verified.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+from filewright.edit.normalize import (
+    LinePrefix,
+    LineSpec,
+    char_fold,
+    char_fold_with_map,
+    collapse_spaces,
+    fold_typography,
+    indent_offset,
+    leading_ws,
+    norm_line,
+    strip_line_numbers,
+    trim_blank_lines,
+    unescape,
+    ws_width,
+)
+from filewright.edit.reindent import adapt_lines, restore_typography
+
+LADDER: tuple[str, ...] = (
+    "exact",
+    "line_endings",
+    "trailing_whitespace",
+    "indentation",
+    "blank_lines",
+    "inner_spaces",
+    "typography",
+    "unescape",
+    "line_numbers",
+    "trim_blank_lines",
+)
+
+#: The line-based levels, cumulative.
+LINE_SPECS: tuple[LineSpec, ...] = (
+    LineSpec("trailing_whitespace"),
+    LineSpec("indentation", indent=True),
+    LineSpec("blank_lines", indent=True, skip_blank=True),
+    LineSpec("inner_spaces", indent=True, skip_blank=True, collapse=True),
+    LineSpec("typography", indent=True, skip_blank=True, collapse=True, typo=True),
+)
+SPECS: dict[str, LineSpec] = {s.name: s for s in LINE_SPECS}
+
+
+@dataclass(frozen=True)
+class Region:
+    """A matched region of the ORIGINAL text: offsets ``[start, end)``, 1-based lines."""
+
+    start: int
+    end: int
+    start_line: int
+    end_line: int
+
+
+@dataclass(frozen=True)
+class MatchOutcome:
+    """What :func:`find` found, and what :func:`adapt_replacement` needs to invert it.
+
+    ``regions`` are non-overlapping and in text order.  ``strategy`` is the ladder level
+    that matched (``"none"`` when nothing did), ``steps`` the transforms and whitespace
+    level used, ``old`` the effective ``old`` that matched (after transforms).
+    ``error`` is ``"empty_old"`` when ``old`` was empty (the caller decides what that means).
+    """
+
+    regions: list[Region]
+    strategy: str
+    steps: tuple[str, ...] = ()
+    old: str = ""
+    base: str = "none"
+    max_matches: int | None = 1
+    crlf: bool = False
+    unescaped: bool = False
+    prefix: LinePrefix | None = None
+    trimmed: tuple[int, int] = (0, 0)
+    mid_line: bool = False
+    leading_nl: bool = False
+    trailing_nl: bool = False
+    error: str | None = None
+    # per region: (content start, content end, leading newline included, trailing included)
+    spans: dict[Region, tuple[int, int, bool, bool]] = field(default_factory=dict, repr=False)
+
+    @property
+    def count(self) -> int:
+        """Number of regions found."""
+        return len(self.regions)
+
+    @property
+    def ok(self) -> bool:
+        """True when at least one region was found and no more than ``max_matches``."""
+        return self.count >= 1 and (self.max_matches is None or self.count <= self.max_matches)
+
+    @property
+    def ambiguous(self) -> bool:
+        """True when more regions were found than ``max_matches`` allows."""
+        return self.max_matches is not None and self.count > self.max_matches
+
+
+# --------------------------------------------------------------------------- text index
+
+
+class _TextIndex:
+    """Lazily computed, cached views of the text: lines, offsets, per-level indexes."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._lines: list[str] | None = None
+        self._starts: list[int] | None = None
+        self._norm: dict[str, tuple[list[str], list[int]]] = {}
+        self._folded: dict[bool, tuple[str, list[int]]] = {}
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.text.split("\n")
+        return self._lines
+
+    @property
+    def starts(self) -> list[int]:
+        if self._starts is None:
+            starts = [0]
+            pos = 0
+            for line in self.lines[:-1]:
+                pos += len(line) + 1
+                starts.append(pos)
+            self._starts = starts
+        return self._starts
+
+    def line_of(self, offset: int) -> int:
+        """0-based line index containing ``offset``."""
+        return bisect.bisect_right(self.starts, offset) - 1
+
+    def level(self, spec: LineSpec) -> tuple[list[str], list[int]]:
+        """(haystack of normalised lines, haystack position -> line index) for ``spec``."""
+        cached = self._norm.get(spec.name)
+        if cached is not None:
+            return cached
+        t = self.text
+        if spec.typo:
+            t = fold_typography(t)
+        if spec.collapse:
+            t = collapse_spaces(t)
+        raw = t.split("\n")
+        norm = [x.strip() for x in raw] if spec.indent else [x.rstrip() for x in raw]
+        if spec.skip_blank:
+            pos = [i for i, x in enumerate(norm) if x]
+            hay = [norm[i] for i in pos]
+        else:
+            pos = list(range(len(norm)))
+            hay = norm
+        self._norm[spec.name] = (hay, pos)
+        return hay, pos
+
+    def folded(self, typo: bool) -> tuple[str, list[int]]:
+        """The whole text char-folded (for mid-line matches) and its line starts."""
+        cached = self._folded.get(typo)
+        if cached is None:
+            f = char_fold(self.text, typo=typo)
+            starts = [0]
+            i = f.find("\n")
+            while i != -1:
+                starts.append(i + 1)
+                i = f.find("\n", i + 1)
+            cached = self._folded[typo] = (f, starts)
+        return cached
+
+
+# --------------------------------------------------------------------------- base levels
+
+
+@dataclass
+class _Hit:
+    base: str
+    regions: list[Region]
+    mid_line: bool = False
+    leading_nl: bool = False
+    trailing_nl: bool = False
+    spans: dict[Region, tuple[int, int, bool, bool]] = field(default_factory=dict)
+
+
+def _exact(ix: _TextIndex, old: str, name: str) -> _Hit | None:
+    text = ix.text
+    pos = text.find(old)
+    if pos == -1:
+        return None
+    regions = []
+    while pos != -1:
+        end = pos + len(old)
+        regions.append(Region(pos, end, ix.line_of(pos) + 1, ix.line_of(max(pos, end - 1)) + 1))
+        pos = text.find(old, end)
+    return _Hit(name, regions)
+
+
+def _split_edges(old: str) -> tuple[list[str], bool, bool] | None:
+    lead = old.startswith("\n")
+    body = old[1:] if lead else old
+    trail = body.endswith("\n")
+    body = body[:-1] if trail else body
+    if not body.strip():
+        return None
+    return body.split("\n"), lead, trail
+
+
+_ANCHOR_KEYS = 8
+
+
+def _block_matches(ix: _TextIndex, olines: list[str], spec: LineSpec) -> list[tuple[int, int]]:
+    """Whole-line blocks equal to ``olines`` at ``spec``'s level, as 0-based line ranges."""
+    onorm = [norm_line(x, spec) for x in olines]
+    if spec.skip_blank:
+        if not onorm[0] or not onorm[-1]:
+            return []  # stray blank lines at the edges are the trim level's business
+        keep = [k for k, x in enumerate(onorm) if x]
+    else:
+        keep = list(range(len(onorm)))
+    seq = [onorm[k] for k in keep]
+    hay, pos = ix.level(spec)
+    # anchor on the rarest of (up to 8 of the longest of) old's lines: counted and located
+    # with C-speed list.count / list.index, no index of the whole text is built
+    keys = sorted({x for x in seq if x}, key=len, reverse=True)[:_ANCHOR_KEYS]
+    if not keys:
+        return []
+    counts = {x: hay.count(x) for x in keys}
+    key = min(keys, key=lambda x: counts[x])
+    if counts[key] == 0:
+        return []
+    anchor = seq.index(key)
+    hits: list[int] = []
+    p = -1
+    for _ in range(counts[key]):
+        p = hay.index(key, p + 1)
+        hits.append(p)
+    m = len(seq)
+    out: list[tuple[int, int]] = []
+    lines = ix.lines
+    for p in hits:
+        s = p - anchor
+        if s < 0 or s + m > len(hay) or hay[s : s + m] != seq:
+            continue
+        if spec.indent:
+            pairs = [(_lead(lines[pos[s + j]]), _lead(olines[keep[j]])) for j in range(m) if seq[j]]
+            if indent_offset(pairs) is None:
+                continue
+        out.append((pos[s], pos[s + m - 1]))
+    return out
+
+
+def _lead(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
+def _line_hit(ix: _TextIndex, old: str, spec: LineSpec) -> _Hit | None:
+    split = _split_edges(old)
+    if split is None:
+        return None
+    olines, lead, trail = split
+    blocks = _block_matches(ix, olines, spec)
+    regions: list[Region] = []
+    spans: dict[Region, tuple[int, int, bool, bool]] = {}
+    lines, starts = ix.lines, ix.starts
+    last_end = -1
+    for a, b in blocks:
+        cs, ce = starts[a], starts[b] + len(lines[b])
+        lead_in = lead and a > 0
+        trail_in = trail and b < len(lines) - 1
+        start, end = cs - lead_in, ce + trail_in
+        if start < last_end:
+            continue
+        r = Region(start, end, a + 1, b + 1)
+        regions.append(r)
+        spans[r] = (cs, ce, lead_in, trail_in)
+        last_end = end
+    if spec.collapse and len(olines) == 1 and not lead and not trail:
+        taken = {r.start_line for r in regions}
+        extra = [r for r in _mid_line(ix, old, spec.typo) if r.start_line not in taken]
+        regions = sorted(regions + extra, key=lambda r: r.start)
+    if not regions:
+        return None
+    mid = any(r not in spans for r in regions)
+    return _Hit(spec.name, regions, mid, lead, trail, spans)
+
+
+def _mid_line(ix: _TextIndex, old: str, typo: bool) -> list[Region]:
+    """Single-line ``old`` found inside lines after collapsing spaces (and folding typography)."""
+    needle = char_fold(old, typo=typo)
+    if not needle.strip():
+        return []
+    folded, fstarts = ix.folded(typo)
+    out: list[Region] = []
+    hit = folded.find(needle)
+    while hit != -1:
+        li = bisect.bisect_right(fstarts, hit) - 1
+        line = ix.lines[li]
+        fline, cmap = char_fold_with_map(line, typo=typo)
+        off = hit - fstarts[li]
+        last = off + len(needle)
+        ok_start = off == 0 or cmap[off - 1] != cmap[off]
+        ok_end = last == len(cmap) or cmap[last - 1] != cmap[last]
+        if ok_start and ok_end and fline[off:last] == needle:
+            s = cmap[off]
+            e = cmap[last] if last < len(cmap) else len(line)
+            base = ix.starts[li]
+            out.append(Region(base + s, base + e, li + 1, li + 1))
+        hit = folded.find(needle, hit + len(needle))
+    return out
+
+
+def _try_base(ix: _TextIndex, old: str, crlf: bool) -> _Hit | None:
+    hit = _exact(ix, old, "line_endings" if crlf else "exact")
+    if hit:
+        return hit
+    for spec in LINE_SPECS:
+        hit = _line_hit(ix, old, spec)
+        if hit:
+            return hit
+    return None
+
+
+# --------------------------------------------------------------------------- the ladder
+
+
+def _variants(old: str) -> list[tuple[str, str, tuple[str, ...], dict[str, object]]]:
+    """(level, transformed old, steps, inverse info) for the transform levels, in order."""
+    out: list[tuple[str, str, tuple[str, ...], dict[str, object]]] = []
+    u = unescape(old)
+    if u != old:
+        out.append(("unescape", u, ("unescape",), {"unescaped": True}))
+    bases: list[tuple[str, tuple[str, ...], dict[str, object]]] = [(old, (), {})]
+    if u != old:
+        bases.append((u, ("unescape",), {"unescaped": True}))
+    numbered: list[tuple[str, tuple[str, ...], dict[str, object]]] = []
+    for s, steps, info in bases:
+        stripped = strip_line_numbers(s)
+        if stripped and stripped[0] != s:
+            numbered.append(
+                (stripped[0], (*steps, "line_numbers"), {**info, "prefix": stripped[1]})
+            )
+    out.extend(("line_numbers", s, st, info) for s, st, info in numbered)
+    for s, steps, info in bases + numbered:
+        t, n_lead, n_trail = trim_blank_lines(s)
+        if t != s and t.strip():
+            info2 = {**info, "trimmed": (n_lead, n_trail)}
+            out.append(("trim_blank_lines", t, (*steps, "trim_blank_lines"), info2))
+    return out
+
+
+def find(text: str, old: str, *, max_matches: int | None = 1, fuzzy: bool = True) -> MatchOutcome:
+    """Find ``old`` in ``text`` with the ladder (see module docstring).
+
+    ``max_matches`` is how many regions the caller accepts (``None``: any number); it only
+    decides :attr:`MatchOutcome.ok` / :attr:`MatchOutcome.ambiguous`, all non-overlapping
+    regions of the first matching level are always reported.  ``fuzzy=False`` tries the
+    exact level only.
+    """
+    if old == "":
+        return MatchOutcome([], "none", max_matches=max_matches, error="empty_old")
+    crlf = "\r" in old and "\r" not in text
+    if crlf:
+        old = old.replace("\r\n", "\n").replace("\r", "\n")
+    ix = _TextIndex(text)
+    if not fuzzy:
+        hit = _exact(ix, old, "line_endings" if crlf else "exact")
+        if hit is None:
+            return MatchOutcome([], "none", old=old, max_matches=max_matches, crlf=crlf)
+        return MatchOutcome(hit.regions, hit.base, (hit.base,), old, hit.base, max_matches, crlf)
+    hit = _try_base(ix, old, crlf)
+    level, steps, info, eff = "", (), {}, old
+    if hit is None:
+        for level, eff, steps, info in _variants(old):  # noqa: B007
+            hit = _try_base(ix, eff, False)
+            if hit:
+                break
+    if hit is None:
+        return MatchOutcome([], "none", old=old, max_matches=max_matches, crlf=crlf)
+    return MatchOutcome(
+        regions=hit.regions,
+        strategy=level or hit.base,
+        steps=(*steps, hit.base),
+        old=eff,
+        base=hit.base,
+        max_matches=max_matches,
+        crlf=crlf,
+        unescaped=bool(info.get("unescaped")),
+        prefix=info.get("prefix"),  # type: ignore[arg-type]
+        trimmed=info.get("trimmed", (0, 0)),  # type: ignore[arg-type]
+        mid_line=hit.mid_line,
+        leading_nl=hit.leading_nl,
+        trailing_nl=hit.trailing_nl,
+        spans=hit.spans,
+    )
+
+
+def _continue_indent(text: str, region: Region, old: str, new: str) -> str:
+    """Exact level: indent ``new``'s continuation lines like the line ``old`` was taken from.
+
+    Only when ``old`` is one whole line without its indentation (the model worked relative
+    to column 0) and every continuation line of ``new`` is indented less than that line
+    (as written, it would fall out of the block).  Otherwise ``new`` is left as given.
+    """
+    if "\n" in old or "\n" not in new:
+        return new
+    ls = text.rfind("\n", 0, region.start) + 1
+    ws = text[ls : region.start]
+    if not ws or ws.strip() or text[region.end : region.end + 1] not in ("\n", ""):
+        return new
+    first, *rest = new.split("\n")
+    width = ws_width(ws, 4)
+    if not any(x.strip() for x in rest):
+        return new
+    if any(ws_width(leading_ws(x), 4) >= width for x in rest if x.strip()):
+        return new
+    return "\n".join([first, *(ws + x if x.strip() else x for x in rest)])
+
+
+def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str) -> str:
+    """Apply the inverse of ``outcome``'s normalisation to ``new`` for ``region``.
+
+    In order: line endings normalised (if ``new`` has ``\\r`` and the text has none); ``new`` unescaped (if
+    ``old`` was); line-number prefixes of the style ``old`` carried stripped; as many
+    stray blank lines trimmed as ``old`` had.  Then, for the line levels, lines of
+    ``new`` that are unchanged from ``old`` are written as the file has them (with
+    blank lines that ``old`` dropped between them), and changed lines are re-indented by
+    the matched offset in the file's tab/space style; at the typography level runs of
+    text equal to the file's (after folding) get the file's quotes/dashes back.
+    Exact matches leave ``new`` as given, except that when ``old`` was one whole line
+    sent without its indentation and ``new``'s further lines are all indented less than
+    that line, they get the line's indentation (see :func:`_continue_indent`).
+    """
+    from filewright.edit.normalize import strip_line_numbers_like, trim_blank_lines_like
+
+    if "\r" in new and (outcome.crlf or "\r" not in text):
+        new = new.replace("\r\n", "\n").replace("\r", "\n")
+    if outcome.unescaped:
+        new = unescape(new)
+    if outcome.prefix is not None:
+        new = strip_line_numbers_like(new, outcome.prefix)
+    if outcome.trimmed != (0, 0):
+        new = trim_blank_lines_like(new, *outcome.trimmed)
+    if outcome.base in ("exact", "line_endings", "none"):
+        return _continue_indent(text, region, outcome.old, new)
+    span = outcome.spans.get(region)
+    if span is None:  # mid-line match
+        if outcome.base == "typography":
+            return restore_typography(text[region.start : region.end], new, outcome.old)
+        return new
+    cs, ce, lead_in, trail_in = span
+    lead = outcome.leading_nl and new.startswith("\n")
+    body = new[1:] if lead else new
+    trail = outcome.trailing_nl and body.endswith("\n")
+    body = body[:-1] if trail else body
+    split = _split_edges(outcome.old)
+    olines = split[0] if split else [outcome.old]
+    body = adapt_lines(text[cs:ce].split("\n"), olines, body, SPECS[outcome.base])
+    return ("\n" if lead and lead_in else "") + body + ("\n" if trail and trail_in else "")

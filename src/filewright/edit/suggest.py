@@ -1,0 +1,198 @@
+"""Failure hints: where the closest real text is, and where ambiguous matches are.
+
+Similarity (rapidfuzz) is used here and only here: to tell the model, after a refused edit,
+which lines it probably meant and what differs, so the next attempt succeeds.  Nothing in
+this module decides where an edit goes.
+"""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+from typing import Any
+
+from rapidfuzz import fuzz, process
+
+from filewright.edit.normalize import fold_typography
+
+_MAX_QUERIES = 6
+_PER_QUERY = 6
+_MAX_LINE = 300
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def _clip(line: str) -> str:
+    return line if len(line) <= _MAX_LINE else line[:_MAX_LINE] + "…"
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets where each line of ``text`` starts."""
+    starts = [0]
+    i = text.find("\n")
+    while i != -1:
+        starts.append(i + 1)
+        i = text.find("\n", i + 1)
+    return starts
+
+
+def describe_differences(old: str, real: str, *, limit: int = 3) -> list[str]:
+    """Name what differs between ``old`` (what the model sent) and ``real`` (the file's text).
+
+    Returns labels such as ``"case"``, ``"whitespace"``, ``"indentation"``,
+    ``"typography"``, ``"line count: old has 3 lines, file has 4"`` and
+    ``"token: 'foo' vs 'bar'"`` (old's token first, the file's second).
+    """
+    if old == real:
+        return []
+    out: list[str] = []
+    olines, rlines = old.split("\n"), real.split("\n")
+    if old.lower() == real.lower():
+        return ["case"]
+    if [x.strip() for x in olines] == [x.strip() for x in rlines]:
+        if [x.rstrip() for x in olines] != [x.rstrip() for x in rlines]:
+            out.append("indentation")
+        else:
+            out.append("whitespace")
+        return out
+    if "".join(old.split()) == "".join(real.split()):
+        return ["whitespace"]
+    if fold_typography(old) == fold_typography(real):
+        return ["typography"]
+    if fold_typography(old).lower() == fold_typography(real).lower():
+        return ["typography", "case"]
+    if len(olines) != len(rlines):
+        out.append(f"line count: old has {len(olines)} lines, file has {len(rlines)}")
+    ostrip = [fold_typography(x.strip()) for x in olines]
+    rstrip = [fold_typography(x.strip()) for x in rlines]
+    lines_sm = SequenceMatcher(None, ostrip, rstrip, autojunk=False)
+    for tag, i1, i2, j1, j2 in lines_sm.get_opcodes():
+        if tag == "equal":
+            continue
+        pairs = list(zip(ostrip[i1:i2], rstrip[j1:j2], strict=False))
+        for o, r in pairs:
+            out.extend(_token_diff(o, r))
+        out.extend(f"line only in old: '{_clip(o)}'" for o in ostrip[i1 + len(pairs) : i2])
+        out.extend(f"line only in file: '{_clip(r)}'" for r in rstrip[j1 + len(pairs) : j2])
+        if len(out) > limit:
+            break
+    if not out:
+        out.append("whitespace")
+    return out[: limit + 1]
+
+
+def _token_diff(old: str, real: str) -> list[str]:
+    otok, rtok = _TOKEN.findall(old), _TOKEN.findall(real)
+    out: list[str] = []
+    if otok == rtok:
+        return ["whitespace"] if old != real else []
+    sm = SequenceMatcher(None, otok, rtok, autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        a, b = " ".join(otok[i1:i2]), " ".join(rtok[j1:j2])
+        if tag == "replace":
+            kind = "case" if a.lower() == b.lower() else "token"
+            out.append(f"{kind}: '{_clip(a)}' vs '{_clip(b)}'")
+        elif tag == "delete":
+            out.append(f"token: '{_clip(a)}' only in old")
+        elif tag == "insert":
+            out.append(f"token: '{_clip(b)}' only in file")
+    return out
+
+
+def closest(text: str, old: str, *, limit: int = 3) -> list[dict[str, Any]]:
+    """Up to ``limit`` non-overlapping regions of ``text`` most similar to ``old``.
+
+    Each is ``{"start_line", "end_line", "text", "similarity", "differs"}`` with 1-based
+    inclusive lines, the file's actual lines, a similarity in ``[0, 1]`` and
+    :func:`describe_differences`.  Candidate windows are found by fuzzy-searching the lines
+    of ``old`` among the text's lines (rapidfuzz, C speed), then scored as whole blocks.
+    """
+    body = old.strip("\n")
+    if not body.strip() or not text.strip():
+        return []
+    lines = text.split("\n")
+    olines = body.split("\n")
+    m = len(olines)
+    stripped = [x.strip() for x in lines]
+    queries = sorted(
+        {(x.strip(), k) for k, x in enumerate(olines) if x.strip()},
+        key=lambda q: (-len(q[0]), q[1]),
+    )
+    seen_q: set[str] = set()
+    starts: set[int] = set()
+    scorers = (fuzz.ratio, fuzz.partial_ratio) if m == 1 else (fuzz.ratio,)
+    for q, k in queries:
+        if q in seen_q:
+            continue
+        seen_q.add(q)
+        if len(seen_q) > _MAX_QUERIES:
+            break
+        for scorer in scorers:
+            for _choice, _score, li in process.extract(
+                q, stripped, scorer=scorer, limit=_PER_QUERY, score_cutoff=30
+            ):
+                starts.add(max(0, min(li - k, len(lines) - 1)))
+    target = "\n".join(x.strip() for x in olines)
+    scored: list[tuple[float, int, int]] = []
+    for s in starts:
+        for size in {m, m - 1, m + 1} - {0}:
+            e = min(len(lines), s + size)
+            window = "\n".join(stripped[s:e])
+            score = fuzz.ratio(target, window)
+            if m == 1:
+                score = max(score, fuzz.partial_ratio(target, window) * 0.9)
+            scored.append((score, s, e))
+    scored.sort(key=lambda t: (-t[0], t[1], t[2]))
+    picked: list[tuple[float, int, int]] = []
+    for score, s, e in scored:
+        if any(s < pe and ps < e for _, ps, pe in picked):
+            continue
+        picked.append((score, s, e))
+        if len(picked) >= limit:
+            break
+    out = []
+    for score, s, e in picked:
+        real = "\n".join(lines[s:e])
+        out.append(
+            {
+                "start_line": s + 1,
+                "end_line": e,
+                "text": "\n".join(_clip(x) for x in lines[s:e]),
+                "similarity": round(score / 100, 3),
+                "differs": describe_differences(body, real),
+            }
+        )
+    return out
+
+
+def locations(
+    text: str, spans: list[tuple[int, int, int]], *, context: int = 2
+) -> list[dict[str, Any]]:
+    """Describe matches for an ambiguity error.
+
+    ``spans`` holds ``(offset, start_line, end_line)`` per match (1-based lines).  Each
+    location is ``{"line", "column", "context"}``: column is 1-based, context is the
+    matched lines with ``context`` lines either side, each prefixed by its line number.
+    """
+    starts = line_starts(text)
+    lines = text.split("\n")
+    out = []
+    for offset, first, last in spans:
+        ls = starts[first - 1]
+        column = max(1, offset - ls + 1) if offset >= ls else 1
+        lo, hi = max(1, first - context), min(len(lines), last + context)
+        ctx = "\n".join(f"{n}: {_clip(lines[n - 1])}" for n in range(lo, hi + 1))
+        out.append({"line": first, "column": column, "context": ctx})
+    return out
+
+
+def line_at(text: str, offset: int) -> int:
+    """1-based line number of ``offset`` in ``text``."""
+    return text.count("\n", 0, offset) + 1
+
+
+def context_at(text: str, offset: int, *, before: int = 2, after: int = 4) -> str:
+    """Numbered lines around ``offset``: where a search started or stopped."""
+    lines = text.split("\n")
+    line = line_at(text, offset)
+    lo, hi = max(1, line - before), min(len(lines), line + after)
+    return "\n".join(f"{n}: {_clip(lines[n - 1])}" for n in range(lo, hi + 1))

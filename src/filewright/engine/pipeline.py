@@ -1,0 +1,445 @@
+"""The one pipeline every change goes through.
+
+resolve → policy → load → compute → preview → confirm → commit → record → result.
+
+`compute` is a pure function of the old text ("\\n" newlines; None when the file does not
+exist) returning the new text, an `Edited`, or an `EditFailure`. Nothing is written
+unless every step before commit succeeded; a failure anywhere is returned as a value.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from filewright.core.result import Failure, OperationFailed, fail
+from filewright.engine.diffs import MAX_DIFF_DATA, changed_lines, clip_diff, unified_diff
+from filewright.engine.workspace import ConfirmRequest, Engine
+from filewright.fs import fsio
+from filewright.fs.paths import Location, PathRefused
+from filewright.fs.textfile import TextFile, TextFileError, content_hash, encode, normalise_newlines
+from filewright.policy.rules import Access, Risk, risk_of
+from filewright.state.history import LockTimeout, file_lock, timestamp_for_filename
+
+Compute = Callable[[str | None], Any]
+
+
+@dataclass
+class Change:
+    """A request to change one file. See module docstring for `compute`."""
+
+    path: str
+    operation: str  # write | edit | append | create | insert | undo
+    compute: Compute
+    must_exist: bool = False
+    must_not_exist: bool = False
+    create_parents: bool = False
+    require_read: bool = False
+    expected_hash: str | None = None
+    check_stale: bool = True
+    backup: bool = True
+    sidecar_backup: str | None = None  # e.g. ".claude-backups": a visible backup next to the file
+    dry_run: bool = False
+    confirm: bool = False  # ask even when the policy does not require it
+    encoding: str | None = None  # for new files
+    max_bytes: int | None = None
+    newline: str | None = None  # "\n" or "\r\n": write every line with it (None: keep the file's)
+
+
+@dataclass
+class Outcome:
+    """What happened (or would happen, for a dry run)."""
+
+    ok: bool
+    failure: Failure | None = None
+    loc: Location | None = None
+    created: bool = False
+    old_text: str | None = None
+    new_text: str | None = None
+    diff: str = ""
+    risk: Risk = Risk.LOW
+    replacements: int = 0
+    strategy: str | None = None
+    changed_lines: tuple[int, int] | None = None
+    backup: str | None = None
+    bytes_written: int = 0
+    dry_run: bool = False
+    hash: str | None = None
+    encoding: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def data(self) -> dict[str, Any]:
+        """The structured part of a tool result."""
+        out: dict[str, Any] = {}
+        if self.loc is not None:
+            out["path"] = str(self.loc.path)
+        if self.failure is not None:
+            out["error"] = self.failure.code
+            out.update({k: v for k, v in self.failure.detail.items() if _jsonable(v)})
+            return out
+        out.update(
+            risk=self.risk.value,
+            created=self.created,
+            dry_run=self.dry_run,
+            replacements=self.replacements,
+            strategy=self.strategy,
+            changed_lines=list(self.changed_lines) if self.changed_lines else None,
+            diff=clip_diff(self.diff, MAX_DIFF_DATA),
+            bytes=self.bytes_written,
+        )
+        if len(self.diff) > MAX_DIFF_DATA:
+            out["diff_truncated"] = True
+        if self.backup:
+            out["backup"] = self.backup
+        if self.encoding:
+            out["encoding"] = self.encoding
+        out.update(self.extra)
+        return out
+
+
+def _jsonable(value: Any) -> bool:
+    return isinstance(value, str | int | float | bool | list | dict | type(None))
+
+
+def _run_compute(change: Change, old: str | None, outcome: Outcome) -> str:
+    result = change.compute(old)
+    if isinstance(result, str):
+        return result
+    if hasattr(result, "code") and hasattr(result, "detail"):
+        raise OperationFailed(Failure(result.code, change.path, dict(result.detail)))
+    outcome.replacements = getattr(result, "replacements", 0)
+    outcome.strategy = getattr(result, "strategy", None)
+    lines = getattr(result, "changed_lines", None)
+    if lines:
+        outcome.changed_lines = tuple(lines)  # type: ignore[assignment]
+    return result.text
+
+
+def apply_change(engine: Engine, change: Change) -> Outcome:
+    """Run `change` through the pipeline; never raises for expected failures."""
+    outcome = Outcome(ok=False)
+    try:
+        _apply(engine, change, outcome)
+        outcome.ok = True
+    except OperationFailed as exc:
+        outcome.ok = False
+        outcome.failure = exc.failure
+    except LockTimeout:
+        outcome.failure = Failure(
+            "busy", change.path, {"message": "file is locked by another process"}
+        )
+    except PathRefused as exc:
+        outcome.failure = Failure(exc.code, change.path, {"message": exc.detail})
+    except PermissionError:
+        outcome.failure = Failure(
+            "permission", change.path, {"message": f"permission denied: {change.path}"}
+        )
+    except FileNotFoundError:
+        outcome.failure = Failure(
+            "parent_missing",
+            change.path,
+            {"message": f"parent directory does not exist: {change.path}"},
+        )
+    except OSError as exc:
+        outcome.failure = Failure(
+            "io_error", change.path, {"message": f"{exc.strerror or exc}: {change.path}"}
+        )
+    return outcome
+
+
+def _load_current(
+    engine: Engine, loc: Location, change: Change
+) -> tuple[TextFile | None, fsio.FileState | None]:
+    try:
+        tf, state = engine.load_text(loc, max_bytes=change.max_bytes)
+        return tf, state
+    except OperationFailed as exc:
+        if exc.failure.code == "not_found":
+            return None, None
+        raise
+
+
+def _apply(engine: Engine, change: Change, outcome: Outcome) -> None:
+    """The pipeline, top-down: each step is a function below, none calls back up."""
+    loc, access = _resolve(engine, change, outcome)
+    dry_run = change.dry_run or engine.workspace.dry_run
+    needs_confirm = access == Access.CONFIRM or change.confirm
+    staged = _load_and_compute(engine, loc, change, outcome)
+    try:
+        _check_reads(engine, loc, change, staged.current)
+    except OperationFailed as exc:
+        # A concurrent change by the same agent may be between its write and its ledger
+        # update; staleness is decided again under the lock (at once when a person would
+        # be asked to confirm, or for a dry run).
+        if exc.failure.code != "stale" or needs_confirm or dry_run:
+            raise
+    _preview(loc, change, staged, outcome)
+    if dry_run:
+        outcome.dry_run = True
+        outcome.bytes_written = len(staged.data)
+        return
+    if needs_confirm:
+        _confirm(engine, loc, change, outcome)
+    with file_lock(engine.workspace.state_dir, str(loc.real)):
+        staged = _recheck_under_lock(engine, loc, change, staged, outcome, needs_confirm)
+        _commit(engine, loc, change, staged, outcome)
+
+
+@dataclass
+class _Staged:
+    """The file as loaded and the change computed from it."""
+
+    current: TextFile | None
+    new_text: str
+    data: bytes
+
+
+def _resolve(engine: Engine, change: Change, outcome: Outcome) -> tuple[Location, Access]:
+    """Step 1-2: the path in the sandbox, its policy verdict, the change's preconditions."""
+    loc, access = engine.locate(change.path, purpose="write", expect="file")
+    outcome.loc = loc
+    if loc.exists and change.must_not_exist:
+        raise fail("exists", change.path, message=f"file already exists: {change.path}")
+    if not loc.exists and change.must_exist:
+        raise fail("not_found", change.path, message=f"file not found: {change.path}")
+    if not loc.exists and not change.create_parents and not fsio.parent_exists(loc):
+        raise fail(
+            "parent_missing",
+            change.path,
+            message=f"parent directory does not exist: {loc.path.parent}",
+        )
+    return loc, access
+
+
+def _load_and_compute(engine: Engine, loc: Location, change: Change, outcome: Outcome) -> _Staged:
+    """Step 3-4: load the file as it is now and compute the bytes to write."""
+    current, _state = _load_current(engine, loc, change) if loc.exists else (None, None)
+    if current is None and change.must_exist:
+        raise fail("not_found", change.path, message=f"file not found: {change.path}")
+    old_text = current.text if current else None
+    new_text = _run_compute(change, old_text, outcome)
+    new_text_for_disk = new_text if current is None else normalise_newlines(new_text)
+    base = current
+    if change.newline is not None and current is None:
+        new_text_for_disk = normalise_newlines(new_text).replace("\n", change.newline)
+    elif change.newline is not None and current is not None:
+        eols = tuple(change.newline if e else "" for e in current.eols)
+        base = replace(current, newline=change.newline, eols=eols)
+    try:
+        data = encode(base, new_text_for_disk, encoding=change.encoding)
+    except (TextFileError, LookupError) as exc:
+        raise fail("unencodable", change.path, message=str(exc)) from None
+    outcome.old_text = old_text
+    outcome.new_text = normalise_newlines(new_text)
+    return _Staged(current, outcome.new_text, data)
+
+
+def _check_reads(engine: Engine, loc: Location, change: Change, current: TextFile | None) -> None:
+    """Stale-read protection: the agent read the file, and it has not changed since."""
+    if current is None:
+        return
+    seen = engine.last_read(loc)
+    if change.require_read and seen is None:
+        raise fail("not_read", change.path, message=f"file has not been read yet: {change.path}")
+    if change.expected_hash is not None and change.expected_hash != current.hash:
+        raise fail(
+            "stale",
+            change.path,
+            message=f"file changed since it was read: {change.path}",
+            expected_hash=change.expected_hash,
+            actual_hash=current.hash,
+        )
+    if change.check_stale and seen is not None and seen != current.hash:
+        raise fail(
+            "stale",
+            change.path,
+            message=f"file was modified since it was last read: {change.path}",
+        )
+
+
+def _preview(loc: Location, change: Change, staged: _Staged, outcome: Outcome) -> None:
+    """Step 5: the diff, risk, changed lines and encoding of the computed change."""
+    current = staged.current
+    outcome.created = current is None
+    outcome.risk = risk_of(change.operation, current is not None)
+    outcome.diff = unified_diff(current.text if current else "", staged.new_text, loc.lexical_rel)
+    if outcome.changed_lines is None and current is not None:
+        outcome.changed_lines = changed_lines(current.text, staged.new_text)
+    outcome.encoding = current.encoding_label if current else (change.encoding or "utf-8")
+
+
+def _confirm(engine: Engine, loc: Location, change: Change, outcome: Outcome) -> None:
+    """Step 6: ask whoever confirms; refuse when nobody can be asked or they decline."""
+    ws = engine.workspace
+    if ws.confirm is None:
+        raise fail(
+            "no_confirmation",
+            change.path,
+            message=f"this change needs the user's confirmation and nobody can be asked: {change.path}",
+        )
+    request = ConfirmRequest(
+        path=str(loc.path),
+        operation=change.operation,
+        risk=outcome.risk.value,
+        diff=outcome.diff,
+        toolset=engine.toolset,
+        created=outcome.created,
+    )
+    if not ws.confirm(request):
+        raise fail("rejected", change.path, message="the user rejected this change")
+
+
+def _recheck_under_lock(
+    engine: Engine,
+    loc: Location,
+    change: Change,
+    staged: _Staged,
+    outcome: Outcome,
+    needs_confirm: bool,
+) -> _Staged:
+    """Step 7a: another process may have changed the file meanwhile: compute again (a
+    confirmed change whose diff would differ is refused) and re-check the reads."""
+    confirmed_diff = outcome.diff
+    now = _raw_now(engine, loc, change) if _exists(loc) else None
+    if now != (staged.current.raw if staged.current else None):
+        staged = _load_and_compute(engine, loc, change, outcome)
+        _check_reads(engine, loc, change, staged.current)
+        current = staged.current
+        diff = unified_diff(current.text if current else "", staged.new_text, loc.lexical_rel)
+        if needs_confirm and diff != confirmed_diff:
+            raise fail(
+                "stale",
+                change.path,
+                message=f"file changed while waiting for confirmation: {change.path}",
+            )
+        outcome.diff = diff
+        outcome.created = current is None
+    _check_reads(engine, loc, change, staged.current)  # under the lock, file and ledger agree
+    return staged
+
+
+def _commit(
+    engine: Engine, loc: Location, change: Change, staged: _Staged, outcome: Outcome
+) -> None:
+    """Step 7b-8: back up, record history, write atomically, update the read ledger."""
+    ws = engine.workspace
+    current, data = staged.current, staged.data
+    if current is not None and data == current.raw:
+        outcome.bytes_written = 0
+        outcome.hash = current.hash
+        return
+    before = current.raw if current else None
+    if before is not None and change.sidecar_backup and change.backup:
+        outcome.backup = _sidecar_backup(engine, loc, before, change.sidecar_backup)
+    digest = content_hash(data)
+    # History first (write-ahead): a crash between the two leaves an entry whose change
+    # never landed, which undo recognises (the file still holds its "before" bytes);
+    # the other order would lose the old bytes and block undo.
+    if change.backup:
+        ws.history.record(str(loc.real), before, change.operation, digest)
+    try:
+        fsio.write_atomic(loc, data, create_parents=change.create_parents)
+    except BaseException:
+        if change.backup:
+            ws.history.pop(str(loc.real))
+        raise
+    outcome.hash = digest
+    outcome.bytes_written = len(data)
+    # The agent knows what it wrote: keep its ledger fresh where it had read the file
+    # (or created it), but never invent a read of a file it has not seen. Still under
+    # the lock, so no other change sees the new file with the old ledger entry.
+    if before is None or engine.last_read(loc) is not None:
+        engine.record_read(loc, digest)
+
+
+def _exists(loc: Location) -> bool:
+    # A path stat, on purpose: beyond PATH_MAX it raises (ENAMETOOLONG), and the change is
+    # refused as an I/O error instead of building a tree no ordinary tool can remove.
+    return loc.real.exists()
+
+
+def _raw_now(engine: Engine, loc: Location, change: Change) -> bytes | None:
+    """The file's bytes as they are now (None: it does not exist). Compared with what the
+    change was computed from; only a difference costs a second decode."""
+    try:
+        return engine.read_bytes(loc, max_bytes=change.max_bytes).data
+    except OperationFailed as exc:
+        if exc.failure.code == "not_found":
+            return None
+        raise
+
+
+_MAX_NAME_BYTES = 255
+_BACKUP_SUFFIX_BYTES = len(".2025-01-12T10-30-00-000Z-9999.backup")
+
+
+def _backup_base(name: str) -> str:
+    """The file name as used in its backups' names: itself, or, when a backup name would
+    pass the 255-byte limit, a shortened prefix plus a hash of the whole name."""
+    if len(os.fsencode(name)) + _BACKUP_SUFFIX_BYTES <= _MAX_NAME_BYTES:
+        return name
+    digest = hashlib.sha256(os.fsencode(name)).hexdigest()[:12]
+    room = _MAX_NAME_BYTES - _BACKUP_SUFFIX_BYTES - len(digest) - 1
+    short = os.fsencode(name)[:room].decode("utf-8", "ignore")
+    return f"{short}~{digest}"
+
+
+def _sidecar_backup(engine: Engine, loc: Location, data: bytes, dirname: str) -> str:
+    """Copy the old bytes to <dir>/<dirname>/<name>.<timestamp>.backup; keep the newest N.
+
+    Names that would collide (two backups in one millisecond) get a counter
+    (`<timestamp>-1`). Pruning only touches this file's own backups, through a directory
+    descriptor, so a planted symlink cannot redirect it.
+    """
+    parent_rel = loc.rel.rsplit("/", 1)[0] if "/" in loc.rel else ""
+    backup_rel = f"{parent_rel}/{dirname}" if parent_rel else dirname
+    planted = loc.real.parent / dirname
+    if planted.is_symlink() or (os.path.lexists(planted) and not planted.is_dir()):
+        what = "a symbolic link" if planted.is_symlink() else "not a directory"
+        raise fail(
+            "io_error",
+            loc.given,
+            message=f"cannot keep a backup: {dirname} next to the file is {what} "
+            "(remove it); nothing was written",
+        )
+    stamp = timestamp_for_filename()
+    base = _backup_base(loc.real.name)
+    pattern = re.compile(
+        re.escape(base) + r"\.(\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z)(?:-(\d+))?\.backup"
+    )
+    with fsio.open_dir(loc.root, backup_rel.split("/"), create=True) as dfd:
+        existing = set(os.listdir(dfd))
+        name, counter = f"{base}.{stamp}.backup", 0
+        while name in existing:
+            counter += 1
+            name = f"{base}.{stamp}-{counter}.backup"
+    backup_dir = loc.real.parent / dirname
+    target = Location(
+        given=f"{backup_rel}/{name}",
+        path=backup_dir / name,
+        real=backup_dir / name,
+        root=loc.root,
+        rel=f"{backup_rel}/{name}",
+        lexical_rel=f"{backup_rel}/{name}",
+        exists=False,
+        is_dir=False,
+        is_link=False,
+    )
+    fsio.write_atomic(target, data, create_parents=True)
+    keep = engine.workspace.history.keep
+    with fsio.open_dir(loc.root, backup_rel.split("/")) as dfd:
+        ours = []
+        for entry in os.listdir(dfd):
+            found = pattern.fullmatch(entry)
+            if found:
+                ours.append(((found.group(1), int(found.group(2) or 0)), entry))
+        ours.sort()
+        for _key, entry in ours[:-keep]:
+            with contextlib.suppress(OSError):
+                os.unlink(entry, dir_fd=dfd)
+    return str(backup_dir / name)

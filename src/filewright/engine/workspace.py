@@ -1,0 +1,318 @@
+"""The workspace: roots, policy, state, confirmation, and the engine toolsets call.
+
+`Workspace` is the public entry point. Each toolset gets an `Engine`: the workspace seen
+through that toolset's policy profile. Every engine operation resolves its path in the
+sandbox and checks the policy before touching anything.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from filewright.core.result import OperationFailed, fail
+from filewright.fs import fsio
+from filewright.fs.paths import Location, PathRefused, Sandbox
+from filewright.fs.textfile import TextFile, TextFileError, decode
+from filewright.policy.rules import CONFIG_FILE, STATE_DIR, Access, Policy, Rule, load_rules
+from filewright.state.history import History, ReadLedger, check_state_dir, ensure_state_dir
+
+if TYPE_CHECKING:
+    from filewright.engine.registry import ToolsetLike
+    from filewright.engine.watching import Watcher
+
+DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ConfirmRequest:
+    """What a confirmation callback is asked to approve."""
+
+    path: str
+    operation: str
+    risk: str
+    diff: str
+    toolset: str
+    created: bool
+
+
+Confirm = Callable[[ConfirmRequest], bool]
+
+
+def approve_all(_request: ConfirmRequest) -> bool:
+    """A confirm callback that approves everything (the CLI's --yes)."""
+    return True
+
+
+class Workspace:
+    """One or more root directories that the tools may work in.
+
+    `confirm` is called for changes that need approval (a callable returning True to
+    approve); None means nobody can be asked, so such changes are refused; True approves
+    everything. `session` names a persisted read ledger (so separate processes, like CLI
+    calls, share what was read); None keeps it in memory. `state_dir` holds history,
+    locks and ledgers (default: `.filewright/` in the first root; hidden from agents).
+    `watch` starts a file watcher that notices external changes to files the agent read.
+    `dry_run` makes every change a preview.
+    """
+
+    def __init__(
+        self,
+        roots: str | os.PathLike[str] | list[str | os.PathLike[str]],
+        *,
+        locale: str = "en",
+        memory: bool = True,
+        confirm: Confirm | bool | None = None,
+        state_dir: str | os.PathLike[str] | None = None,
+        session: str | None = None,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        rules: list[Rule] | None = None,
+        keep_backups: int = 10,
+        dry_run: bool = False,
+        watch: bool = False,
+    ) -> None:
+        root_list = [roots] if isinstance(roots, str | os.PathLike) else list(roots)
+        self.sandbox = Sandbox(root_list)
+        if locale not in ("en", "zh"):
+            raise ValueError(f"locale must be 'en' or 'zh', not {locale!r}")
+        self.locale = locale
+        self.memory = memory
+        if confirm is True:
+            confirm = approve_all
+        self.confirm: Confirm | None = confirm or None
+        self.state_dir = Path(state_dir) if state_dir else self.sandbox.primary / STATE_DIR
+        if state_dir:
+            self.state_dir = Path(os.path.realpath(self.state_dir))
+        # The default one is in the (real) root: a `.filewright` symlink there was planted.
+        check_state_dir(self.state_dir)
+        self.max_file_bytes = max_file_bytes
+        self.dry_run = dry_run
+        self.history = History(self.state_dir, keep=keep_backups)
+        ledger_path = None
+        if session is not None:
+            ledger_path = self.state_dir / "sessions" / _safe_name(session)
+        self.ledger = ReadLedger(ledger_path)
+        workspace_rules: list[Rule] = []
+        for root in self.sandbox.roots:
+            config = root / CONFIG_FILE
+            if not config.is_symlink() and config.is_file():
+                workspace_rules.extend(load_rules(config))
+        # A workspace's own file comes with the repository: it may only tighten.
+        self.workspace_rules = workspace_rules
+        policy_file = user_policy_path()
+        user_rules = load_rules(policy_file) if policy_file.is_file() else []
+        self.user_rules = [*user_rules, *(rules or [])]
+        # The trusted policy file may lie inside a root (a root at $HOME): agents must not
+        # be able to write it, or they could loosen their own protections for next time.
+        self.user_policy_file = Path(os.path.realpath(policy_file))
+        self._toolsets: dict[str, ToolsetLike] = {}
+        self.watcher: Watcher | None = None
+        if watch:
+            from filewright.engine.watching import Watcher
+
+            self.watcher = Watcher(self.roots, self.state_dir, self.ledger).start()
+
+    def close(self) -> None:
+        """Stop the file watcher, if any."""
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher = None
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def external_changes(self) -> list[Path]:
+        """Files the agent read that changed on disk since (needs `watch=True`)."""
+        return self.watcher.changed() if self.watcher is not None else []
+
+    @property
+    def roots(self) -> list[Path]:
+        return list(self.sandbox.roots)
+
+    def engine(self, profile: list[Rule] | tuple[Rule, ...] = (), *, toolset: str = "") -> Engine:
+        """The engine for a toolset: profile rules first, then the workspace's own rules."""
+        policy = Policy(
+            [*profile, *self.user_rules], memory=self.memory, untrusted=self.workspace_rules
+        )
+        return Engine(self, policy, toolset)
+
+    def toolset(self, name: str, **options: Any) -> ToolsetLike:
+        """The toolset called `name` (see `filewright.engine.registry`) on this workspace."""
+        from filewright.engine.registry import create
+
+        key = name if not options else f"{name}:{sorted(options.items())!r}"
+        if key not in self._toolsets:
+            self._toolsets[key] = create(name, self, **options)
+        return self._toolsets[key]
+
+    def ensure_state(self) -> Path:
+        return ensure_state_dir(self.state_dir)
+
+
+def user_policy_path() -> Path:
+    """The user's own policy file (trusted: may loosen the protected set):
+    `$FILEWRIGHT_POLICY`, else `policy.toml` in the user's config directory
+    (`$XDG_CONFIG_HOME/filewright` or `~/.config/filewright` on Linux, as platformdirs
+    says, without importing it: every CLI call looks here; platformdirs elsewhere)."""
+    override = os.environ.get("FILEWRIGHT_POLICY")
+    if override:
+        return Path(override)
+    if sys.platform.startswith("linux"):
+        base = os.environ.get("XDG_CONFIG_HOME", "").strip() or os.path.expanduser("~/.config")
+        return Path(base) / "filewright" / "policy.toml"
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("filewright")) / "policy.toml"
+
+
+def _safe_name(name: str) -> str:
+    cleaned = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:80]
+    return cleaned.lstrip(".") or "default"
+
+
+class Engine:
+    """The workspace as one toolset sees it. All file access of a toolset goes through here."""
+
+    def __init__(self, workspace: Workspace, policy: Policy, toolset: str = "") -> None:
+        self.workspace = workspace
+        self.policy = policy
+        self.toolset = toolset
+
+    # -- step 1 and 2: resolve and policy ------------------------------------------------
+
+    def access(self, loc: Location) -> Access:
+        """The policy's answer for a location (its name and its real target)."""
+        if _inside(loc.real, self.workspace.state_dir):
+            return Access.HIDDEN
+        # With nested roots, a rule is checked against the path relative to every root that
+        # holds it, so naming a file through the inner root cannot dodge an outer rule.
+        nested = [
+            loc.real.relative_to(root).as_posix()
+            for root in self.workspace.sandbox.roots
+            if root != loc.root and _inside(loc.real, root)
+        ]
+        access = self.policy.access(loc.lexical_rel, loc.rel, *nested, is_dir=loc.is_dir)
+        if loc.real == self.workspace.user_policy_file and access in (Access.WRITE, Access.CONFIRM):
+            return Access.READ
+        return access
+
+    def is_visible_real(self, real: Path, is_dir: bool = False) -> bool:
+        """For listings and searches: may this real path appear in results?"""
+        if _inside(real, self.workspace.state_dir):
+            return False
+        root = self.workspace.sandbox.root_of(real)
+        if root is None:
+            return False
+        rel = real.relative_to(root).as_posix() if real != root else "."
+        return self.policy.access(rel, is_dir=is_dir) != Access.HIDDEN
+
+    def visibility(self, directory: Location) -> Callable[[str], bool]:
+        """A filter for listings and searches under `directory`: gets a path relative to
+        the directory (posix) and says whether it may appear in results."""
+        base = "" if directory.rel == "." else directory.rel + "/"
+        state = self.workspace.state_dir
+        root = directory.root
+
+        def visible(rel: str, is_dir: bool = False) -> bool:
+            full = base + rel.strip("/")
+            if _inside(root / full, state):
+                return False
+            return self.policy.access(full, is_dir=is_dir) != Access.HIDDEN
+
+        return visible
+
+    def locate_dir(self, path: str | None) -> Location:
+        """Resolve a directory to list or search (default: the first root)."""
+        loc, _ = self.locate(
+            path if path else str(self.workspace.sandbox.primary), purpose="list", expect="dir"
+        )
+        if not loc.exists:
+            raise fail("not_found", path or ".", message=f"directory not found: {path}")
+        return loc
+
+    def locate(
+        self, path: str, *, purpose: str = "read", expect: str = "file"
+    ) -> tuple[Location, Access]:
+        """Resolve `path` and check that `purpose` ("read", "write", "list") is allowed.
+
+        Raises OperationFailed with codes: invalid, outside, symlink_loop, not_found,
+        is_directory, not_directory, not_regular, hidden, denied, protected.
+        """
+        try:
+            loc = self.workspace.sandbox.resolve(path, expect=expect)
+        except PathRefused as exc:
+            raise fail(exc.code, path, message=exc.detail) from None
+        access = self.access(loc)
+        if access == Access.HIDDEN:
+            raise fail("hidden", path, message=f"not found: {path}")
+        if access == Access.DENY:
+            raise fail("denied", path, message=f"access denied by policy: {path}")
+        if purpose == "write" and access == Access.READ:
+            raise fail("protected", path, message=f"protected file: {path}")
+        return loc, access
+
+    # -- step 3: load ---------------------------------------------------------------------
+
+    def read_bytes(self, loc: Location, *, max_bytes: int | None = None) -> fsio.FileState:
+        limit = self.workspace.max_file_bytes if max_bytes is None else max_bytes
+        with disk_failures(loc.given):
+            return fsio.read_bytes(loc, max_bytes=limit)
+
+    def load_text(
+        self, loc: Location, *, max_bytes: int | None = None
+    ) -> tuple[TextFile, fsio.FileState]:
+        """Load and decode a text file; binary or undecodable files are refused."""
+        state = self.read_bytes(loc, max_bytes=max_bytes)
+        try:
+            return decode(state.data), state
+        except TextFileError as exc:
+            raise fail(exc.code, loc.given, message=exc.detail) from None
+
+    def record_read(self, loc: Location, digest: str | None) -> None:
+        """Remember that the agent has seen this content (for stale-read protection)."""
+        self.workspace.ledger.record(loc.real, digest)
+
+    def last_read(self, loc: Location) -> str | None:
+        return self.workspace.ledger.get(loc.real)
+
+
+@contextlib.contextmanager
+def disk_failures(given: str) -> Iterator[None]:
+    """Turn what the disk raises while reading `given` into OperationFailed values."""
+    try:
+        yield
+    except PathRefused as exc:
+        raise fail(exc.code, given, message=exc.detail, **_size(exc)) from None
+    except FileNotFoundError:
+        raise fail("not_found", given, message=f"file not found: {given}") from None
+    except IsADirectoryError:
+        raise fail("is_directory", given, message=f"path is a directory: {given}") from None
+    except PermissionError:
+        raise fail("permission", given, message=f"permission denied: {given}") from None
+    except OSError as exc:
+        raise fail("io_error", given, message=f"{exc.strerror or exc}: {given}") from None
+
+
+def _inside(child: Path, parent: Path) -> bool:
+    return child == parent or str(child).startswith(str(parent).rstrip(os.sep) + os.sep)
+
+
+def _size(exc: PathRefused) -> dict[str, Any]:
+    """For a too_large refusal: the file's `size` and the `limit`, in bytes."""
+    import re
+
+    found = re.search(r"(\d+) bytes \(limit (\d+) bytes\)", exc.detail or "")
+    if exc.code != "too_large" or found is None:
+        return {}
+    return {"size": int(found.group(1)), "limit": int(found.group(2))}
+
+
+__all__ = ["ConfirmRequest", "Engine", "OperationFailed", "Workspace", "approve_all"]

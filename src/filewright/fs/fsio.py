@@ -1,0 +1,306 @@
+"""Disk access that a swapped symlink cannot redirect, and writes that cannot tear.
+
+Every open walks from the root's directory descriptor one component at a time with
+`O_NOFOLLOW`, along the already-resolved real path. A real path has no symlinks in it,
+so meeting one here means the tree changed between check and use: the operation is
+refused instead of following it.
+
+Writes are atomic: a temporary file in the same directory, fsync, rename over the
+target, fsync of the directory. A crash leaves the old file or the new one. On Linux the
+temporary file is unnamed while it is written (O_TMPFILE) and gets its hidden
+`.<name>.<random>.fwtmp` name only just before the rename, so a process killed while
+writing leaves no temporary file behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import functools
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from filewright.fs.paths import Location, PathRefused
+
+TEMP_SUFFIX = ".fwtmp"
+_O_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_TMPFILE = getattr(os, "O_TMPFILE", 0)
+_PROC_FD = "/proc/self/fd"
+_NO_TMPFILE = frozenset(
+    {errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT, errno.EPERM, errno.EACCES}
+)
+
+
+def _parts(rel: str) -> list[str]:
+    if rel in ("", "."):
+        return []
+    return list(PurePosixPath(rel).parts)
+
+
+def _swapped(path: str) -> PathRefused:
+    return PathRefused("changed", path, f"path changed while in use (a symlink appeared): {path}")
+
+
+def _refuse_if_link(dir_fd: int, name: str, walked: str, exc: OSError) -> None:
+    """Turn "a symlink stands where a directory was" into PathRefused("changed")."""
+    if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+        return
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return
+    if stat.S_ISLNK(st.st_mode):
+        raise _swapped(walked) from None
+
+
+def _open_subdir(dir_fd: int, name: str, walked: str, create: bool) -> int:
+    try:
+        return os.open(name, _O_DIR | _O_NOFOLLOW, dir_fd=dir_fd)
+    except FileNotFoundError:
+        if not create:
+            raise
+    except OSError as exc:
+        _refuse_if_link(dir_fd, name, walked, exc)
+        raise
+    # mkdir never follows a symlink; one that appears meanwhile is refused by the open.
+    try:
+        os.mkdir(name, 0o777, dir_fd=dir_fd)
+    except FileExistsError:
+        pass
+    else:
+        with contextlib.suppress(OSError):
+            os.fsync(dir_fd)  # the new entry survives a power loss with the file in it
+    try:
+        return os.open(name, _O_DIR | _O_NOFOLLOW, dir_fd=dir_fd)
+    except OSError as exc:
+        _refuse_if_link(dir_fd, name, walked, exc)
+        raise
+
+
+@contextlib.contextmanager
+def open_dir(root: Path, rel_parts: list[str], *, create: bool = False) -> Iterator[int]:
+    """Yield a descriptor of the directory root/rel_parts, opened without following links.
+
+    With `create`, missing directories are made (mode 0o777 & ~umask).
+    """
+    fd = os.open(root, _O_DIR)
+    try:
+        walked: list[str] = []
+        for part in rel_parts:
+            walked.append(part)
+            nfd = _open_subdir(fd, part, "/".join(walked), create)
+            os.close(fd)
+            fd = nfd
+        yield fd
+    finally:
+        os.close(fd)
+
+
+@dataclass(frozen=True)
+class FileState:
+    """What was found at a location: its bytes and the metadata needed to write it back."""
+
+    data: bytes
+    mode: int
+    uid: int
+    gid: int
+    mtime_ns: int
+    size: int
+
+
+def _open_regular(loc: Location) -> tuple[int, os.stat_result]:
+    """Open the regular file at `loc` read-only (a FIFO cannot block the open); return the
+    fd, in blocking mode, and its stat. Refuses directories, other non-regular files and
+    a symlink swapped in along the way."""
+    parts = _parts(loc.rel)
+    if not parts:
+        raise PathRefused("is_directory", loc.given, f"path is a directory: {loc.given}")
+    with open_dir(loc.root, parts[:-1]) as dfd:
+        try:
+            fd = os.open(
+                parts[-1], os.O_RDONLY | _O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd
+            )
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise _swapped(loc.given) from None
+            if exc.errno == errno.EISDIR:
+                raise PathRefused(
+                    "is_directory", loc.given, f"path is a directory: {loc.given}"
+                ) from None
+            raise
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise PathRefused("is_directory", loc.given, f"path is a directory: {loc.given}")
+        raise PathRefused("not_regular", loc.given, f"not a regular file: {loc.given}")
+    os.set_blocking(fd, True)
+    return fd, st
+
+
+def read_bytes(loc: Location, *, max_bytes: int | None = None) -> FileState:
+    """Read the whole file at `loc` (regular files only)."""
+    fd, st = _open_regular(loc)
+    try:
+        if max_bytes is not None and st.st_size > max_bytes:
+            raise PathRefused(
+                "too_large",
+                loc.given,
+                f"file is too large: {st.st_size} bytes (limit {max_bytes} bytes)",
+            )
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        data = b"".join(chunks)
+        return FileState(
+            data=data,
+            mode=stat.S_IMODE(st.st_mode),
+            uid=st.st_uid,
+            gid=st.st_gid,
+            mtime_ns=st.st_mtime_ns,
+            size=len(data),
+        )
+    finally:
+        os.close(fd)
+
+
+def open_for_reading(loc: Location) -> int:
+    """Open the regular file at `loc` for streaming reads; the caller closes the fd."""
+    return _open_regular(loc)[0]
+
+
+def write_atomic(
+    loc: Location,
+    data: bytes,
+    *,
+    create_parents: bool = False,
+    mode: int | None = None,
+) -> None:
+    """Replace (or create) the file at `loc` with `data`, atomically.
+
+    The file's mode (and owner, where permitted) is kept; a new file gets `mode`, or
+    0o666 & ~umask (the umask at the time of the write). Raises FileNotFoundError when the parent is missing and `create_parents`
+    is false.
+    """
+    parts = _parts(loc.rel)
+    if not parts:
+        raise PathRefused("is_directory", loc.given, f"path is a directory: {loc.given}")
+    name = parts[-1]
+    with open_dir(loc.root, parts[:-1], create=create_parents) as dfd:
+        uid = gid = -1
+        try:
+            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        except FileNotFoundError:
+            st = None
+        if st is not None:
+            if stat.S_ISLNK(st.st_mode):
+                raise _swapped(loc.given)
+            if stat.S_ISDIR(st.st_mode):
+                raise PathRefused("is_directory", loc.given, f"path is a directory: {loc.given}")
+            if not stat.S_ISREG(st.st_mode):
+                raise PathRefused("not_regular", loc.given, f"not a regular file: {loc.given}")
+            mode = stat.S_IMODE(st.st_mode)
+            uid, gid = st.st_uid, st.st_gid
+        # A new file without an explicit mode gets 0o666 from the kernel, which applies
+        # the process's current umask (and any default ACL) exactly as open(2) would.
+        perm = 0o600 if mode is not None else 0o666
+        tmp = f".{name[:100]}.{os.urandom(6).hex()}{TEMP_SUFFIX}"
+        if not _write_unnamed(dfd, tmp, data, perm, uid, gid, mode):
+            fd = os.open(
+                tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | os.O_CLOEXEC, perm,
+                dir_fd=dfd,
+            )  # fmt: skip
+            try:
+                try:
+                    _fill(fd, data, uid, gid, mode)
+                finally:
+                    os.close(fd)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp, dir_fd=dfd)
+                raise
+        try:
+            os.rename(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dfd)
+            raise
+        with contextlib.suppress(OSError):
+            os.fsync(dfd)
+
+
+def _fill(fd: int, data: bytes, uid: int, gid: int, mode: int | None) -> None:
+    """Write all of `data` to `fd`, give it its owner and mode, fsync it."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    if uid != -1 and (uid != os.geteuid() or gid != os.getegid()):
+        with contextlib.suppress(OSError):
+            os.fchown(fd, uid, gid)
+    if mode is not None:
+        os.fchmod(fd, mode)
+    os.fsync(fd)
+
+
+@functools.cache
+def _have_proc_fd() -> bool:
+    return os.path.isdir(_PROC_FD)
+
+
+def _write_unnamed(
+    dfd: int, tmp: str, data: bytes, perm: int, uid: int, gid: int, mode: int | None
+) -> bool:
+    """Write `data` to an unnamed file in the directory, then link it as `tmp`.
+
+    False when the system or filesystem cannot (no O_TMPFILE, no /proc): the caller then
+    writes a named temporary file. Until the link the file has no name, so a process
+    killed while writing leaves nothing behind.
+    """
+    if not _O_TMPFILE or not _have_proc_fd():
+        return False
+    try:
+        fd = os.open(".", os.O_WRONLY | _O_TMPFILE | os.O_CLOEXEC, perm, dir_fd=dfd)
+    except OSError as exc:
+        if exc.errno in _NO_TMPFILE:
+            return False
+        raise
+    try:
+        _fill(fd, data, uid, gid, mode)
+        try:
+            os.link(f"{_PROC_FD}/{fd}", tmp, dst_dir_fd=dfd)
+        except OSError as exc:
+            if exc.errno in _NO_TMPFILE:
+                return False  # written for nothing; the named path writes it again
+            raise
+    finally:
+        os.close(fd)
+    return True
+
+
+def remove_file(loc: Location) -> None:
+    """Delete the regular file at `loc` (used by undo of a creation)."""
+    parts = _parts(loc.rel)
+    with open_dir(loc.root, parts[:-1]) as dfd:
+        st = os.stat(parts[-1], dir_fd=dfd, follow_symlinks=False)
+        if not stat.S_ISREG(st.st_mode):
+            raise PathRefused("not_regular", loc.given, f"not a regular file: {loc.given}")
+        os.unlink(parts[-1], dir_fd=dfd)
+        with contextlib.suppress(OSError):
+            os.fsync(dfd)
+
+
+def parent_exists(loc: Location) -> bool:
+    """True when the directory that would hold `loc` exists (and is a directory)."""
+    parts = _parts(loc.rel)
+    try:
+        with open_dir(loc.root, parts[:-1]):
+            return True
+    except (FileNotFoundError, NotADirectoryError):
+        return False

@@ -1,0 +1,301 @@
+"""Who may do what to which path: ordered rules of path patterns to access levels.
+
+Access levels, from most to least permissive:
+
+- `write`   read and change freely
+- `confirm` read freely; change only after the user approves
+- `read`    read only
+- `deny`    visible in listings, but neither read nor changed
+- `hidden`  behaves as if the file did not exist (absent from listings and searches)
+
+Rules use gitignore pattern syntax and are matched case-insensitively; the last rule
+that matches wins. A path is checked under its name *and* under its real target, and
+also with trailing dots and spaces stripped from each component and Unicode folded
+(NFKC), so `.ENV`, `.env.` and a symlink to `.git/config` are all caught; the most
+restrictive answer counts. Rules may be tied to the memory switch.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+
+class Access(StrEnum):
+    WRITE = "write"
+    CONFIRM = "confirm"
+    READ = "read"
+    DENY = "deny"
+    HIDDEN = "hidden"
+
+
+_STRICTNESS = {Access.WRITE: 0, Access.CONFIRM: 1, Access.READ: 2, Access.DENY: 3, Access.HIDDEN: 4}
+
+CONFIG_FILE = ".filewright.toml"
+STATE_DIR = ".filewright"
+
+
+class Risk(StrEnum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+
+
+def risk_of(operation: str, target_exists: bool) -> Risk:
+    """Risk of an operation: low for reads, medium to create or append, high to overwrite
+    or replace."""
+    if operation in ("read", "list", "search"):
+        return Risk.LOW
+    if operation == "append" or not target_exists:
+        return Risk.MEDIUM
+    return Risk.HIGH
+
+
+@dataclass(frozen=True)
+class Rule:
+    """`pattern` (gitignore syntax) gets `access`; `memory` limits the rule to when the
+    memory switch is on (True) or off (False)."""
+
+    pattern: str
+    access: Access
+    memory: bool | None = None
+    reason: str = ""
+
+
+# Always in force and not overridable: filewright's own state and temp files.
+ENGINE_RULES: tuple[Rule, ...] = (
+    Rule(f"/{STATE_DIR}/", Access.HIDDEN, reason="filewright state"),
+    Rule("*.fwtmp", Access.HIDDEN, reason="filewright temporary file"),
+    Rule(f"/{CONFIG_FILE}", Access.READ, reason="filewright policy file"),
+)
+
+# Files whose change can execute code or corrupt a repository: read-only by default.
+PROTECTED_RULES: tuple[Rule, ...] = tuple(
+    Rule(p, Access.READ, reason="protected file")
+    for p in (
+        ".git/",
+        ".gitmodules",
+        ".vscode/settings.json",
+        ".vscode/tasks.json",
+        ".vscode/launch.json",
+        ".mcp.json",
+        ".cursor/",
+        ".claude/settings*.json",
+        ".idea/workspace.xml",
+        ".envrc",
+        "package-lock.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "npm-shrinkwrap.json",
+        "bun.lockb",
+        "uv.lock",
+        "poetry.lock",
+        "Pipfile.lock",
+        "pdm.lock",
+        "Cargo.lock",
+        "Gemfile.lock",
+        "composer.lock",
+        "go.sum",
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".bash_logout",
+        ".profile",
+        ".zshrc",
+        ".zshenv",
+        ".zprofile",
+        ".zlogin",
+        ".cshrc",
+        ".tcshrc",
+        ".kshrc",
+        ".config/fish/config.fish",
+        ".inputrc",
+    )
+)
+
+
+def _fold(rel: str) -> str:
+    parts = []
+    for part in unicodedata.normalize("NFKC", rel).split("/"):
+        stripped = part.rstrip(" .")
+        parts.append(stripped if stripped else part)
+    return "/".join(parts).casefold()
+
+
+class Policy:
+    """Ordered access rules evaluated for a path relative to its root.
+
+    `rules` are trusted (a toolset's profile, the Python caller, the user's own config) and
+    may loosen the protected set. `untrusted` rules come from a workspace's
+    `.filewright.toml`, which arrives with whatever repository is checked out: they can
+    only make a path stricter than the trusted rules say, never looser.
+    """
+
+    def __init__(
+        self,
+        rules: list[Rule] | tuple[Rule, ...] = (),
+        *,
+        memory: bool = True,
+        default: Access = Access.WRITE,
+        untrusted: list[Rule] | tuple[Rule, ...] = (),
+    ) -> None:
+        self.memory = memory
+        self.default = default
+        self.rules: list[Rule] = [*PROTECTED_RULES, *rules, *ENGINE_RULES]
+        self.untrusted: list[Rule] = list(untrusted)
+        self._compiled = _compile(self.rules, trusted=True)
+        self._compiled_untrusted = _compile(self.untrusted, trusted=False)
+
+    def _access_one(self, rel: str, is_dir: bool) -> tuple[Access, Rule | None]:
+        key = rel + "/" if is_dir and not rel.endswith("/") else rel
+        access, found = self.default, None
+        memory = self.memory
+        for rule, rx in reversed(self._compiled):
+            if (rule.memory is None or rule.memory == memory) and rx.match(key):
+                access, found = rule.access, rule
+                break
+        for rule, rx in reversed(self._compiled_untrusted):
+            if (rule.memory is None or rule.memory == memory) and rx.match(key):
+                if _STRICTNESS[rule.access] > _STRICTNESS[access]:
+                    access, found = rule.access, rule
+                break
+        return access, found
+
+    def decide(self, *rels: str, is_dir: bool = False) -> tuple[Access, Rule | None]:
+        """The most restrictive access over every name of a path (and its folded forms)."""
+        best: tuple[Access, Rule | None] = (Access.WRITE, None)
+        for rel in rels:
+            if rel in ("", "."):
+                continue
+            for variant in {rel.casefold(), _fold(rel)}:
+                got = self._access_one(variant, is_dir)
+                if _STRICTNESS[got[0]] >= _STRICTNESS[best[0]]:
+                    best = got
+        if best[1] is None and not any(r not in ("", ".") for r in rels):
+            return self.default, None
+        return best
+
+    def access(self, *rels: str, is_dir: bool = False) -> Access:
+        return self.decide(*rels, is_dir=is_dir)[0]
+
+    def is_visible(self, rel: str, *, is_dir: bool = False) -> bool:
+        return self.access(rel, is_dir=is_dir) != Access.HIDDEN
+
+
+_TRUSTED_REGEXES: dict[str, Any] = {}
+_NOT_LITERAL = re.compile(r"[/*?\\[\]!\s]+")
+
+
+class _Pattern:
+    """One rule's gitignore pattern as a regular expression, compiled on first real use.
+
+    Trusted patterns compile with `re` (shared across policies); untrusted ones with the
+    `regex` engine, so a pathological pattern in a repository's .filewright.toml cannot
+    hang every path check. A path lacking the pattern's longest literal run cannot
+    match, so most checks never compile most patterns (start-up of a CLI call).
+    """
+
+    __slots__ = ("_rx", "literal", "source", "trusted")
+
+    def __init__(self, pattern: str, source: str, trusted: bool) -> None:
+        self.source, self.trusted, self._rx = source, trusted, None
+        plain = "\\" not in pattern and "[" not in pattern
+        runs = _NOT_LITERAL.split(pattern.strip()) if plain else []
+        self.literal = max(runs, key=len, default="")
+
+    def match(self, key: str) -> bool:
+        if self.literal and self.literal not in key:
+            return False
+        if self._rx is None:
+            if self.trusted:
+                self._rx = _TRUSTED_REGEXES.get(self.source)
+                if self._rx is None:
+                    self._rx = _TRUSTED_REGEXES[self.source] = re.compile(self.source)
+            else:
+                import regex
+
+                self._rx = regex.compile(self.source)
+        return self._rx.match(key) is not None
+
+
+def _compile(rules: list[Rule], *, trusted: bool) -> list[tuple[Rule, _Pattern]]:
+    """Each rule with its (case-folded) pattern; rules that match nothing are left out."""
+    compiled = []
+    for rule in rules:
+        pattern = rule.pattern.casefold()
+        source = _pattern_regex(pattern)
+        if source is not None:
+            compiled.append((rule, _Pattern(pattern, source, trusted)))
+    return compiled
+
+
+PATTERNS_FILE = Path(__file__).with_name("patterns.json")
+_patterns: dict[str, tuple[str | None, bool | None]] | None = None
+
+
+def _precomputed_patterns() -> dict[str, tuple[str | None, bool | None]]:
+    """pathspec's translations of the built-in patterns, from `patterns.json` (written
+    by `scripts/precompute.py`; a pattern missing there is translated at run time)."""
+    global _patterns
+    if _patterns is None:
+        import json
+
+        try:
+            raw = json.loads(PATTERNS_FILE.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raw = {}
+        _patterns = {
+            k: (v[0], v[1])
+            for k, v in (raw.items() if isinstance(raw, dict) else ())
+            if isinstance(v, list) and len(v) == 2
+        }
+    return _patterns
+
+
+def _pattern_regex(pattern: str) -> str | None:
+    """The regex source of an including gitignore pattern (None: matches nothing)."""
+    found = _precomputed_patterns().get(pattern)
+    if found is None:
+        from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
+
+        found = GitIgnoreBasicPattern.pattern_to_regex(pattern)
+    source, include = found
+    return source if include and source else None
+
+
+def load_rules(path: Path) -> list[Rule]:
+    """Rules from a workspace's `.filewright.toml`:
+
+    ```toml
+    [[rules]]
+    pattern = "secrets/"
+    access = "hidden"          # write | confirm | read | deny | hidden
+    memory = true              # optional: only while memory is on (false: only off)
+    ```
+    Raises ValueError with a clear message for a malformed file.
+    """
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"cannot read policy file {path}: {exc}") from None
+    rules: list[Rule] = []
+    for i, item in enumerate(data.get("rules", [])):
+        if not isinstance(item, dict) or not isinstance(item.get("pattern"), str):
+            raise ValueError(f"{path}: rules[{i}] needs a string 'pattern'")
+        try:
+            access = Access(item.get("access", "write"))
+        except ValueError:
+            raise ValueError(
+                f"{path}: rules[{i}].access must be one of {', '.join(a.value for a in Access)}"
+            ) from None
+        memory = item.get("memory")
+        if memory is not None and not isinstance(memory, bool):
+            raise ValueError(f"{path}: rules[{i}].memory must be true or false")
+        rules.append(Rule(item["pattern"], access, memory, reason="workspace policy"))
+    return rules

@@ -1,0 +1,473 @@
+"""Reading anything an agent points at: text by line ranges, images, PDFs, notebooks.
+
+Disk access and formatting are separate. `read_any` resolves a path through the engine
+(sandbox and policy), decides by content what the file is (`media.sniff`), reads it with
+the matching reader and returns a `ReadOutcome`; `read_lines` does the same for text
+only. The `format_*` functions and `notices` turn a `TextSlice` into what a model sees,
+in each toolset's style, and never touch the disk; `render_outcome` words images, PDFs
+and notebooks. Toolsets only choose a style and their own words for failures.
+
+Limits: `DEFAULT_LIMIT` lines per read and `MAX_LINE_CHARS` characters per line (both
+2000), an optional output budget in characters, the workspace's `max_file_bytes` for
+whole-file operations (a text read with no line limit, PDFs, notebooks), and
+`media.IMAGE_MAX_BYTES` (5 MB) for images. Ranges of text files of any size are
+streamed with flat memory (see `textread` and `linestream`).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from filewright.core.result import OperationFailed, fail
+from filewright.engine.workspace import disk_failures
+from filewright.fs.paths import Location
+from filewright.read.media import (
+    IMAGE_MAX_BYTES,
+    PDF_MAX_PAGES,
+    Image,
+    MediaError,
+    PdfText,
+    extract_pdf,
+    image_block_anthropic,
+    image_block_mcp,
+    image_from_bytes,
+    inline_data_gemini,
+    render_notebook,
+    sniff,
+)
+from filewright.read.textread import (
+    CUT_MARKER,
+    DEFAULT_LIMIT,
+    MAX_LINE_CHARS,
+    TAIL_COUNT_BYTES,
+    TextSlice,
+    human_size,
+    read_lines_fd,
+)
+
+if TYPE_CHECKING:
+    from filewright.engine.workspace import Engine
+
+PDF_INLINE_MAX_BYTES = 20 * 1024 * 1024  # Gemini's limit for inline request data
+_SNIFF_BYTES = 4096
+
+
+# -- the workspace side: find, open, size-check ----------------------------------------
+
+
+def locate_file(engine: Engine, target: str | Location) -> Location:
+    """Resolve a path for reading (policy checked) and require an existing file."""
+    if isinstance(target, Location):
+        loc = target
+    else:
+        loc, _access = engine.locate(target, purpose="read", expect="file")
+    if loc.is_dir:
+        raise fail("is_directory", loc.given, message=f"path is a directory: {loc.given}")
+    if not loc.exists:
+        raise fail("not_found", loc.given, message=f"file not found: {loc.given}")
+    return loc
+
+
+@contextlib.contextmanager
+def open_file(engine: Engine, loc: Location) -> Iterator[tuple[int, int]]:
+    """Open a regular file without following swapped symlinks; yields (fd, size)."""
+    from filewright.fs import fsio
+
+    with disk_failures(loc.given):
+        fd = fsio.open_for_reading(loc)
+    try:
+        yield fd, os.fstat(fd).st_size
+    finally:
+        os.close(fd)
+
+
+def _check_size(size: int, cap: int, path: str, what: str) -> None:
+    """Refuse a whole-file read above `cap` bytes, saying how big the file is."""
+    if size > cap:
+        raise fail(
+            "too_large",
+            path,
+            size=size,
+            limit=cap,
+            message=f"{what} is {size} bytes ({human_size(size)}), over the {human_size(cap)} limit",
+        )
+
+
+def _read_capped(fd: int, size: int, cap: int, path: str, what: str) -> bytes:
+    """The whole file, refused above `cap` bytes (also if it grows while being read)."""
+    _check_size(size, cap, path, what)
+    chunks: list[bytes] = []
+    offset = 0
+    while chunk := os.pread(fd, 1 << 20, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+        _check_size(offset, cap, path, what)
+    return b"".join(chunks)
+
+
+def _limit(engine: Engine, name: str, default: int) -> int:
+    value = getattr(engine.workspace, name, None)
+    return value if isinstance(value, int) and value > 0 else default
+
+
+# -- reading ---------------------------------------------------------------------------
+
+
+def read_lines(
+    engine: Engine,
+    target: str | Location,
+    start: int = 1,
+    limit: int | None = DEFAULT_LIMIT,
+    *,
+    tail: int | None = None,
+    max_line_chars: int = MAX_LINE_CHARS,
+    max_output_chars: int | None = None,
+    count_total: bool | None = None,
+    record: bool = True,
+) -> TextSlice:
+    """Lines [start, start+limit) — or the last `tail` lines — of a text file.
+
+    The read is recorded in the ledger (the whole file's sha256) unless `record` is
+    false or the file is above `max_file_bytes` (such files cannot be edited anyway).
+    Raises OperationFailed: not_found, is_directory, binary, too_large,
+    line_out_of_range, invalid, and the engine's path and policy codes.
+    """
+    loc = locate_file(engine, target)
+    cap = engine.workspace.max_file_bytes
+    with open_file(engine, loc) as (fd, size):
+        out = read_lines_fd(
+            fd,
+            size,
+            start,
+            limit,
+            tail=tail,
+            max_line_chars=max_line_chars,
+            max_output_chars=max_output_chars,
+            count_total=count_total,
+            hash_limit=cap,
+            whole_limit=cap,
+            path=loc.given,
+        )
+    if record and out.hash is not None:
+        engine.record_read(loc, out.hash)
+    return out
+
+
+@dataclass
+class ReadOutcome:
+    """What `read_any` read. `kind` is "text", "image", "pdf" or "notebook".
+
+    Exactly one of `text` (a TextSlice), `image`, `pdf` or `notebook` (the rendered
+    notebook) is set. `cut` says a PDF's or notebook's text is longer than the output
+    budget `max_output_chars`, so `render_outcome` shows only that much of it.
+    """
+
+    kind: str
+    loc: Location
+    size: int
+    mime_type: str
+    text: TextSlice | None = None
+    image: Image | None = None
+    pdf: PdfText | None = None
+    notebook: str | None = None
+    cells: int = 0
+    hash: str | None = None
+    cut: bool = False
+    max_output_chars: int | None = None
+
+    def data(self) -> dict[str, Any]:
+        """Structured, JSON-serialisable result data (images under "images")."""
+        out: dict[str, Any] = {
+            "path": str(self.loc.path),
+            "kind": self.kind,
+            "size": self.size,
+            "mime_type": self.mime_type,
+        }
+        if self.text is not None:
+            out.update(self.text.data())
+        if self.image is not None:
+            out["images"] = [self.image.to_dict()]
+            out["width"], out["height"] = self.image.width, self.image.height
+        if self.pdf is not None:
+            out["page_count"] = self.pdf.page_count
+            out["pages"] = [n for n, _ in self.pdf.pages]
+            out["has_text"] = self.pdf.has_text
+            out["more_pages"] = self.pdf.more_pages
+        if self.notebook is not None:
+            out["cells"] = self.cells
+        if self.kind in ("pdf", "notebook"):
+            out["truncated"] = self.cut or bool(self.pdf and self.pdf.more_pages)
+        if self.hash is not None:
+            out["hash"] = self.hash
+        return out
+
+
+def read_any(
+    engine: Engine,
+    path: str | Location,
+    *,
+    offset: int = 1,
+    limit: int | None = DEFAULT_LIMIT,
+    tail: int | None = None,
+    pages: str | None = None,
+    max_line_chars: int = MAX_LINE_CHARS,
+    max_output_chars: int | None = None,
+    count_total: bool | None = None,
+    image_max_bytes: int | None = None,
+    pdf_max_pages: int = PDF_MAX_PAGES,
+    record: bool = True,
+) -> ReadOutcome:
+    """Read whatever `path` is, deciding by content: text, image, PDF or notebook.
+
+    `offset`/`limit`/`tail` apply to text, `pages` ("3", "1-5", "2,4-6") to PDFs,
+    `max_output_chars` to text, PDFs and notebooks. The image cap defaults to the
+    workspace's `max_image_bytes` if it has one, else 5 MB. Text files and notebooks are
+    recorded in the read ledger. Raises OperationFailed with the codes of `read_lines`
+    plus: encrypted, corrupt, invalid_notebook, page_out_of_range.
+    """
+    loc = locate_file(engine, path)
+    cap = engine.workspace.max_file_bytes
+    with open_file(engine, loc) as (fd, size):
+        found = sniff(os.pread(fd, _SNIFF_BYTES, 0), loc.name)
+        out = ReadOutcome(found.kind, loc, size, found.mime_type, max_output_chars=max_output_chars)
+        if found.kind == "binary":
+            raise fail(
+                "binary",
+                loc.given,
+                mime_type=found.mime_type,
+                format=found.description,
+                message=f"binary file ({found.description})",
+            )
+        if found.kind == "image":
+            image_cap = image_max_bytes or _limit(engine, "max_image_bytes", IMAGE_MAX_BYTES)
+            out.image = image_from_bytes(
+                _read_capped(fd, size, image_cap, loc.given, "the image"), found.mime_type
+            )
+            return out
+        if found.kind == "pdf":
+            _check_size(size, cap, loc.given, "the PDF")
+            with os.fdopen(os.dup(fd), "rb") as stream:
+                out.pdf = _media(
+                    lambda: extract_pdf(stream, pages, max_pages=pdf_max_pages), loc.given
+                )
+            out.cut = _over(out.pdf.render(), max_output_chars)
+            return out
+        if found.kind == "notebook":
+            raw = _read_capped(fd, size, cap, loc.given, "the notebook")
+            out.notebook, out.cells = _media(lambda: render_notebook(raw), loc.given)
+            out.cut = _over(out.notebook, max_output_chars)
+            out.hash = hashlib.sha256(raw).hexdigest()
+        else:
+            out.kind, out.mime_type = "text", "text/plain"
+            out.text = read_lines_fd(
+                fd,
+                size,
+                offset,
+                limit,
+                tail=tail,
+                max_line_chars=max_line_chars,
+                max_output_chars=max_output_chars,
+                count_total=count_total,
+                hash_limit=cap,
+                whole_limit=cap,
+                path=loc.given,
+            )
+            out.hash = out.text.hash
+    if record and out.hash is not None:
+        engine.record_read(loc, out.hash)
+    return out
+
+
+def _media(call: Any, path: str) -> Any:
+    try:
+        return call()
+    except MediaError as exc:
+        raise fail(exc.code, path, message=exc.message, **exc.detail) from None
+
+
+def _over(text: str, budget: int | None) -> bool:
+    return budget is not None and len(text) > budget
+
+
+def pdf_inline(
+    engine: Engine, target: str | Location, *, max_bytes: int = PDF_INLINE_MAX_BYTES
+) -> dict[str, Any]:
+    """The raw PDF as a Gemini `inlineData` part (mime application/pdf, base64 data)."""
+    loc = locate_file(engine, target)
+    with open_file(engine, loc) as (fd, size):
+        raw = _read_capped(fd, size, max_bytes, loc.given, "the PDF")
+    if b"%PDF-" not in raw[:1024]:
+        raise fail("binary", loc.given, message="not a PDF file")
+    return {
+        "inlineData": {"mimeType": "application/pdf", "data": base64.b64encode(raw).decode("ascii")}
+    }
+
+
+# -- formatting (pure) -----------------------------------------------------------------
+
+
+def format_numbered(s: TextSlice, *, width: int | None = None, empty: str = "(empty file)") -> str:
+    """`cat -n` style: right-aligned line number, a TAB, the line.
+
+    `width` None pads to the widest number shown (the claude seed); 6 is `cat -n`.
+    An empty file gives `empty`.
+    """
+    if not s.lines:
+        return empty if s.total_lines == 0 else ""
+    if width is None:
+        width = max(len(str(s.start)), len(str(s.end)))
+    return "\n".join(f"{s.start + i:>{width}}\t{line}" for i, line in enumerate(s.lines))
+
+
+def format_plain(s: TextSlice) -> str:
+    """The lines as they are, without numbers."""
+    return "\n".join(s.lines)
+
+
+def notices(s: TextSlice, *, offset_name: str = "offset", first_line: int = 1) -> list[str]:
+    """Bracketed notes on what was left out and how to read it.
+
+    `first_line` is the number the toolset's offset gives the first line (1, or 0 for
+    0-based offsets); `offset_name` its parameter name.
+    """
+    shift = first_line - 1
+    out: list[str] = []
+    total = "?" if s.total_lines is None else str(s.total_lines)
+    if s.from_end:
+        out.append(
+            f"[Showing the last {len(s.lines)} lines of a {human_size(s.size)} file. Its lines were "
+            "not counted (too large to count quickly), so they are numbered from the end: -1 is the "
+            "last line.]"
+        )
+    elif s.tail and s.truncated:
+        earlier = max(s.start - DEFAULT_LIMIT, 1)
+        out.append(
+            f"[Showing the last {len(s.lines)} lines ({s.start}-{s.end} of {total}). To read earlier "
+            f"lines use {offset_name}={earlier + shift} and limit={s.start - earlier}.]"
+        )
+    elif s.truncated:
+        nxt = f"Use {offset_name}={s.end + 1 + shift} to read more."
+        if s.truncated_by == "budget":
+            out.append(
+                f"[Output limit of {s.max_output_chars} characters reached: showing lines "
+                f"{s.start}-{s.end} of {total}. {nxt}]"
+            )
+        else:
+            out.append(f"[Showing lines {s.start}-{s.end} of {total}. {nxt}]")
+    if s.cut_lines:
+        listed = ", ".join(str(n) for n in s.cut_lines[:10]) + (
+            ", …" if len(s.cut_lines) > 10 else ""
+        )
+        out.append(
+            f"[{len(s.cut_lines)} line(s) longer than {s.max_line_chars} characters were cut "
+            f"(marked{CUT_MARKER}): {listed}]"
+        )
+    if s.lossy:
+        out.append(f"[Some bytes are not valid {s.encoding}; they are shown as \ufffd.]")
+    return out
+
+
+def _with_notices(body: str, notes: list[str]) -> str:
+    if not notes:
+        return body
+    return (body + "\n\n" if body else "") + "\n".join(notes)
+
+
+def format_claude(s: TextSlice) -> str:
+    """The claude seed's Read: numbers padded to the widest shown, then notices."""
+    return _with_notices(format_numbered(s), notices(s))
+
+
+def format_default(s: TextSlice) -> str:
+    """The default toolset: numbered lines, then notices."""
+    return _with_notices(format_numbered(s), notices(s))
+
+
+def format_gemini(s: TextSlice) -> str:
+    """The gemini seed's read_file: plain content, prefixed when anything was left out."""
+    body = format_plain(s)
+    if not (s.truncated or s.cut_lines):
+        return body
+    total = "?" if s.total_lines is None else str(s.total_lines)
+    return (
+        f"[File content truncated: showing lines {s.start}-{s.end} of {total} total lines. "
+        f"Use offset/limit parameters to view more.]\n{body}"
+    )
+
+
+def render_outcome(outcome: ReadOutcome, style: str = "default") -> str:
+    """The model-facing text of any outcome; text uses `format_<style>`."""
+    name = outcome.loc.path.name
+    if outcome.text is not None:
+        formatter = {"claude": format_claude, "gemini": format_gemini}.get(style, format_default)
+        return formatter(outcome.text)
+    if outcome.image is not None:
+        img = outcome.image
+        dims = f", {img.width}x{img.height} pixels" if img.width is not None else ""
+        return f"[Image file: {name} ({img.mime_type}{dims}, {human_size(img.size)})]"
+    if outcome.pdf is not None:
+        pdf = outcome.pdf
+        shown = [n for n, _ in pdf.pages]
+        span = f"{shown[0]}-{shown[-1]}" if shown else "none"
+        head = f"[PDF file: {name}, {pdf.page_count} page(s); showing pages {span}]"
+        if not pdf.has_text:
+            return (
+                f"{head}\nThe PDF has no extractable text on these pages (it may consist of scanned "
+                "images)."
+            )
+        body = pdf.render()
+        notes = []
+        if outcome.cut and outcome.max_output_chars is not None:
+            body = body[: outcome.max_output_chars]
+            notes.append(
+                f"[Output limit of {outcome.max_output_chars} characters reached; ask for fewer "
+                "pages to see the rest.]"
+            )
+        if pdf.more_pages:
+            notes.append(
+                f"[The PDF has {pdf.page_count} pages; showing the first {len(shown)}. Use "
+                f"pages='{len(shown) + 1}-{min(pdf.page_count, 2 * len(shown))}' to read more.]"
+            )
+        return _with_notices(f"{head}\n{body}", notes)
+    text = outcome.notebook or ""
+    if outcome.cut and outcome.max_output_chars is not None:
+        text = text[: outcome.max_output_chars] + (
+            f"\n\n[Output limit of {outcome.max_output_chars} characters reached; the notebook is "
+            f"{len(text)} characters long.]"
+        )
+    return text
+
+
+__all__ = [
+    "CUT_MARKER",
+    "DEFAULT_LIMIT",
+    "IMAGE_MAX_BYTES",
+    "MAX_LINE_CHARS",
+    "PDF_INLINE_MAX_BYTES",
+    "TAIL_COUNT_BYTES",
+    "Image",
+    "OperationFailed",
+    "ReadOutcome",
+    "TextSlice",
+    "format_claude",
+    "format_default",
+    "format_gemini",
+    "format_numbered",
+    "format_plain",
+    "image_block_anthropic",
+    "image_block_mcp",
+    "inline_data_gemini",
+    "locate_file",
+    "notices",
+    "open_file",
+    "pdf_inline",
+    "read_any",
+    "read_lines",
+    "render_outcome",
+]

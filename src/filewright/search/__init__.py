@@ -1,0 +1,41 @@
+"""Finding files and text: grep, glob and directory listings, at ripgrep speed.
+
+Owns: the two search engines (ripgrep driven as a subprocess, a pure-Python fallback),
+gitignore-aware walking, result types and the gemini-style result formatting. Gets a real
+directory and a `visible` callback from the engine; never resolves workspace paths or
+decides policy itself. See `grep` for the decisions both engines share.
+"""
+
+from filewright.search.grep import (
+    Entry,
+    FileMatches,
+    GlobResult,
+    GrepResult,
+    LineMatch,
+    ListResult,
+    Visible,
+    find_rg,
+    format_glob_gemini,
+    format_grep_gemini,
+    format_list_gemini,
+    glob,
+    grep,
+    list_directory,
+)
+
+__all__ = [
+    "Entry",
+    "FileMatches",
+    "GlobResult",
+    "GrepResult",
+    "LineMatch",
+    "ListResult",
+    "Visible",
+    "find_rg",
+    "format_glob_gemini",
+    "format_grep_gemini",
+    "format_list_gemini",
+    "glob",
+    "grep",
+    "list_directory",
+]

@@ -1,0 +1,384 @@
+"""The typer app behind `filewright`: every command, its options and its help.
+
+`filewright.surfaces.cli.main.main` handles a plain `call` itself (fast start-up) and sends everything
+else here through `run_app`, which also turns command-line usage errors into the
+contract's form: exit status 2, one line on stderr, and for `call` the JSON object.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from typer._click.exceptions import NoArgsIsHelpError
+from typer._click.exceptions import UsageError as ClickUsageError
+
+from filewright.surfaces.cli.calls import (
+    EXIT_FAILED,
+    TOOLSET_NAMES,
+    UsageError,
+    load_toolset,
+    open_workspace,
+    report_usage_error,
+    run_call,
+)
+
+HELP = """Safe, precise and fast file tools for LLM agents.
+
+Run one tool (prints one JSON object; exit 0 ok, 1 tool failure, 2 usage error):
+
+  filewright call read '{"path": "README.md", "limit": 20}'
+
+  filewright call --toolset claude Edit '{"file_path": "/abs/a.py", "old_string": "x = 1", "new_string": "x = 2"}'
+
+  echo '{"path": "notes.md", "content": "hi"}' | filewright call --dry-run write -
+
+See what an agent gets, or hand the tools to a model:
+
+  filewright tools --toolset gemini
+
+  filewright tools --toolset claude --format anthropic > tools.json
+
+Serve them to an agent host over MCP (stdio; --http 127.0.0.1:8765 for HTTP):
+
+  filewright serve --toolset claude --root ~/project
+
+Take a change back:
+
+  filewright history notes.md ; filewright undo notes.md
+"""
+
+app = typer.Typer(
+    name="filewright",
+    help=HELP,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+class OnOff(StrEnum):
+    on = "on"
+    off = "off"
+
+
+class Locale(StrEnum):
+    en = "en"
+    zh = "zh"
+
+
+Roots = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--root",
+        "-r",
+        metavar="DIR",
+        help="Workspace root directory (repeatable; relative paths resolve against the first; "
+        "default: the current directory).",
+    ),
+]
+ToolsetName = Annotated[
+    str, typer.Option("--toolset", "-t", metavar="NAME", help=f"Toolset: {TOOLSET_NAMES}.")
+]
+
+
+def _roots(root: list[Path] | None) -> list[str] | None:
+    return [str(r) for r in root] if root else None
+
+
+def _fail(exc: UsageError, *, json_out: bool = True) -> typer.Exit:
+    return typer.Exit(report_usage_error(str(exc), json_out=json_out))
+
+
+@app.command(
+    epilog="Examples:\n\n"
+    '  filewright call read \'{"path": "a.txt", "offset": 10, "limit": 5}\'\n\n'
+    "  filewright call --root ws --toolset worker replace_in_file "
+    '\'{"path": "a.txt", "old": "x", "new": "y"}\'\n\n'
+    '  filewright call --human edit \'{"path": "a.txt", "old_string": "x", '
+    '"new_string": "y"}\'   (coloured diff)'
+)
+def call(
+    tool: Annotated[
+        str, typer.Argument(metavar="TOOL", help="Tool name, e.g. read, Edit, replace.")
+    ],
+    args: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="JSON-ARGS", help="Tool arguments as a JSON object ('-' reads stdin)."
+        ),
+    ] = None,
+    root: Roots = None,
+    toolset: ToolsetName = "default",
+    locale: Annotated[Locale, typer.Option(help="Language of engine messages.")] = Locale.en,
+    memory: Annotated[
+        OnOff, typer.Option(help="Memory switch (companion: USER.md / MEMORY.md).")
+    ] = OnOff.on,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show what would change; write nothing.")
+    ] = False,
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Approve changes that need confirmation.")
+    ] = False,
+    human: Annotated[
+        bool, typer.Option("--human", help="Readable output with a coloured diff instead of JSON.")
+    ] = False,
+    no_progress: Annotated[
+        bool,
+        typer.Option(
+            "--no-progress",
+            help="Draw no progress bar on stderr (drawn only when stderr is a terminal and "
+            "a long search reports progress).",
+        ),
+    ] = False,
+) -> None:
+    """Call one tool and print its result as one JSON object {"ok", "text", "data"}.
+
+    Changes that need confirmation are asked on the terminal (diff on stderr), approved
+    with --yes, and refused when nobody can be asked (stdin is not a terminal).
+
+    When stderr is a terminal, a long search shows a progress bar there, erased before
+    the result is printed (--no-progress: none; TERM=dumb: none; NO_COLOR: no colours).
+    """
+    code = run_call(
+        tool,
+        args,
+        roots=_roots(root),
+        toolset=toolset,
+        locale=locale.value,
+        memory=memory == OnOff.on,
+        dry_run=dry_run,
+        yes=yes,
+        human=human,
+        progress=not no_progress,
+    )
+    raise typer.Exit(code)
+
+
+@app.command(
+    epilog="Examples:\n\n"
+    "  filewright tools --toolset claude\n\n"
+    "  filewright tools --toolset gemini --format gemini\n\n"
+    "  filewright tools --format mcp | jq '.[].annotations'"
+)
+def tools(
+    toolset: ToolsetName = "default",
+    format: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help="openai | openai-responses | anthropic | gemini | mcp (JSON). "
+            "Default: a table on a terminal, openai JSON otherwise.",
+        ),
+    ] = None,
+    root: Roots = None,
+    memory: Annotated[
+        OnOff, typer.Option(help="Memory switch (changes the companion's tools).")
+    ] = OnOff.on,
+) -> None:
+    """List a toolset's tools, or print their function-calling definitions."""
+    from filewright.tools.schemas import FORMATS
+
+    if format is not None and format not in FORMATS:
+        raise _fail(
+            UsageError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}"),
+            json_out=False,
+        )
+    try:
+        ws = open_workspace(_roots(root), memory=memory == OnOff.on, toolset=toolset)
+        ts = load_toolset(ws, toolset)
+    except UsageError as exc:
+        raise _fail(exc, json_out=False) from None
+    if format is None and sys.stdout.isatty():
+        _print_table(ts, toolset)
+        return
+    sys.stdout.write(
+        json.dumps(ts.definitions(format or "openai"), ensure_ascii=False, indent=2) + "\n"
+    )
+
+
+def _print_table(ts: object, name: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from filewright.tools.schemas import parameters_schema
+
+    table = Table(title=f"filewright toolset: {name}", show_lines=True)
+    for column in ("tool", "parameters ([optional])", "kind", "description"):
+        table.add_column(column, overflow="fold")
+    for t in ts.tools():  # type: ignore[attr-defined]
+        schema = parameters_schema(t)
+        required = set(schema.get("required", []))
+        params = ", ".join(p if p in required else f"[{p}]" for p in schema.get("properties", {}))
+        if t.read_only:
+            kind = "read-only"
+        elif t.destructive:
+            kind = "changes (destructive)"
+        else:
+            kind = "changes (additive)"
+        first = t.description.strip().split("\n")[0]
+        table.add_row(t.name, params, kind, first[:160])
+    Console().print(table)
+
+
+@app.command()
+def undo(
+    path: Annotated[str, typer.Argument(help="File whose last change to undo.")],
+    root: Roots = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show what undo would restore.")
+    ] = False,
+) -> None:
+    """Restore a file to its content before its last change (repeat to go further back)."""
+    from filewright.engine.undo import undo as undo_change
+
+    try:
+        ws = open_workspace(_roots(root))
+    except UsageError as exc:
+        raise _fail(exc) from None
+    outcome = undo_change(ws.engine(), path, dry_run=dry_run)
+    if not outcome.ok:
+        from filewright.core.messages import failure_text
+
+        assert outcome.failure is not None
+        text = failure_text(outcome.failure)
+        print(json.dumps({"ok": False, "text": text, "data": outcome.data()}, ensure_ascii=False))
+        raise typer.Exit(EXIT_FAILED)
+    undone = outcome.extra.get("undone", {})
+    verb = "Would restore" if dry_run else "Restored"
+    text = f"{verb} {path} to before its {undone.get('operation', 'last')} of {undone.get('time', '?')}"
+    print(json.dumps({"ok": True, "text": text, "data": outcome.data()}, ensure_ascii=False))
+
+
+@app.command()
+def history(
+    path: Annotated[
+        str | None, typer.Argument(help="File to show; omit to list files with history.")
+    ] = None,
+    root: Roots = None,
+) -> None:
+    """Show the recorded changes of a file (newest last), or the files that have any."""
+    try:
+        ws = open_workspace(_roots(root))
+    except UsageError as exc:
+        raise _fail(exc) from None
+    if path is None:
+        files = ws.history.files()
+        print(
+            json.dumps(
+                {"ok": True, "text": "\n".join(files) or "(no history)", "data": {"files": files}},
+                ensure_ascii=False,
+            )
+        )
+        return
+    from filewright.core.result import OperationFailed
+
+    engine = ws.engine()
+    try:
+        loc, _ = engine.locate(path, purpose="read")
+    except OperationFailed as exc:
+        from filewright.core.messages import failure_text
+
+        print(
+            json.dumps(
+                {
+                    "ok": False,
+                    "text": failure_text(exc.failure),
+                    "data": {"error": exc.failure.code},
+                }
+            )
+        )
+        raise typer.Exit(EXIT_FAILED) from None
+    entries = [e.to_dict() for e in ws.history.entries(str(loc.real))]
+    lines = [
+        f"{e['id']:>3}  {e['time']}  {e['operation']:<8} {'modified' if e['existed'] else 'created'}"
+        for e in entries
+    ]
+    print(
+        json.dumps(
+            {
+                "ok": True,
+                "text": "\n".join(lines) or f"(no history for {path})",
+                "data": {"path": str(loc.path), "entries": entries},
+            },
+            ensure_ascii=False,
+        )
+    )
+
+
+@app.command(
+    epilog="Roots: --root given → those directories only. Without --root, over stdio, the "
+    "client's MCP roots when it offers them, else the current directory; over HTTP the "
+    "client is not asked.\n\n"
+    "Confirmation: asked through MCP elicitation (the diff in the message) when the client "
+    "supports it; otherwise refused, or approved when --yes is given.\n\n"
+    "Examples:\n\n"
+    "  filewright serve --toolset claude --root ~/project\n\n"
+    "  filewright serve --http 127.0.0.1:8765 --root ~/notes --toolset memo\n\n"
+    "  claude mcp add filewright -- uvx filewright serve --toolset claude"
+)
+def serve(
+    root: Roots = None,
+    toolset: ToolsetName = "default",
+    http: Annotated[
+        str | None,
+        typer.Option(
+            "--http",
+            metavar="HOST:PORT",
+            help="Serve streamable HTTP on HOST:PORT (path /mcp) instead of stdio.",
+        ),
+    ] = None,
+    locale: Annotated[Locale, typer.Option(help="Language of engine messages.")] = Locale.en,
+    memory: Annotated[OnOff, typer.Option(help="Memory switch (companion).")] = OnOff.on,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes",
+            help="Approve confirmations when the client cannot be asked (no elicitation support).",
+        ),
+    ] = False,
+) -> None:
+    """Serve a toolset over MCP (stdio by default). Logs go to stderr."""
+    try:
+        from filewright.surfaces.mcp.server import run_server
+    except ImportError as exc:
+        raise _fail(UsageError(f"the MCP server is not available: {exc}"), json_out=False) from None
+    try:
+        run_server(
+            roots=_roots(root),
+            toolset=toolset,
+            http=http,
+            locale=locale.value,
+            memory=memory == OnOff.on,
+            yes=yes,
+        )
+    except ValueError as exc:
+        raise _fail(UsageError(str(exc)), json_out=False) from None
+
+
+def run_app(args: list[str]) -> int:
+    """Run the typer app on `args`; usage errors as one line on stderr (JSON too for call)."""
+    try:
+        result = app(args=args, prog_name="filewright", standalone_mode=False)
+    except typer.Exit as exc:
+        return int(exc.exit_code or 0)
+    except NoArgsIsHelpError as exc:
+        print(exc.format_message())
+        return 2
+    except ClickUsageError as exc:
+        command = args[0] if args else ""
+        hint = (
+            f" (see filewright {command} --help)"
+            if command in ("call", "tools", "serve", "undo", "history")
+            else ""
+        )
+        return report_usage_error(exc.format_message() + hint, json_out=command == "call")
+    except typer.Abort:
+        return 130
+    return int(result) if isinstance(result, int) else 0

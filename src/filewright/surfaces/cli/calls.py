@@ -1,0 +1,181 @@
+"""What both command-line parsers share: opening the workspace, running one call, printing
+its result for people, usage errors and the terminal confirmation prompt.
+
+Imports nothing heavy at module level (see `main`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from filewright.core.result import Result
+    from filewright.engine.workspace import ConfirmRequest, Workspace
+    from filewright.tools.base import Toolset
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+USAGE_ERRORS = {"bad_arguments", "unknown_tool", "usage"}
+TOOLSET_NAMES = "default, claude, text_editor, gemini, worker, companion, memo"
+LOCALES = ("en", "zh")
+ON_OFF = ("on", "off")
+
+
+class UsageError(Exception):
+    """A usage error: reported as one line on stderr (and a JSON object for `call`)."""
+
+
+def report_usage_error(message: str, *, json_out: bool = True) -> int:
+    """Print the usage error (JSON on stdout when `json_out`, one line on stderr); return 2."""
+    if json_out:
+        payload = {"ok": False, "text": message, "data": {"error": "usage"}}
+        sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+    print(f"filewright: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def terminal_confirm(request: ConfirmRequest) -> bool:
+    """Show the diff in colour on stderr and ask on the terminal."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.syntax import Syntax
+
+    from filewright.fs.paths import printable
+
+    console = Console(stderr=True)
+    console.print(
+        f"[bold]{escape(request.operation)}[/bold] {escape(request.path)}  (risk: {request.risk})"
+    )
+    if request.diff:
+        # Escapes in the content must not redraw the terminal while a person reviews it.
+        diff = printable(request.diff)
+        console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default"))
+    console.print("Apply this change? \\[y/N] ", end="")
+    try:
+        answer = sys.stdin.readline()
+    except (OSError, KeyboardInterrupt):
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
+def open_workspace(
+    roots: list[str] | None,
+    *,
+    locale: str = "en",
+    memory: bool = True,
+    yes: bool = False,
+    dry_run: bool = False,
+    toolset: str = "default",
+) -> Workspace:
+    """The CLI's workspace: confirm with --yes, on a terminal, or not at (refuse)."""
+    from filewright.engine.workspace import Workspace
+
+    confirm: Any = None
+    if yes:
+        confirm = True
+    elif sys.stdin.isatty():
+        confirm = terminal_confirm
+    chosen: list[Any] = list(roots or [])
+    if not chosen and toolset == "companion":
+        from filewright.toolsets.companion import default_workspace
+
+        chosen = [str(default_workspace())]
+    try:
+        return Workspace(
+            chosen or ["."],
+            locale=locale,
+            memory=memory,
+            confirm=confirm,
+            session="cli",
+            dry_run=dry_run,
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def load_toolset(ws: Workspace, name: str) -> Toolset:
+    """`ws.toolset(name)`, an unknown name being a usage error."""
+    try:
+        return ws.toolset(name)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def run_call(
+    tool: str,
+    args: str | None,
+    *,
+    roots: list[str] | None = None,
+    toolset: str = "default",
+    locale: str = "en",
+    memory: bool = True,
+    dry_run: bool = False,
+    yes: bool = False,
+    human: bool = False,
+    progress: bool = True,
+) -> int:
+    """The `call` command: run one tool, print the result, return the exit status.
+
+    `progress`: show the progress the tool reports on stderr when it is a terminal.
+    """
+    try:
+        raw = sys.stdin.read() if args == "-" else (args or "{}")
+        try:
+            parsed = json.loads(raw)
+        except (ValueError, RecursionError) as exc:  # RecursionError: absurdly nested JSON
+            raise UsageError(f"JSON-ARGS is not valid JSON: {exc}") from None
+        if not isinstance(parsed, dict):
+            raise UsageError('JSON-ARGS must be a JSON object, e.g. \'{"path": "a.txt"}\'')
+        ws = open_workspace(
+            roots, locale=locale, memory=memory, yes=yes, dry_run=dry_run, toolset=toolset
+        )
+        ts = load_toolset(ws, toolset)
+        if progress and _stderr_is_terminal():
+            from filewright.surfaces.cli.progress import shown_during
+
+            with shown_during(tool):  # erased before the result is printed
+                result = ts.call(tool, parsed)
+        else:
+            result = ts.call(tool, parsed)
+    except UsageError as exc:
+        return report_usage_error(str(exc))
+    if human:
+        print_human(result)
+    else:
+        sys.stdout.write(result.to_json() + "\n")
+    sys.stdout.flush()
+    if result.ok:
+        return EXIT_OK
+    if result.data.get("error") in USAGE_ERRORS:
+        first = result.text.splitlines()[0] if result.text else "usage error"
+        print(f"filewright: {first}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_FAILED
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced or closed stderr
+        return False
+
+
+def print_human(result: Result) -> None:
+    """Readable output: the text (green when ok, red when not) and a coloured diff."""
+    from rich.console import Console
+    from rich.syntax import Syntax
+
+    from filewright.fs.paths import printable
+
+    console = Console()
+    style = "green" if result.ok else "red"
+    diff = result.data.get("diff") if isinstance(result.data, dict) else None
+    text = result.text
+    if diff and diff.rstrip("\n") in text:
+        text = text.replace(diff.rstrip("\n"), "").rstrip()
+    console.print(printable(text), style=style, markup=False, highlight=False)
+    if diff:
+        console.print(
+            Syntax(printable(diff), "diff", theme="ansi_dark", background_color="default")
+        )

@@ -1,0 +1,136 @@
+"""The `filewright` command: call a tool, list tools, serve them, undo and inspect history.
+
+    filewright call [--root DIR]... [--toolset NAME] [--locale en|zh] [--memory on|off]
+                    [--dry-run] [--yes] [--human] [--no-progress] TOOL ['JSON-ARGS']
+    filewright tools [--toolset NAME] [--format FORMAT]
+    filewright serve [--root DIR]... [--toolset NAME] [--http HOST:PORT] [--yes]
+    filewright undo PATH / filewright history [PATH]
+
+`call` prints one JSON object {"ok", "text", "data"} and exits 0 when ok, 1 when the tool
+reported a failure, 2 for a usage error (then a one-line message goes to stderr).
+When stderr is a terminal, a long call shows its progress there (`filewright.surfaces.cli.progress`;
+off with --no-progress).
+
+Start-up matters for `call` (agents run it once per tool call), so this module imports
+nothing heavy: a plain `call` command line is parsed here by `parse_call_argv`, which
+accepts exactly the options of the typer command and hands everything else (help,
+unknown or malformed options, other commands) to the typer app in `filewright.surfaces.cli.app`.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from filewright.surfaces.cli.calls import LOCALES, ON_OFF, run_call
+
+# -- the fast path for `call` ------------------------------------------------------------------
+
+_VALUE_OPTIONS = {
+    "--root": "roots",
+    "-r": "roots",
+    "--toolset": "toolset",
+    "-t": "toolset",
+    "--locale": "locale",
+    "--memory": "memory",
+}
+_FLAGS = {
+    "--dry-run": "dry_run",
+    "--yes": "yes",
+    "-y": "yes",
+    "--human": "human",
+    "--no-progress": "no_progress",
+}
+
+
+def parse_call_argv(argv: list[str]) -> dict[str, Any] | None:
+    """Parse `call ...` exactly as the typer command would, or None to let typer do it.
+
+    None for anything this parser does not fully understand: help, unknown options,
+    combined short options, values that look like options, invalid choices, a wrong
+    number of arguments. Typer then produces the same result or the proper error.
+    """
+    if not argv or argv[0] != "call":
+        return None
+    from pathlib import Path
+
+    opts: dict[str, Any] = {
+        "roots": [],
+        "toolset": "default",
+        "locale": "en",
+        "memory": "on",
+        "dry_run": False,
+        "yes": False,
+        "human": False,
+        "no_progress": False,
+    }
+    positionals: list[str] = []
+    i = 1
+    while i < len(argv):
+        token = argv[i]
+        if token == "--":
+            positionals.extend(argv[i + 1 :])
+            break
+        if token.startswith("-") and token != "-":
+            name, eq, value = token.partition("=") if token.startswith("--") else (token, "", "")
+            if name in _FLAGS and not eq:
+                opts[_FLAGS[name]] = True
+            elif name in _VALUE_OPTIONS:
+                if not eq:
+                    i += 1
+                    if i >= len(argv) or (argv[i].startswith("-") and argv[i] != "-"):
+                        return None
+                    value = argv[i]
+                key = _VALUE_OPTIONS[name]
+                if key == "roots":
+                    opts["roots"].append(str(Path(value)))
+                else:
+                    opts[key] = value
+            else:
+                return None
+        else:
+            positionals.append(token)
+        i += 1
+    if not 1 <= len(positionals) <= 2:
+        return None
+    if opts["locale"] not in LOCALES or opts["memory"] not in ON_OFF:
+        return None
+    opts["tool"] = positionals[0]
+    opts["args"] = positionals[1] if len(positionals) > 1 else None
+    return opts
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point."""
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        fast = parse_call_argv(args)
+        if fast is not None:
+            sys.exit(
+                run_call(
+                    fast["tool"],
+                    fast["args"],
+                    roots=fast["roots"] or None,
+                    toolset=fast["toolset"],
+                    locale=fast["locale"],
+                    memory=fast["memory"] == "on",
+                    dry_run=fast["dry_run"],
+                    yes=fast["yes"],
+                    human=fast["human"],
+                    progress=not fast["no_progress"],
+                )
+            )
+        from filewright.surfaces.cli.app import run_app
+
+        sys.exit(run_app(args))
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+def __getattr__(name: str) -> Any:
+    """`filewright.surfaces.cli.main.app`: the typer app, imported on first use."""
+    if name == "app":
+        from filewright.surfaces.cli.app import app
+
+        return app
+    raise AttributeError(name)

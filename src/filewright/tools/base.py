@@ -1,0 +1,230 @@
+"""What a toolset is: named tools with parameter models, mapped onto the engine.
+
+A toolset holds no matching, path, I/O or policy logic. It declares its tools (one
+pydantic model per tool), turns arguments into engine calls and words the results in its
+seed's language.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from filewright.core.messages import failure_text
+from filewright.core.result import Failure, OperationFailed, Result
+from filewright.tools import arguments
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
+
+    from filewright.engine.pipeline import Change, Outcome
+    from filewright.engine.workspace import Engine, Workspace
+    from filewright.policy.rules import Rule
+
+
+class Tool:
+    """One tool: its name, description, parameter model, handler and MCP annotations.
+
+    `params` may be the model class or a reference "module:Name" to it: a reference is
+    imported only when the model is needed (schemas, or arguments the light check in
+    `filewright.tools.arguments` cannot vouch for), which keeps pydantic out of a plain call.
+    """
+
+    __slots__ = (
+        "_model", "_ref", "description", "destructive", "handler", "idempotent", "name",
+        "read_only", "title",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        params: type[BaseModel] | str,
+        handler: Callable[[Any], Result],
+        read_only: bool = False,
+        destructive: bool = False,
+        idempotent: bool = False,
+        title: str | None = None,
+    ) -> None:
+        self.name, self.description, self.handler = name, description, handler
+        self.read_only, self.destructive, self.idempotent = read_only, destructive, idempotent
+        self.title = title
+        self._ref = params if isinstance(params, str) else None
+        self._model = None if isinstance(params, str) else params
+
+    def __repr__(self) -> str:
+        return f"Tool({self.name!r})"
+
+    @property
+    def params(self) -> type[BaseModel]:
+        """The pydantic model of the arguments (imported on first use)."""
+        if self._model is None:
+            import importlib
+
+            assert self._ref is not None
+            module, _, name = self._ref.partition(":")
+            self._model = getattr(importlib.import_module(module), name)
+        return self._model
+
+    def light_schema(self) -> dict[str, Any] | None:
+        """The model's cached JSON schema, when the model is given by reference and cached."""
+        if self._ref is None:
+            return None
+        module, _, name = self._ref.partition(":")
+        return arguments.cached_schema(module, name)
+
+    def required(self) -> list[str]:
+        """Names of the required arguments."""
+        schema = self.light_schema()
+        if schema is not None:
+            return list(schema.get("required", ()))
+        return [n for n, f in self.params.model_fields.items() if f.is_required()]
+
+    def validate(self, args: dict[str, Any]) -> Any:
+        """The arguments as attributes; raises pydantic's ValidationError when invalid."""
+        schema = self.light_schema()
+        if schema is not None:
+            checked = arguments.check(schema, args)
+            if checked is not None:
+                return checked
+        return self.params.model_validate(args)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Params":  # the base model lives apart, so importing this module stays light
+        from filewright.tools.params import Params
+
+        return Params
+    raise AttributeError(name)
+
+
+def _trace() -> str:
+    import traceback
+
+    return traceback.format_exc(limit=5)
+
+
+def describe_validation_error(tool: str, exc: ValidationError) -> str:
+    """One line per problem: `field: what is wrong`."""
+    problems = []
+    for err in exc.errors(include_url=False):
+        loc = ".".join(str(p) for p in err["loc"]) or "(arguments)"
+        kind = err["type"]
+        if kind == "missing":
+            problems.append(f"missing required parameter '{loc}'")
+        elif kind == "extra_forbidden":
+            problems.append(f"unexpected parameter '{loc}'")
+        else:
+            problems.append(f"'{loc}': {err['msg']}")
+    return f"Invalid arguments for {tool}: " + "; ".join(problems)
+
+
+class Toolset:
+    """Base class: subclasses set `name`, `profile`, `messages` and implement `tools()`."""
+
+    name: ClassVar[str] = ""
+    profile: ClassVar[tuple[Rule, ...]] = ()
+    # Per-locale message overrides of engine failure codes, in the seed's words.
+    messages: ClassVar[dict[str, dict[str, str]]] = {}
+
+    def __init__(self, workspace: Workspace, **options: Any) -> None:
+        self.workspace = workspace
+        self.options = options
+        self.engine: Engine = workspace.engine(self.profile_rules(), toolset=self.name)
+
+    # -- what subclasses provide -------------------------------------------------------
+
+    def profile_rules(self) -> list[Rule]:
+        return list(self.profile)
+
+    def tools(self) -> list[Tool]:
+        raise NotImplementedError
+
+    # -- the public surface ------------------------------------------------------------
+
+    @property
+    def locale(self) -> str:
+        return self.workspace.locale
+
+    def tool(self, name: str) -> Tool | None:
+        for tool in self.tools():
+            if tool.name == name:
+                return tool
+        return None
+
+    def tool_names(self) -> list[str]:
+        return [t.name for t in self.tools()]
+
+    def call(self, tool: str, args: dict[str, Any] | str | None = None) -> Result:
+        """Call `tool` with `args` (a dict, or a JSON object as a string)."""
+        found = self.tool(tool) if isinstance(tool, str) else None
+        if found is None:
+            names = ", ".join(self.tool_names())
+            return Result(
+                False,
+                f"Unknown tool: {tool!r}. Available tools: {names}",
+                {"error": "unknown_tool"},
+            )
+        if args is None:
+            args = {}
+        if isinstance(args, str | bytes):
+            try:
+                args = json.loads(args) if args.strip() else {}
+            except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+                return Result(
+                    False,
+                    f"Invalid arguments for {tool}: not valid JSON ({exc})",
+                    {"error": "bad_arguments"},
+                )
+        if not isinstance(args, dict):
+            return Result(
+                False,
+                f"Invalid arguments for {tool}: expected a JSON object",
+                {"error": "bad_arguments"},
+            )
+        try:
+            params = found.validate(args)
+        except Exception as exc:
+            from pydantic import ValidationError
+
+            if not isinstance(exc, ValidationError):
+                raise
+            return Result(False, describe_validation_error(tool, exc), {"error": "bad_arguments"})
+        try:
+            return found.handler(params)
+        except OperationFailed as exc:
+            return self.failed(exc.failure)
+        except RecursionError:
+            return Result(
+                False, f"{tool} failed: input is too deeply nested", {"error": "internal"}
+            )
+        except Exception as exc:  # the model must never see a traceback
+            return Result(
+                False,
+                f"{tool} failed unexpectedly: {type(exc).__name__}: {exc}",
+                {"error": "internal", "trace": _trace()},
+            )
+
+    def definitions(self, format: str = "openai") -> list[dict[str, Any]]:
+        """Function-calling definitions in `format`; see `filewright.tools.schemas.FORMATS`."""
+        from filewright.tools.schemas import definitions
+
+        return definitions(self, format)
+
+    # -- helpers for subclasses -------------------------------------------------------
+
+    def text_for(self, failure: Failure, path: str | None = None) -> str:
+        overrides = self.messages.get(self.locale) or self.messages.get("*")
+        return failure_text(failure, self.locale, overrides, path)
+
+    def failed(self, failure: Failure, path: str | None = None, **data: Any) -> Result:
+        payload: dict[str, Any] = {"error": failure.code}
+        payload.update({k: v for k, v in failure.detail.items() if k != "message"})
+        payload.update(data)
+        return Result(False, self.text_for(failure, path), payload)
+
+    def change(self, change: Change) -> Outcome:
+        from filewright.engine.pipeline import apply_change
+
+        return apply_change(self.engine, change)

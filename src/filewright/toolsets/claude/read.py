@@ -1,0 +1,87 @@
+"""The `claude` toolset's Read: the engine's readers, worded as the claude seed shows.
+
+Text comes back numbered `cat -n` style (numbers padded to the widest shown, a tab, the
+line), 2000 lines by default, lines over 2000 characters cut with ` ... [truncated]`,
+`(empty file)` for an empty file, and a note saying how to read on when lines were left
+out. Images come back as images (`data["images"]`), PDFs as text page by page, notebooks
+cell by cell. `data` carries the seed's metadata names: totalLines, fileSize, encoding,
+mimeType, readLines, truncated.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+from filewright.core.result import Failure, OperationFailed, Result
+from filewright.read import readers
+from filewright.toolsets.claude import messages as M
+
+if TYPE_CHECKING:
+    from filewright.engine.workspace import Engine
+
+
+class ReadingToolset(Protocol):
+    """What reading needs of the claude toolset: its engine and its failure wording."""
+
+    engine: Engine
+
+    def fail_with(self, failure: Failure, path: str, **extra: Any) -> Result: ...
+
+
+def read_file(
+    toolset: ReadingToolset, path: str, offset: int | None, limit: int | None, max_bytes: int
+) -> Result:
+    """Read `path` for the claude seed: refuse files over `max_bytes`, else read any kind."""
+    engine = toolset.engine
+    try:
+        loc = readers.locate_file(engine, path)
+        with readers.open_file(engine, loc) as (_fd, size):
+            pass
+        if size > max_bytes:
+            return toolset.fail_with(
+                Failure("too_large", path, {"size": size, "limit": max_bytes}), path
+            )
+        outcome = readers.read_any(
+            engine,
+            loc,
+            offset=offset or 1,
+            limit=limit or M.DEFAULT_LIMIT,
+            max_line_chars=M.MAX_LINE_LENGTH,
+        )
+    except OperationFailed as exc:
+        mime = exc.failure.detail.get("mime_type") or M.mime_type(path, "application/octet-stream")
+        return toolset.fail_with(exc.failure, path, mime=mime)
+    return _result(outcome, path)
+
+
+def _result(outcome: readers.ReadOutcome, path: str) -> Result:
+    text = readers.render_outcome(outcome, "claude")
+    data: dict[str, Any] = outcome.data()
+    slice_ = outcome.text
+    if slice_ is not None:
+        meta = {
+            "totalLines": slice_.total_lines,
+            "encoding": slice_.encoding,
+            "mimeType": M.mime_type(path),
+            "readLines": len(slice_.lines),
+            "truncated": slice_.truncated,
+        }
+    elif outcome.image is not None:
+        meta = {
+            "totalLines": 0,
+            "encoding": "binary",
+            "mimeType": outcome.image.mime_type,
+            "readLines": 0,
+            "truncated": False,
+        }
+    else:
+        lines = text.count("\n") + 1
+        meta = {
+            "totalLines": lines,
+            "encoding": "utf-8" if outcome.kind == "notebook" else "binary",
+            "mimeType": outcome.mime_type,
+            "readLines": lines,
+            "truncated": bool(data.get("truncated")),
+        }
+    data.update(meta, fileSize=outcome.size)
+    return Result(True, text, data)
