@@ -17,7 +17,7 @@ the seed's error code (FILE_NOT_FOUND, PERMISSION_DENIED, IS_DIRECTORY, BINARY_F
 FILE_TOO_LARGE, STRING_NOT_FOUND, MULTIPLE_MATCHES, NO_CHANGE, READ_REQUIRED,
 EXTERNAL_MODIFICATION, PROTECTED_FILE, ACCESS_DENIED, INVALID_PARAMS, ...) and
 `data["error"]` the engine's failure code. Words, limits and codes are in
-`claude_messages`; Read is in `claude_read`.
+`messages`; Read is in `read`.
 """
 
 from __future__ import annotations
