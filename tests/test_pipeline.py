@@ -182,6 +182,32 @@ def test_change_rechecked_under_lock_when_the_file_is_rewritten_or_deleted(
         assert outcome.ok and target.read_text() == expected
 
 
+@pytest.mark.parametrize("must_not_exist", [False, True])
+def test_a_file_created_by_another_process_meanwhile_is_not_overwritten(
+    tmp_path: Path, must_not_exist: bool
+) -> None:
+    target = tmp_path / "new.txt"
+    engine = Workspace(tmp_path).engine()
+    calls: list[str | None] = []
+
+    def compute(old: str | None) -> str:
+        calls.append(old)
+        if len(calls) == 1:
+            target.write_text("theirs\n")  # created after resolve, before the lock
+        return (old or "") + "mine\n"
+
+    change = Change("new.txt", "append", compute, must_not_exist=must_not_exist)
+    outcome = apply_change(engine, change)
+    if must_not_exist:
+        assert not outcome.ok and outcome.failure is not None
+        assert outcome.failure.code == "exists"
+        assert target.read_text() == "theirs\n"
+    else:
+        assert outcome.ok, outcome.failure
+        assert calls == [None, "theirs\n"]
+        assert target.read_text() == "theirs\nmine\n"
+
+
 def test_a_path_longer_than_path_max_is_refused_and_builds_nothing(tmp_path: Path) -> None:
     """The descriptor walk has no PATH_MAX; the check under the lock keeps the limit, so
     no tree is built that ordinary tools (and shutil.rmtree) cannot remove."""

@@ -169,7 +169,7 @@ def _apply(engine: Engine, change: Change, outcome: Outcome) -> None:
     loc, access = _resolve(engine, change, outcome)
     dry_run = change.dry_run or engine.workspace.dry_run
     needs_confirm = access == Access.CONFIRM or change.confirm
-    staged = _load_and_compute(engine, loc, change, outcome)
+    staged = _load_and_compute(engine, loc, change, outcome, exists=loc.exists)
     try:
         _check_reads(engine, loc, change, staged.current)
     except OperationFailed as exc:
@@ -216,9 +216,13 @@ def _resolve(engine: Engine, change: Change, outcome: Outcome) -> tuple[Location
     return loc, access
 
 
-def _load_and_compute(engine: Engine, loc: Location, change: Change, outcome: Outcome) -> _Staged:
+def _load_and_compute(
+    engine: Engine, loc: Location, change: Change, outcome: Outcome, *, exists: bool
+) -> _Staged:
     """Step 3-4: load the file as it is now and compute the bytes to write."""
-    current, _state = _load_current(engine, loc, change) if loc.exists else (None, None)
+    current, _state = _load_current(engine, loc, change) if exists else (None, None)
+    if current is not None and change.must_not_exist:
+        raise fail("exists", change.path, message=f"file already exists: {change.path}")
     if current is None and change.must_exist:
         raise fail("not_found", change.path, message=f"file not found: {change.path}")
     old_text = current.text if current else None
@@ -305,9 +309,12 @@ def _recheck_under_lock(
     """Step 7a: another process may have changed the file meanwhile: compute again (a
     confirmed change whose diff would differ is refused) and re-check the reads."""
     confirmed_diff = outcome.diff
-    now = _raw_now(engine, loc, change) if _exists(loc) else None
+    exists = _exists(loc)
+    now = _raw_now(engine, loc, change) if exists else None
     if now != (staged.current.raw if staged.current else None):
-        staged = _load_and_compute(engine, loc, change, outcome)
+        # Loaded as it is now: a file another process created meanwhile is not overwritten
+        # as if it were still missing.
+        staged = _load_and_compute(engine, loc, change, outcome, exists=exists)
         _check_reads(engine, loc, change, staged.current)
         current = staged.current
         diff = unified_diff(current.text if current else "", staged.new_text, loc.lexical_rel)
