@@ -205,27 +205,58 @@ class Engine:
         return access
 
     def is_visible_real(self, real: Path, is_dir: bool = False) -> bool:
-        """For listings and searches: may this real path appear in results?"""
+        """For listings and searches: may this real path (its name or its content) appear
+        in results? Judged under every root that holds it, like `access`."""
         if _inside(real, self.workspace.state_dir):
             return False
-        root = self.workspace.sandbox.root_of(real)
-        if root is None:
+        rels = self._rels_under_roots(real)
+        if not rels:
             return False
-        rel = real.relative_to(root).as_posix() if real != root else "."
-        return self.policy.access(rel, is_dir=is_dir) != Access.HIDDEN
+        return _shown(self.policy.access(*rels, is_dir=is_dir))
+
+    def _rels_under_roots(self, real: Path) -> list[str]:
+        """`real` relative to every root that holds it (nested roots: more than one)."""
+        return [
+            real.relative_to(root).as_posix() if real != root else "."
+            for root in self.workspace.sandbox.roots
+            if _inside(real, root)
+        ]
 
     def visibility(self, directory: Location) -> Callable[[str], bool]:
         """A filter for listings and searches under `directory`: gets a path relative to
-        the directory (posix) and says whether it may appear in results."""
+        the directory (posix) and says whether it may appear in results (name, lines,
+        counts). A `deny` or `hidden` file never does; with nested roots a path is judged
+        under every root that holds it, so the verdict is the same whichever root or tool
+        reaches it."""
         base = "" if directory.rel == "." else directory.rel + "/"
         state = self.workspace.state_dir
         root = directory.root
+        real_dir = directory.real
+        # Other roots nested inside or around this one: (root, real path prefix of the
+        # searched directory relative to it, or None when that root lies below it).
+        others: list[tuple[str, str]] = []
+        for other in self.workspace.sandbox.roots:
+            if other == root:
+                continue
+            if _inside(real_dir, other):
+                rel = real_dir.relative_to(other).as_posix()
+                others.append(("", "" if rel == "." else rel + "/"))
+            elif _inside(other, real_dir):
+                others.append((other.relative_to(real_dir).as_posix() + "/", ""))
+        policy = self.policy
 
         def visible(rel: str, is_dir: bool = False) -> bool:
-            full = base + rel.strip("/")
+            rel = rel.strip("/")
+            full = base + rel
             if _inside(root / full, state):
                 return False
-            return self.policy.access(full, is_dir=is_dir) != Access.HIDDEN
+            names = [full]
+            for below, prefix in others:
+                if not below:
+                    names.append(prefix + rel)
+                elif rel.startswith(below):
+                    names.append(rel[len(below) :])
+            return _shown(policy.access(*names, is_dir=is_dir))
 
         return visible
 
@@ -299,6 +330,11 @@ def disk_failures(given: str) -> Iterator[None]:
         raise fail("permission", given, message=f"permission denied: {given}") from None
     except OSError as exc:
         raise fail("io_error", given, message=f"{exc.strerror or exc}: {given}") from None
+
+
+def _shown(access: Access) -> bool:
+    """Whether a path with this access may appear in a listing or search result."""
+    return access != Access.HIDDEN and access != Access.DENY
 
 
 def _inside(child: Path, parent: Path) -> bool:
