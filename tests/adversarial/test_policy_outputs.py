@@ -166,3 +166,40 @@ def as_given_root(root: Path, ts_name: str, rel: str) -> str:
     a = _A()
     a.root = root  # type: ignore[attr-defined]
     return as_given(a, ts_name, rel)  # type: ignore[arg-type]
+
+
+HIDDEN_POLICY = '[[rules]]\npattern = "secret*"\naccess = "hidden"\n'
+
+
+def _calls_on(ts_name: str, path: str) -> list[tuple[str, dict[str, Any]]]:
+    from .support import read_calls
+
+    return [*read_calls(ts_name, path), *write_calls(ts_name, path, "x\n")]
+
+
+@pytest.mark.parametrize("ts_name", [t for t in TOOLSETS if t != "memo"])
+@pytest.mark.parametrize("kind", ["file", "dir", "file-as-parent"])
+def test_a_hidden_path_answers_like_a_missing_one(tmp_path: Path, ts_name: str, kind: str) -> None:
+    answers = {}
+    for exists in (True, False):
+        root = tmp_path / f"ws-{exists}"
+        root.mkdir()
+        (root / ".filewright.toml").write_text(HIDDEN_POLICY)
+        rel = "secret.md" if kind != "file-as-parent" else "secret.md/x.md"
+        if exists:
+            target = root / "secret.md"
+            if kind == "dir":
+                target.mkdir()
+                (target / "x.md").write_text("x\n")
+            else:
+                target.write_text("# title\nbody\n")
+        ws = Workspace(root, confirm=True)
+        ts = toolset(ws, ts_name)
+        given = as_given_root(root, ts_name, rel)
+        got = []
+        for tool, args in _calls_on(ts_name, given):
+            result = ts.call(tool, args)
+            blob = json.dumps([result.ok, result.text, result.data], default=str)
+            got.append(blob.replace(str(root), "ROOT"))
+        answers[exists] = got
+    assert answers[True] == answers[False]

@@ -280,6 +280,10 @@ class Engine:
         try:
             loc = self.workspace.sandbox.resolve(path, expect=expect)
         except PathRefused as exc:
+            # What the disk says about a hidden path (a directory, not a directory, a
+            # loop) would tell that it exists: a hidden name answers "not found" first.
+            if exc.code != "outside" and self._hidden_by_name(path):
+                raise fail("hidden", path, message=f"not found: {path}") from None
             raise fail(exc.code, path, message=exc.detail) from None
         access = self.access(loc)
         if access == Access.HIDDEN:
@@ -289,6 +293,15 @@ class Engine:
         if purpose == "write" and access == Access.READ:
             raise fail("protected", path, message=f"protected file: {path}")
         return loc, access
+
+    def _hidden_by_name(self, path: str) -> bool:
+        """Whether the policy hides `path` judged by its text under the roots."""
+        try:
+            rels = self.workspace.sandbox.names_under_roots(path)
+        except (ValueError, IndexError):
+            return False
+        rels = [r for r in rels if r not in ("", ".")]
+        return bool(rels) and self.policy.access(*rels) == Access.HIDDEN
 
     # -- step 3: load ---------------------------------------------------------------------
 

@@ -285,6 +285,18 @@ class Sandbox:
             is_link=is_link,
         )
 
+    def names_under_roots(self, path: str) -> list[str]:
+        """`path` relative to every root whose name it starts with, by its text alone
+        (no disk access): for judging a path the disk refused to resolve."""
+        raw = os.path.normpath(path if path.startswith("/") else self._lexical[0][1] + path)
+        rels = []
+        for base, base_prefix in self._lexical:
+            if raw.startswith(base_prefix):
+                rels.append(raw[len(base_prefix) :])
+            elif raw == base:
+                rels.append(".")
+        return rels
+
     def display(self, loc: Location, style: str = "absolute") -> str:
         """A path for messages: "absolute" (the lexical path) or "relative" (to its root)."""
         if style == "relative":
