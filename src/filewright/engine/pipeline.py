@@ -275,23 +275,36 @@ def _preview(loc: Location, change: Change, staged: _Staged, outcome: Outcome) -
 
 def _confirm(engine: Engine, loc: Location, change: Change, outcome: Outcome) -> None:
     """Step 6: ask whoever confirms; refuse when nobody can be asked or they decline."""
+    confirm_change(
+        engine, loc, change.path, change.operation, outcome.diff, outcome.risk, outcome.created
+    )
+
+
+def confirm_change(
+    engine: Engine, loc: Location, given: str, operation: str, diff: str, risk: Risk, created: bool
+) -> None:
+    """Ask whoever confirms to approve `diff` to the file at `loc` (every change and every
+    restore from history asks here). The request names the file by its real path (a
+    symlink's target, not its name) and, when the agent named it otherwise, that name
+    too. Raises OperationFailed when nobody can be asked or the answer is no."""
     ws = engine.workspace
     if ws.confirm is None:
         raise fail(
             "no_confirmation",
-            change.path,
-            message=f"this change needs the user's confirmation and nobody can be asked: {change.path}",
+            given,
+            message=f"this change needs the user's confirmation and nobody can be asked: {given}",
         )
     request = ConfirmRequest(
-        path=str(loc.path),
-        operation=change.operation,
-        risk=outcome.risk.value,
-        diff=outcome.diff,
+        path=str(loc.real),
+        operation=operation,
+        risk=risk.value,
+        diff=diff,
         toolset=engine.toolset,
-        created=outcome.created,
+        created=created,
+        named=str(loc.path) if loc.path != loc.real else "",
     )
     if not ws.confirm(request):
-        raise fail("rejected", change.path, message="the user rejected this change")
+        raise fail("rejected", given, message="the user rejected this change")
 
 
 def _recheck_under_lock(

@@ -31,7 +31,8 @@ DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
 
 @dataclass(frozen=True)
 class ConfirmRequest:
-    """What a confirmation callback is asked to approve."""
+    """What a confirmation callback is asked to approve: `path` is the real path of the file
+    that will change (symlinks resolved)."""
 
     path: str
     operation: str
@@ -39,6 +40,8 @@ class ConfirmRequest:
     diff: str
     toolset: str
     created: bool
+    named: str = ""
+    """The path as the agent named it, when that is not `path` (the real path)."""
 
 
 Confirm = Callable[[ConfirmRequest], bool]
