@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import os
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -443,7 +444,12 @@ def _sidecar_backup(engine: Engine, loc: Location, data: bytes, dirname: str) ->
         is_dir=False,
         is_link=False,
     )
-    fsio.write_atomic(target, data, create_parents=True)
+    # A copy is never more readable than the file: a 0600 secret's backup is 0600.
+    try:
+        mode = stat.S_IMODE(os.stat(loc.real).st_mode) & 0o777
+    except OSError:
+        mode = 0o600
+    fsio.write_atomic(target, data, create_parents=True, mode=mode)
     keep = engine.workspace.history.keep
     with fsio.open_dir(loc.root, backup_rel.split("/")) as dfd:
         ours = []
