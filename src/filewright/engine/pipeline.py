@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from filewright.core import budget
 from filewright.core.result import Failure, OperationFailed, fail
 from filewright.engine.diffs import MAX_DIFF_DATA, changed_lines, clip_diff, unified_diff
 from filewright.engine.workspace import ConfirmRequest, Engine
@@ -107,8 +108,9 @@ def _jsonable(value: Any) -> bool:
     return isinstance(value, str | int | float | bool | list | dict | type(None))
 
 
-def _run_compute(change: Change, old: str | None, outcome: Outcome) -> str:
-    result = change.compute(old)
+def _run_compute(change: Change, old: str | None, outcome: Outcome, limit: int) -> str:
+    with budget.limit(limit):
+        result = change.compute(old)
     if isinstance(result, str):
         return result
     if hasattr(result, "code") and hasattr(result, "detail"):
@@ -223,7 +225,8 @@ def _load_and_compute(engine: Engine, loc: Location, change: Change, outcome: Ou
     if current is None and change.must_exist:
         raise fail("not_found", change.path, message=f"file not found: {change.path}")
     old_text = current.text if current else None
-    new_text = _run_compute(change, old_text, outcome)
+    limit = change.max_bytes if change.max_bytes is not None else engine.workspace.max_file_bytes
+    new_text = _run_compute(change, old_text, outcome, limit)
     new_text_for_disk = new_text if current is None else normalise_newlines(new_text)
     base = current
     if change.newline is not None and current is None:
@@ -235,6 +238,15 @@ def _load_and_compute(engine: Engine, loc: Location, change: Change, outcome: Ou
         data = encode(base, new_text_for_disk, encoding=change.encoding)
     except (TextFileError, LookupError) as exc:
         raise fail("unencodable", change.path, message=str(exc)) from None
+    if len(data) > limit:
+        raise fail(
+            "too_large",
+            change.path,
+            size=len(data),
+            limit=limit,
+            message=f"the new content would be {len(data)} bytes (limit {limit} bytes); "
+            "nothing was changed",
+        )
     outcome.old_text = old_text
     outcome.new_text = normalise_newlines(new_text)
     return _Staged(current, outcome.new_text, data)

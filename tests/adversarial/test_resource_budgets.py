@@ -1,0 +1,159 @@
+"""Memory budgets that hold whatever the input (issue 22, items 9-11).
+
+Each call runs in a child process whose address space is capped (`RLIMIT_AS`, inherited
+by ripgrep), at sizes that keep the suite fast: without the budget the call would need
+more memory than the cap and die with MemoryError (or be killed); with it, the call
+answers (a success cut at the output budget, or a clear refusal). bench/stress runs the
+same cases at full size and prints peak RSS and time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+AS_LIMIT = 1 << 30  # 1 GiB of address space for filewright (and, inherited, ripgrep)
+
+DRIVER = r"""
+import json, resource, sys
+spec = json.loads(sys.argv[1])
+limit = spec["as_limit"]
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+if spec.get("python_engine"):
+    from filewright.search import ripgrep
+    ripgrep.find_rg = lambda: None
+from filewright import Workspace
+ws = Workspace(spec["root"], confirm=True, **spec.get("workspace", {}))
+ts = ws.toolset(spec["toolset"])
+for tool, args in spec.get("first", []):
+    ts.call(tool, args)
+r = ts.call(spec["tool"], spec["args"])
+print(json.dumps({"ok": r.ok, "error": r.data.get("error"), "length": len(r.text),
+                  "head": r.text[:300], "traceback": "Traceback" in r.text}))
+"""
+
+
+def call_capped(
+    root: Path,
+    toolset: str,
+    tool: str,
+    args: dict[str, Any],
+    *,
+    python_engine: bool = False,
+    workspace: dict[str, Any] | None = None,
+    first: list[Any] | None = None,
+    timeout: float = 120,
+) -> dict[str, Any]:
+    """One tool call in a child process with a capped address space."""
+    spec = {
+        "root": str(root),
+        "toolset": toolset,
+        "tool": tool,
+        "args": args,
+        "as_limit": AS_LIMIT,
+        "python_engine": python_engine,
+        "workspace": workspace or {},
+        "first": first or [],
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", DRIVER, json.dumps(spec)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    context = f"{toolset}.{tool}({json.dumps(args)[:100]})"
+    assert done.returncode == 0, f"{context}: exit {done.returncode}\n{done.stderr[-2000:]}"
+    reply: dict[str, Any] = json.loads(done.stdout)
+    assert not reply["traceback"], f"{context}: {reply['head']}"
+    assert reply["error"] != "internal", f"{context}: {reply['head']}"
+    return reply
+
+
+# -- 10: a change whose result would pass the size limit ------------------------------------
+
+
+@pytest.fixture
+def amplifier(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "small.txt").write_text("a\n" * 50_000)  # 100 KB, 50,000 places to amplify
+    return root
+
+
+AMPLIFYING = [
+    (
+        "default",
+        "edit",
+        {"path": "small.txt", "old_string": "a", "new_string": "B" * 20_000, "replace_all": True},
+    ),
+    (
+        "claude",
+        "Edit",
+        {
+            "file_path": "small.txt",
+            "old_string": "a",
+            "new_string": "B" * 20_000,
+            "replace_all": True,
+        },
+    ),
+    ("worker", "replace_in_file", {"path": "small.txt", "old": "a", "new": "B" * 20_000}),
+    (
+        "worker",
+        "replace_in_file",
+        {"path": "small.txt", "old": "a+", "new": "\\g<0>" * 20_000, "regex": True},
+    ),
+    (
+        "default",
+        "multi_edit",
+        {
+            "path": "small.txt",
+            "edits": [{"old_string": "a", "new_string": "B" * 20_000, "replace_all": True}],
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(("toolset", "tool", "args"), AMPLIFYING, ids=lambda v: str(v)[:30])
+def test_an_amplifying_edit_is_refused_before_it_is_built(
+    amplifier: Path, toolset: str, tool: str, args: dict[str, Any]
+) -> None:
+    first = []
+    if toolset == "claude":  # read before write
+        args = {**args, "file_path": str(amplifier / "small.txt")}
+        first = [("Read", {"file_path": args["file_path"]})]
+    before = (amplifier / "small.txt").read_bytes()
+    reply = call_capped(amplifier, toolset, tool, args, first=first)
+    assert not reply["ok"], reply
+    assert (amplifier / "small.txt").read_bytes() == before
+    assert reply["error"] in ("too_large", "FILE_TOO_LARGE"), reply
+    leftovers = [p.name for p in amplifier.iterdir() if p.name not in ("small.txt", ".filewright")]
+    assert leftovers == [], leftovers
+
+
+def test_an_edit_within_the_limit_still_works(amplifier: Path) -> None:
+    reply = call_capped(
+        amplifier,
+        "default",
+        "edit",
+        {"path": "small.txt", "old_string": "a", "new_string": "bb", "replace_all": True},
+    )
+    assert reply["ok"], reply
+    assert (amplifier / "small.txt").read_text() == "bb\n" * 50_000
+
+
+def test_the_result_limit_follows_the_workspace_limit(amplifier: Path) -> None:
+    reply = call_capped(
+        amplifier,
+        "default",
+        "edit",
+        {"path": "small.txt", "old_string": "a", "new_string": "bbb", "replace_all": True},
+        workspace={"max_file_bytes": 150_000},
+    )
+    assert not reply["ok"] and reply["error"] == "too_large", reply
+    assert os.path.getsize(amplifier / "small.txt") == 100_000
