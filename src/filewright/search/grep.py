@@ -58,7 +58,7 @@ from typing import Any
 
 from filewright.core import regexes
 from filewright.policy.gitignore import GlobError, Overrides, PathFilter, root_rules
-from filewright.search.anchored import Binary, open_file_at
+from filewright.search.anchored import Binary, open_file_at, open_real_dir
 from filewright.search.format import format_glob_gemini, format_grep_gemini, format_list_gemini
 from filewright.search.globbing import glob
 from filewright.search.listing import list_directory
@@ -223,18 +223,33 @@ def _grep_rg(
     progress: ProgressCallback | None,
 ) -> tuple[GrepResult | None, str | None]:
     """One grep with ripgrep: the result, or ripgrep's error message."""
-    cap = collector().max_matches
-    # A fast unordered (multi-threaded) run, whose files are then put in path order.
-    # If it finds far more matches than the cap, rerun in path order (single-threaded in
-    # ripgrep) and stop at the cap, so that the kept matches are the first ones.
-    raw = RawCollector(max(4 * cap, 1000), progress, cap)
-    out = run_grep(rg, directory, grep_args(pattern, sort=False, **opts), raw, accept)
-    col = collector()
-    if out.error is None and out.completed:
-        raw.replay(col)
-    elif out.error is None:
-        del raw
-        out = run_grep(rg, directory, grep_args(pattern, sort=True, **opts), col, accept)
+    first = collector()
+    cap, max_chars = first.max_matches, first.max_line_chars
+    try:
+        dir_fd = open_real_dir(directory)
+    except OSError as exc:
+        return None, f"cannot open the directory: {exc.strerror or exc}"
+    try:
+        # A fast unordered (multi-threaded) run, whose files are then put in path order.
+        # If it finds far more matches than the cap, rerun in path order (single-threaded
+        # in ripgrep) and stop at the cap, so that the kept matches are the first ones.
+        # Each file gives at most cap + 1 matching lines: ripgrep's per-file buffer stays
+        # bounded (with --max-columns) however many lines match.
+        args = dict(opts, per_file=cap + 1)
+        raw = RawCollector(max(4 * cap, 1000), progress, cap)
+        out = run_grep(
+            rg, directory, grep_args(pattern, sort=False, **args), raw, accept, dir_fd, max_chars
+        )
+        col = collector()
+        if out.error is None and out.completed:
+            raw.replay(col)
+        elif out.error is None:
+            del raw
+            out = run_grep(
+                rg, directory, grep_args(pattern, sort=True, **args), col, accept, dir_fd, max_chars
+            )
+    finally:
+        os.close(dir_fd)
     if out.error is not None:
         return None, out.error
     return col.result("rg", None), None
