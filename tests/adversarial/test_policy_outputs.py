@@ -203,3 +203,20 @@ def test_a_hidden_path_answers_like_a_missing_one(tmp_path: Path, ts_name: str, 
             got.append(blob.replace(str(root), "ROOT"))
         answers[exists] = got
     assert answers[True] == answers[False]
+
+
+def test_cli_history_names_no_hidden_or_denied_file(tmp_path: Path) -> None:
+    from .support import cli
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    ts = Workspace(root, confirm=True).toolset("default")
+    for name in ("secret.md", "creds.txt", "open.md"):
+        assert ts.call("write", {"path": name, "content": "x\n"}).ok
+    (root / ".filewright.toml").write_text(
+        HIDDEN_POLICY + '[[rules]]\npattern = "creds.txt"\naccess = "deny"\n'
+    )
+    done = cli(["history", "--root", str(root)])
+    assert done.returncode == 0, done.stderr
+    assert "open.md" in done.stdout
+    assert "secret.md" not in done.stdout and "creds.txt" not in done.stdout

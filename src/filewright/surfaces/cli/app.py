@@ -275,7 +275,9 @@ def history(
     except UsageError as exc:
         raise _fail(exc) from None
     if path is None:
-        files = ws.history.files()
+        # Listed like any listing: a file the policy denies or hides is not named.
+        engine = ws.engine()
+        files = [f for f in ws.history.files() if engine.is_visible_real(Path(f))]
         print(
             json.dumps(
                 {"ok": True, "text": "\n".join(files) or "(no history)", "data": {"files": files}},
