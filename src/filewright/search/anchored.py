@@ -20,6 +20,9 @@ from pathlib import Path
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC
+_PASS_FLAGS = (
+    getattr(os, "O_PATH", os.O_RDONLY) | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC
+)
 _FILE_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC
 
 CHUNK_BYTES = 1 << 20
@@ -33,13 +36,13 @@ _CONTINUATION = bytes(range(0x80, 0xC0))
 def open_real_dir(directory: Path | str | bytes) -> int:
     """A descriptor of the real directory ``directory``, opened component by component
     from ``/`` without following links (OSError if one of them is not a directory)."""
-    path = os.fsencode(directory)
-    fd = os.open(b"/", _DIR_FLAGS)
+    parts = [p for p in os.fsencode(directory).split(b"/") if p and p != b"."]
+    # Ancestors are opened with O_PATH where there is one: passing through a directory
+    # needs search permission only, as for a path, not read permission.
+    fd = os.open(b"/", _PASS_FLAGS if parts else _DIR_FLAGS)
     try:
-        for part in path.split(b"/"):
-            if not part or part == b".":
-                continue
-            nfd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+        for i, part in enumerate(parts):
+            nfd = os.open(part, _PASS_FLAGS if i < len(parts) - 1 else _DIR_FLAGS, dir_fd=fd)
             os.close(fd)
             fd = nfd
     except BaseException:

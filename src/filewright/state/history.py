@@ -97,6 +97,8 @@ def ensure_state_dir(state_dir: Path) -> Path:
 
 
 _O_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW | os.O_CLOEXEC
+_O_PASS = getattr(os, "O_PATH", os.O_RDONLY) | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW
+_O_PASS |= os.O_CLOEXEC
 
 
 def _dir_fd(path: Path, *, create: bool = False) -> int:
@@ -104,17 +106,20 @@ def _dir_fd(path: Path, *, create: bool = False) -> int:
     at a time from `/` without following links, so that a directory swapped for a symlink
     while filewright works is refused (OSError ELOOP), never written through. `create`
     makes missing components (0o700: they hold copies of files)."""
-    fd = os.open("/", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC)
+    parts = Path(os.path.abspath(path)).parts[1:]
+    # Ancestors are opened with O_PATH where there is one (search permission suffices).
+    fd = os.open("/", _O_PASS if parts else _O_DIR)
     try:
-        for part in Path(os.path.abspath(path)).parts[1:]:
+        for i, part in enumerate(parts):
+            flags = _O_PASS if i < len(parts) - 1 else _O_DIR
             try:
-                nfd = os.open(part, _O_DIR, dir_fd=fd)
+                nfd = os.open(part, flags, dir_fd=fd)
             except FileNotFoundError:
                 if not create:
                     raise
                 with contextlib.suppress(FileExistsError):
                     os.mkdir(part, 0o700, dir_fd=fd)
-                nfd = _open_subdir(fd, part, path)
+                nfd = _open_subdir(fd, part, path, flags)
             except OSError as exc:
                 _raise_planted(exc, path)
                 raise
@@ -126,9 +131,9 @@ def _dir_fd(path: Path, *, create: bool = False) -> int:
     return fd
 
 
-def _open_subdir(fd: int, part: str, path: Path) -> int:
+def _open_subdir(fd: int, part: str, path: Path, flags: int = _O_DIR) -> int:
     try:
-        return os.open(part, _O_DIR, dir_fd=fd)
+        return os.open(part, flags, dir_fd=fd)
     except OSError as exc:
         _raise_planted(exc, path)
         raise
