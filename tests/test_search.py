@@ -6,7 +6,7 @@ results on the same tree, for every option.
 
 from __future__ import annotations
 
-import json
+import io
 import os
 import subprocess
 from pathlib import Path
@@ -29,9 +29,7 @@ from filewright.search import (
 )
 from filewright.search import globbing as search_glob
 from filewright.search.ripgrep import (
-    _KINDS,
-    _binary_end,
-    _parse,
+    _records,
     cores,
     files_args,
     grep_args,
@@ -723,35 +721,41 @@ def test_glob_large_listing_engines_agree(
 
 
 @needs_rg
-def test_rg_json_fast_parsing_agrees_with_json(tree: Path) -> None:
-    """Kinds read off the line start, the lighter parser and the binary test on "end"
-    lines say what json.loads says, on ripgrep's real output (binary files included)."""
+def test_rg_records_parse_names_with_newlines_and_colons(tmp_path: Path) -> None:
+    """ripgrep's `path NUL number (:|-) text` records parse whatever the name holds, and
+    a grep reports such files like any other."""
+    odd = "we:ird\nname-1:2.txt"
+    (tmp_path / odd).write_text("a\nneedle: 3-4\nb\n")
+    (tmp_path / "plain.txt").write_text("needle\n")
     rg = find_rg()
     assert rg is not None
     args = grep_args(
         "needle",
         include=None,
-        case_sensitive=False,
+        case_sensitive=True,
         fixed_strings=False,
         context=1,
         respect_gitignore=False,
         sort=True,
+        per_file=10,
     )
-    out = subprocess.run([rg, *args], cwd=tree, capture_output=True, check=False).stdout
-    kinds = set()
-    binary_ends = 0
-    for raw in out.splitlines(keepends=True):
-        msg = json.loads(raw)
-        if msg["type"] != "summary":  # (its "data" comes first: parsed the slow way)
-            assert _KINDS.get(raw[9:12]) == msg["type"] and raw.startswith(b'{"type":"')
-        assert _parse(raw) == msg
-        kinds.add(msg["type"])
-        if msg["type"] == "end":
-            binary = msg["data"].get("binary_offset") is not None
-            assert _binary_end(raw, None) == binary == _binary_end(raw, msg)
-            binary_ends += binary
-    assert kinds == {"begin", "match", "context", "end", "summary"}
-    assert binary_ends >= 1  # late.bin: a NUL after the matches
+    out = subprocess.run([rg, *args], cwd=tmp_path, capture_output=True, check=False).stdout
+    got = [(p, n, c, t) for p, n, c, t in _records(io.BytesIO(out))]
+    assert got == [
+        (b"./plain.txt", 1, False, b"needle"),
+        (os.fsencode("./" + odd), 1, True, b"a"),
+        (os.fsencode("./" + odd), 2, False, b"needle: 3-4"),
+        (os.fsencode("./" + odd), 3, True, b"b"),
+    ] or sorted(got) == sorted(
+        [
+            (b"./plain.txt", 1, False, b"needle"),
+            (os.fsencode("./" + odd), 1, True, b"a"),
+            (os.fsencode("./" + odd), 2, False, b"needle: 3-4"),
+            (os.fsencode("./" + odd), 3, True, b"b"),
+        ]
+    )
+    found = grep(tmp_path, "needle", engine="rg")
+    assert sorted(f.path for f in found.files) == sorted([odd, "plain.txt"])
 
 
 @needs_rg

@@ -13,6 +13,10 @@ Parts and what the flag changes (CI size → stress size):
     resources    text file: 200 MB → 2 GB (real lines); directory: 20,000 → 200,000 entries
     display      confirmation display (the same cases)
     http         the HTTP transport refuses foreign Origin/Host (the same case)
+    races        symlink-swap loops against walks and the state directory: 40 → 400 calls
+    budgets      capped-address-space search, edit and reader cases (the same cases;
+                 bench/stress/budgets.py runs them at full size with peak RSS and time)
+    policy       one verdict per file on every way out; hidden answers like missing
 
 Every part asserts the same invariants as in CI; only the sizes grow. A failing hypothesis
 example is printed with its `@reproduce_failure` blob.
@@ -34,6 +38,9 @@ PARTS = {
     "resources": "tests/adversarial/test_resource_limits.py",
     "display": "tests/adversarial/test_confirmation_display.py",
     "http": "tests/adversarial/test_http_surface.py",
+    "races": "tests/adversarial/test_walk_races.py",
+    "budgets": "tests/adversarial/test_resource_budgets.py",
+    "policy": "tests/adversarial/test_policy_outputs.py",
 }
 
 

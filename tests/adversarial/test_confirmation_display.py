@@ -22,8 +22,11 @@ from filewright.surfaces.mcp.server import question
 
 from .support import cli, filewright_exe
 
-HIDING = "harmless line\nrm -rf ~ # evil\x1b[1A\x1b[2K\r\x1b[2Kalso harmless\n\u202etxt.exe\n"
-RAW = ("\x1b[1A", "\x1b[2K", "\r\x1b", "\u202e")
+HIDING = (
+    "harmless line\nrm -rf ~ # evil\x1b[1A\x1b[2K\r\x1b[2Kalso harmless\n\u202etxt.exe\n"
+    "kind\U000e006f\U000e0062\u200b\u2060\n"
+)
+RAW = ("\x1b[1A", "\x1b[2K", "\r\x1b", "\u202e", "\U000e006f", "\u200b", "\u2060")
 
 
 def _read_until(fd: int, needle: bytes, deadline: float) -> bytes:

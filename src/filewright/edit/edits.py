@@ -16,6 +16,8 @@ a bad edit.  Failure codes:
                       ``context``, ``search_from_line``, ``closest``).
 ``empty_old``         ``old`` (or a marker) is empty: the caller decides (create/append).
 ``line_out_of_range`` ``insert_at_line`` beyond the last line (``line``, ``line_count``).
+``too_large``         the result would pass the size budget (:mod:`filewright.core.budget`):
+                      refused before it is built (``size`` reached, ``limit``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from filewright.core import budget
 from filewright.edit.matching import LADDER, adapt_replacement, find
 from filewright.edit.outcome import Edited, EditFailure, Result, changed_range, edited
 from filewright.edit.spans import replace_span
@@ -74,13 +77,32 @@ def replace(
             {"count": out.count, "strategy": out.strategy, "locations": locations(text, where)},
         )
     parts: list[str] = []
-    pos = 0
+    pos = size = 0
     for r in out.regions:
         parts.append(text[pos : r.start])
         parts.append(adapt_replacement(out, r, text, new))
+        size += len(parts[-2]) + len(parts[-1])
+        if budget.over(size):
+            return too_large(size)
         pos = r.end
     parts.append(text[pos:])
+    if budget.over(size + len(parts[-1])):
+        return too_large(size + len(parts[-1]))
     return edited(text, "".join(parts), out.count, out.strategy, steps=out.steps)
+
+
+def too_large(size: int) -> EditFailure:
+    """The failure of an edit whose result would pass the size budget."""
+    limit = budget.current() or 0
+    return EditFailure(
+        "too_large",
+        {
+            "size": size,
+            "limit": limit,
+            "message": f"the edited file would hold more than {limit} characters "
+            f"(at least {size}); nothing was changed",
+        },
+    )
 
 
 def replace_first(text: str, old: str, new: str) -> Result:
@@ -119,15 +141,35 @@ def replace_regex(
     except regexes.error as e:
         return EditFailure("invalid_regex", {"pattern": pattern, "error": str(e)})
     template: str | Callable[[Any], str] = (lambda _m: repl) if literal_replacement else repl
+    limit = budget.current()
+    if limit is not None:
+        template = _budgeted(template, len(text), limit)
     try:
         after, n = regexes.subn(rx, template, text, count=count or 0)
     except (regexes.error, IndexError) as e:
         return EditFailure("invalid_regex", {"pattern": pattern, "error": f"replacement: {e}"})
     except regexes.RegexTimeout as e:
         return EditFailure("invalid_regex", {"pattern": pattern, "error": str(e)})
+    except budget.ResultTooLarge as e:
+        return too_large(e.size)
     if n == 0:
         return EditFailure("no_match", {"pattern": pattern, "closest": []})
     return edited(text, after, n, "regex", steps=("regex",))
+
+
+def _budgeted(template: str | Callable[[Any], str], start: int, limit: int) -> Callable[[Any], str]:
+    """A replacement callback that expands ``template`` per match and stops the
+    substitution (ResultTooLarge) once the result would pass ``limit`` characters."""
+    size = [start]
+
+    def expand(m: Any) -> str:
+        out = template(m) if callable(template) else m.expand(template)
+        size[0] += len(out) - (m.end() - m.start())
+        if size[0] > limit:
+            raise budget.ResultTooLarge(size[0], limit)
+        return out
+
+    return expand
 
 
 # --------------------------------------------------------------------------- insert / append

@@ -13,10 +13,12 @@ import contextlib
 import hashlib
 import os
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from filewright.core import budget
 from filewright.core.result import Failure, OperationFailed, fail
 from filewright.engine.diffs import MAX_DIFF_DATA, changed_lines, clip_diff, unified_diff
 from filewright.engine.workspace import ConfirmRequest, Engine
@@ -106,8 +108,9 @@ def _jsonable(value: Any) -> bool:
     return isinstance(value, str | int | float | bool | list | dict | type(None))
 
 
-def _run_compute(change: Change, old: str | None, outcome: Outcome) -> str:
-    result = change.compute(old)
+def _run_compute(change: Change, old: str | None, outcome: Outcome, limit: int) -> str:
+    with budget.limit(limit):
+        result = change.compute(old)
     if isinstance(result, str):
         return result
     if hasattr(result, "code") and hasattr(result, "detail"):
@@ -226,7 +229,8 @@ def _load_and_compute(
     if current is None and change.must_exist:
         raise fail("not_found", change.path, message=f"file not found: {change.path}")
     old_text = current.text if current else None
-    new_text = _run_compute(change, old_text, outcome)
+    limit = change.max_bytes if change.max_bytes is not None else engine.workspace.max_file_bytes
+    new_text = _run_compute(change, old_text, outcome, limit)
     new_text_for_disk = new_text if current is None else normalise_newlines(new_text)
     base = current
     if change.newline is not None and current is None:
@@ -238,6 +242,15 @@ def _load_and_compute(
         data = encode(base, new_text_for_disk, encoding=change.encoding)
     except (TextFileError, LookupError) as exc:
         raise fail("unencodable", change.path, message=str(exc)) from None
+    if len(data) > limit:
+        raise fail(
+            "too_large",
+            change.path,
+            size=len(data),
+            limit=limit,
+            message=f"the new content would be {len(data)} bytes (limit {limit} bytes); "
+            "nothing was changed",
+        )
     outcome.old_text = old_text
     outcome.new_text = normalise_newlines(new_text)
     return _Staged(current, outcome.new_text, data)
@@ -279,23 +292,36 @@ def _preview(loc: Location, change: Change, staged: _Staged, outcome: Outcome) -
 
 def _confirm(engine: Engine, loc: Location, change: Change, outcome: Outcome) -> None:
     """Step 6: ask whoever confirms; refuse when nobody can be asked or they decline."""
+    confirm_change(
+        engine, loc, change.path, change.operation, outcome.diff, outcome.risk, outcome.created
+    )
+
+
+def confirm_change(
+    engine: Engine, loc: Location, given: str, operation: str, diff: str, risk: Risk, created: bool
+) -> None:
+    """Ask whoever confirms to approve `diff` to the file at `loc` (every change and every
+    restore from history asks here). The request names the file by its real path (a
+    symlink's target, not its name) and, when the agent named it otherwise, that name
+    too. Raises OperationFailed when nobody can be asked or the answer is no."""
     ws = engine.workspace
     if ws.confirm is None:
         raise fail(
             "no_confirmation",
-            change.path,
-            message=f"this change needs the user's confirmation and nobody can be asked: {change.path}",
+            given,
+            message=f"this change needs the user's confirmation and nobody can be asked: {given}",
         )
     request = ConfirmRequest(
-        path=str(loc.path),
-        operation=change.operation,
-        risk=outcome.risk.value,
-        diff=outcome.diff,
+        path=str(loc.real),
+        operation=operation,
+        risk=risk.value,
+        diff=diff,
         toolset=engine.toolset,
-        created=outcome.created,
+        created=created,
+        named=str(loc.path) if loc.path != loc.real else "",
     )
     if not ws.confirm(request):
-        raise fail("rejected", change.path, message="the user rejected this change")
+        raise fail("rejected", given, message="the user rejected this change")
 
 
 def _recheck_under_lock(
@@ -437,7 +463,12 @@ def _sidecar_backup(engine: Engine, loc: Location, data: bytes, dirname: str) ->
         is_dir=False,
         is_link=False,
     )
-    fsio.write_atomic(target, data, create_parents=True)
+    # A copy is never more readable than the file: a 0600 secret's backup is 0600.
+    try:
+        mode = stat.S_IMODE(os.stat(loc.real).st_mode) & 0o777
+    except OSError:
+        mode = 0o600
+    fsio.write_atomic(target, data, create_parents=True, mode=mode)
     keep = engine.workspace.history.keep
     with fsio.open_dir(loc.root, backup_rel.split("/")) as dfd:
         ours = []

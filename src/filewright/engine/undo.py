@@ -4,20 +4,22 @@ from __future__ import annotations
 
 from filewright.core.result import Failure, OperationFailed, fail
 from filewright.engine.diffs import unified_diff
-from filewright.engine.pipeline import Outcome
+from filewright.engine.pipeline import Outcome, confirm_change
 from filewright.engine.workspace import Engine
 from filewright.fs import fsio
 from filewright.fs.paths import PathRefused
 from filewright.fs.textfile import content_hash
-from filewright.policy.rules import Risk
+from filewright.policy.rules import Access, Risk
 from filewright.state.history import file_lock
 
 
 def undo(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
-    """Restore the file's content from before its last recorded change."""
+    """Restore the file's content from before its last recorded change, asking whoever
+    confirms first where the policy asks for a change to this file (a restore is a
+    change)."""
     outcome = Outcome(ok=False)
     try:
-        loc, _access = engine.locate(path, purpose="write", expect="file")
+        loc, access = engine.locate(path, purpose="write", expect="file")
         outcome.loc = loc
         ws = engine.workspace
         with file_lock(ws.state_dir, str(loc.real)):
@@ -54,6 +56,8 @@ def undo(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
                 outcome.dry_run = True
                 outcome.ok = True
                 return outcome
+            if access == Access.CONFIRM:
+                confirm_change(engine, loc, path, "undo", outcome.diff, outcome.risk, False)
             if before is None:
                 fsio.remove_file(loc)
                 engine.record_read(loc, None)

@@ -31,7 +31,8 @@ DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
 
 @dataclass(frozen=True)
 class ConfirmRequest:
-    """What a confirmation callback is asked to approve."""
+    """What a confirmation callback is asked to approve: `path` is the real path of the file
+    that will change (symlinks resolved)."""
 
     path: str
     operation: str
@@ -39,6 +40,8 @@ class ConfirmRequest:
     diff: str
     toolset: str
     created: bool
+    named: str = ""
+    """The path as the agent named it, when that is not `path` (the real path)."""
 
 
 Confirm = Callable[[ConfirmRequest], bool]
@@ -205,27 +208,58 @@ class Engine:
         return access
 
     def is_visible_real(self, real: Path, is_dir: bool = False) -> bool:
-        """For listings and searches: may this real path appear in results?"""
+        """For listings and searches: may this real path (its name or its content) appear
+        in results? Judged under every root that holds it, like `access`."""
         if _inside(real, self.workspace.state_dir):
             return False
-        root = self.workspace.sandbox.root_of(real)
-        if root is None:
+        rels = self._rels_under_roots(real)
+        if not rels:
             return False
-        rel = real.relative_to(root).as_posix() if real != root else "."
-        return self.policy.access(rel, is_dir=is_dir) != Access.HIDDEN
+        return _shown(self.policy.access(*rels, is_dir=is_dir))
+
+    def _rels_under_roots(self, real: Path) -> list[str]:
+        """`real` relative to every root that holds it (nested roots: more than one)."""
+        return [
+            real.relative_to(root).as_posix() if real != root else "."
+            for root in self.workspace.sandbox.roots
+            if _inside(real, root)
+        ]
 
     def visibility(self, directory: Location) -> Callable[[str], bool]:
         """A filter for listings and searches under `directory`: gets a path relative to
-        the directory (posix) and says whether it may appear in results."""
+        the directory (posix) and says whether it may appear in results (name, lines,
+        counts). A `deny` or `hidden` file never does; with nested roots a path is judged
+        under every root that holds it, so the verdict is the same whichever root or tool
+        reaches it."""
         base = "" if directory.rel == "." else directory.rel + "/"
         state = self.workspace.state_dir
         root = directory.root
+        real_dir = directory.real
+        # Other roots nested inside or around this one: (root, real path prefix of the
+        # searched directory relative to it, or None when that root lies below it).
+        others: list[tuple[str, str]] = []
+        for other in self.workspace.sandbox.roots:
+            if other == root:
+                continue
+            if _inside(real_dir, other):
+                rel = real_dir.relative_to(other).as_posix()
+                others.append(("", "" if rel == "." else rel + "/"))
+            elif _inside(other, real_dir):
+                others.append((other.relative_to(real_dir).as_posix() + "/", ""))
+        policy = self.policy
 
         def visible(rel: str, is_dir: bool = False) -> bool:
-            full = base + rel.strip("/")
+            rel = rel.strip("/")
+            full = base + rel
             if _inside(root / full, state):
                 return False
-            return self.policy.access(full, is_dir=is_dir) != Access.HIDDEN
+            names = [full]
+            for below, prefix in others:
+                if not below:
+                    names.append(prefix + rel)
+                elif rel.startswith(below):
+                    names.append(rel[len(below) :])
+            return _shown(policy.access(*names, is_dir=is_dir))
 
         return visible
 
@@ -249,6 +283,10 @@ class Engine:
         try:
             loc = self.workspace.sandbox.resolve(path, expect=expect)
         except PathRefused as exc:
+            # What the disk says about a hidden path (a directory, not a directory, a
+            # loop) would tell that it exists: a hidden name answers "not found" first.
+            if exc.code != "outside" and self._hidden_by_name(path):
+                raise fail("hidden", path, message=f"not found: {path}") from None
             raise fail(exc.code, path, message=exc.detail) from None
         access = self.access(loc)
         if access == Access.HIDDEN:
@@ -258,6 +296,15 @@ class Engine:
         if purpose == "write" and access == Access.READ:
             raise fail("protected", path, message=f"protected file: {path}")
         return loc, access
+
+    def _hidden_by_name(self, path: str) -> bool:
+        """Whether the policy hides `path` judged by its text under the roots."""
+        try:
+            rels = self.workspace.sandbox.names_under_roots(path)
+        except (ValueError, IndexError):
+            return False
+        rels = [r for r in rels if r not in ("", ".")]
+        return bool(rels) and self.policy.access(*rels) == Access.HIDDEN
 
     # -- step 3: load ---------------------------------------------------------------------
 
@@ -299,6 +346,11 @@ def disk_failures(given: str) -> Iterator[None]:
         raise fail("permission", given, message=f"permission denied: {given}") from None
     except OSError as exc:
         raise fail("io_error", given, message=f"{exc.strerror or exc}: {given}") from None
+
+
+def _shown(access: Access) -> bool:
+    """Whether a path with this access may appear in a listing or search result."""
+    return access != Access.HIDDEN and access != Access.DENY
 
 
 def _inside(child: Path, parent: Path) -> bool:

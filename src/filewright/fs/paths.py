@@ -64,14 +64,26 @@ _INVISIBLE_CONTROLS = frozenset(
 )
 
 
+# Characters that show as nothing (or as something else) in a person's view: every format
+# character (Unicode category Cf: zero-width spaces and joiners, the soft hyphen, word
+# joiners, the BOM, the tag characters U+E0000-E007F that carry hidden ASCII), the
+# variation selectors, the combining grapheme joiner and the blank Hangul fillers.
+_INVISIBLE_RANGES = (
+    "\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160"
+    "\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u2800\u3164"
+    "\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+)
+
 _SHOWN_AS_ESCAPES = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f" + "".join(sorted(_INVISIBLE_CONTROLS)) + "]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f" + "".join(sorted(_INVISIBLE_CONTROLS)) + _INVISIBLE_RANGES + "]"
 )
 
 
 def printable(text: str) -> str:
-    """`text` for a person's terminal: control characters (ESC, CR, backspace …) and the
-    bidirectional controls shown as escapes (`\\x1b`, `\\u202e`), newlines and tabs kept,
+    """`text` for a person's terminal: control characters (ESC, CR, backspace …), the
+    bidirectional controls and every invisible character (zero-width, tags, variation
+    selectors) shown as escapes (`\\x1b`, `\\u202e`, `\\U000e0041`), newlines and tabs kept,
     so content under review (a diff awaiting approval) cannot redraw or reorder what the
     reviewer sees."""
     return _SHOWN_AS_ESCAPES.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
@@ -284,6 +296,18 @@ class Sandbox:
             is_dir=is_dir,
             is_link=is_link,
         )
+
+    def names_under_roots(self, path: str) -> list[str]:
+        """`path` relative to every root whose name it starts with, by its text alone
+        (no disk access): for judging a path the disk refused to resolve."""
+        raw = os.path.normpath(path if path.startswith("/") else self._lexical[0][1] + path)
+        rels = []
+        for base, base_prefix in self._lexical:
+            if raw.startswith(base_prefix):
+                rels.append(raw[len(base_prefix) :])
+            elif raw == base:
+                rels.append(".")
+        return rels
 
     def display(self, loc: Location, style: str = "absolute") -> str:
         """A path for messages: "absolute" (the lexical path) or "relative" (to its root)."""

@@ -5,7 +5,8 @@ Access levels, from most to least permissive:
 - `write`   read and change freely
 - `confirm` read freely; change only after the user approves
 - `read`    read only
-- `deny`    visible in listings, but neither read nor changed
+- `deny`    neither read nor changed, and absent from searches and listings (naming it
+            directly says "access denied", where a hidden one is "not found")
 - `hidden`  behaves as if the file did not exist (absent from listings and searches)
 
 Rules use gitignore pattern syntax and are matched case-insensitively; the last rule
@@ -74,47 +75,74 @@ ENGINE_RULES: tuple[Rule, ...] = (
 )
 
 # Files whose change can execute code or corrupt a repository: read-only by default.
+# A name without a trailing slash matches a file *and* a directory of that name (with all
+# it holds), so a `.git` file (`gitdir: ...`) is caught like the `.git` directory. Why
+# each entry is here: SECURITY.md, "The protected set".
+PROTECTED_NAMES: tuple[str, ...] = (
+    # Version control: hooks, config (core.fsmonitor, core.hooksPath), a redirecting
+    # `.git` file, submodule URLs; Mercurial's hgrc hooks.
+    ".git",
+    ".gitmodules",
+    ".hg",
+    # Git hook managers: their config runs commands at the next commit.
+    ".husky",
+    ".pre-commit-config.yaml",
+    "lefthook.yml",
+    ".lefthook.yml",
+    "lefthook-local.yml",
+    # Editors and agent hosts: tasks, launch and MCP server commands, settings that name
+    # executables, run configurations.
+    ".vscode",
+    "*.code-workspace",
+    ".idea",
+    ".zed",
+    ".cursor",
+    ".gemini",
+    ".codex",
+    ".mcp.json",
+    ".claude/settings*.json",
+    ".devcontainer",
+    ".devcontainer.json",
+    # Build tools and package managers: configuration that names a program to run.
+    ".cargo/config",
+    ".cargo/config.toml",
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".envrc",
+    # Lock files: a changed lock installs other code at the next install.
+    "package-lock.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "npm-shrinkwrap.json",
+    "bun.lockb",
+    "uv.lock",
+    "poetry.lock",
+    "Pipfile.lock",
+    "pdm.lock",
+    "Cargo.lock",
+    "Gemfile.lock",
+    "composer.lock",
+    "go.sum",
+    # Shell start-up files (a root at $HOME).
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".cshrc",
+    ".tcshrc",
+    ".kshrc",
+    ".config/fish/config.fish",
+    ".inputrc",
+)
+
 PROTECTED_RULES: tuple[Rule, ...] = tuple(
-    Rule(p, Access.READ, reason="protected file")
-    for p in (
-        ".git/",
-        ".gitmodules",
-        ".vscode/settings.json",
-        ".vscode/tasks.json",
-        ".vscode/launch.json",
-        ".mcp.json",
-        ".cursor/",
-        ".claude/settings*.json",
-        ".idea/workspace.xml",
-        ".envrc",
-        "package-lock.json",
-        "yarn.lock",
-        "pnpm-lock.yaml",
-        "npm-shrinkwrap.json",
-        "bun.lockb",
-        "uv.lock",
-        "poetry.lock",
-        "Pipfile.lock",
-        "pdm.lock",
-        "Cargo.lock",
-        "Gemfile.lock",
-        "composer.lock",
-        "go.sum",
-        ".bashrc",
-        ".bash_profile",
-        ".bash_login",
-        ".bash_logout",
-        ".profile",
-        ".zshrc",
-        ".zshenv",
-        ".zprofile",
-        ".zlogin",
-        ".cshrc",
-        ".tcshrc",
-        ".kshrc",
-        ".config/fish/config.fish",
-        ".inputrc",
-    )
+    Rule(p, Access.READ, reason="protected file") for p in PROTECTED_NAMES
 )
 
 

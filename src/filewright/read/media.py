@@ -20,7 +20,15 @@ from typing import IO, Any
 
 IMAGE_MAX_BYTES = 5 * 1024 * 1024
 PDF_MAX_PAGES = 50  # pages extracted when no range is given
+# A PDF's budgets, whatever it holds (one content stream can be shared by every page, and
+# pypdf needs about 1.7 µs and 50 bytes of memory per byte of content it extracts from):
+PDF_MAX_CHARS = 200_000  # text extracted per read (when the caller gives no smaller budget)
+PDF_MAX_CONTENT_BYTES = 256 << 10  # decoded page content parsed per read (~25-50 text pages)
+PDF_DEADLINE_S = 4.0  # extraction stops between content operators after this long
 OUTPUT_MAX_CHARS = 10_000  # per notebook output
+# A notebook is parsed whole: its containers ({ and [, counted in the raw bytes, an upper
+# bound) cost ~100-200 bytes each once parsed, so their number is capped, not just bytes.
+NOTEBOOK_MAX_CONTAINERS = 500_000
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp")
 _BMP_HEADER_SIZES = {12, 16, 40, 52, 56, 64, 108, 124}
@@ -248,6 +256,7 @@ class PdfText:
     page_count: int
     pages: list[tuple[int, str]] = field(default_factory=list)
     more_pages: bool = False  # pages exist beyond the chosen ones (no range given)
+    cut: str | None = None  # why extraction stopped early: "output", "content" or "time"
 
     @property
     def has_text(self) -> bool:
@@ -287,11 +296,21 @@ def parse_pages(spec: str, page_count: int) -> list[int]:
 
 
 def extract_pdf(
-    stream: IO[bytes], pages: str | None = None, *, max_pages: int = PDF_MAX_PAGES
+    stream: IO[bytes],
+    pages: str | None = None,
+    *,
+    max_pages: int = PDF_MAX_PAGES,
+    max_chars: int = PDF_MAX_CHARS,
+    max_content_bytes: int = PDF_MAX_CONTENT_BYTES,
+    deadline_s: float = PDF_DEADLINE_S,
 ) -> PdfText:
     """Extract text page by page. Without `pages`, the first `max_pages` pages.
 
-    Raises MediaError with code "encrypted" (password-protected) or "corrupt".
+    Extraction stops (`cut` says why) once `max_chars` characters are out, once the
+    pages' decoded content passes `max_content_bytes` (checked before a page is parsed:
+    its parse is what costs time and memory), or after `deadline_s` seconds, so a small
+    PDF whose one content stream is shared by thousands of pages costs no more than a
+    page. Raises MediaError with code "encrypted" (password-protected) or "corrupt".
     """
     try:
         from pypdf import PdfReader
@@ -307,8 +326,18 @@ def extract_pdf(
         count = len(reader.pages)
         chosen = parse_pages(pages, count) if pages else list(range(1, min(count, max_pages) + 1))
         out = PdfText(count, more_pages=not pages and count > len(chosen))
+        budget = _PdfBudget(max_chars, max_content_bytes, deadline_s)
         for n in chosen:
-            out.pages.append((n, reader.pages[n - 1].extract_text() or ""))
+            page = reader.pages[n - 1]
+            if not budget.admit(page):
+                out.cut = budget.reason
+                break
+            text = budget.extract(page)
+            if text or budget.reason is None:
+                out.pages.append((n, text))
+            if budget.reason is not None:
+                out.cut = budget.reason
+                break
         return out
     except MediaError:
         raise
@@ -320,10 +349,95 @@ def extract_pdf(
         AttributeError,
         IndexError,
         OSError,
+        RecursionError,
+        MemoryError,
     ) as exc:
         raise MediaError(
             "corrupt", f"the PDF cannot be read (damaged or not a PDF): {exc}"
         ) from None
+
+
+def _limit_content(page: Any, limit: int) -> int:
+    """The decoded size of a page's content; content past `limit` bytes is dropped from
+    this (in-memory) page first, cut after a whole operator, so only `limit` bytes are
+    parsed. pypdf caps each stream's decoding."""
+    contents = page.get_contents()
+    if contents is None:
+        return 0
+    data = contents.get_data()
+    if len(data) <= limit:
+        return len(data)
+    from pypdf.generic import DecodedStreamObject, NameObject
+
+    cut = data[:limit]
+    end = max(cut.rfind(b"\n"), cut.rfind(b" "))
+    short = DecodedStreamObject()
+    short.set_data(cut[: max(end, 0)] + b"\nET\n")
+    page[NameObject("/Contents")] = short
+    return len(data)
+
+
+class _Enough(Exception):
+    """Raised from pypdf's text visitor: the output or time budget is spent."""
+
+
+class _PdfBudget:
+    """What one PDF read may still spend: characters out, content parsed, time."""
+
+    def __init__(self, max_chars: int, max_content: int, deadline_s: float) -> None:
+        import time
+
+        self.chars_left = max_chars
+        self.content_left = max_content
+        self.deadline = time.monotonic() + deadline_s
+        self.reason: str | None = None
+
+    def admit(self, page: Any) -> bool:
+        """Whether `page` may still be parsed (its content cut to what is left)."""
+        import time
+
+        if time.monotonic() > self.deadline:
+            self.reason = "time"
+            return False
+        if self.content_left <= 0:
+            self.reason = "content"
+            return False
+        size = _limit_content(page, self.content_left)
+        if size > self.content_left:
+            self.reason = "content"  # this page is parsed in part, then extraction stops
+        self.content_left -= size
+        return True
+
+    def extract(self, page: Any) -> str:
+        """The page's text, cut where the output or time budget runs out."""
+        import time
+
+        pieces: list[str] = []
+        reason = self.reason
+
+        def visit_text(text: Any, *_rest: Any) -> None:
+            if text:
+                pieces.append(text)
+
+        def visit_operator(*_args: Any) -> None:
+            if time.monotonic() > self.deadline:
+                self.reason = "time"
+                raise _Enough
+
+        try:
+            text = (
+                page.extract_text(visitor_text=visit_text, visitor_operand_before=visit_operator)
+                or ""
+            )
+        except _Enough:
+            text = "".join(pieces)
+        if len(text) > self.chars_left:
+            self.reason = "output"
+        elif reason is not None:
+            self.reason = reason
+        text = text[: max(self.chars_left, 0)]
+        self.chars_left -= len(text)
+        return text
 
 
 def _decrypt_empty(reader: Any) -> bool:
@@ -373,6 +487,13 @@ def render_notebook(raw: bytes, *, output_chars: int = OUTPUT_MAX_CHARS) -> tupl
 
     Returns (text, number of cells). Raises MediaError("invalid_notebook").
     """
+    containers = raw.count(b"{") + raw.count(b"[")
+    if containers > NOTEBOOK_MAX_CONTAINERS:
+        raise MediaError(
+            "invalid_notebook",
+            f"the notebook is too complex to render ({containers} JSON objects and arrays, "
+            f"limit {NOTEBOOK_MAX_CONTAINERS})",
+        )
     try:
         nb = json.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:

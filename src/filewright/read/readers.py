@@ -29,6 +29,7 @@ from filewright.engine.workspace import disk_failures
 from filewright.fs.paths import Location
 from filewright.read.media import (
     IMAGE_MAX_BYTES,
+    PDF_MAX_CHARS,
     PDF_MAX_PAGES,
     Image,
     MediaError,
@@ -199,10 +200,12 @@ class ReadOutcome:
             out["pages"] = [n for n, _ in self.pdf.pages]
             out["has_text"] = self.pdf.has_text
             out["more_pages"] = self.pdf.more_pages
+            if self.pdf.cut is not None:
+                out["extraction_cut"] = self.pdf.cut
         if self.notebook is not None:
             out["cells"] = self.cells
         if self.kind in ("pdf", "notebook"):
-            out["truncated"] = self.cut or bool(self.pdf and self.pdf.more_pages)
+            out["truncated"] = self.cut or bool(self.pdf and (self.pdf.more_pages or self.pdf.cut))
         if self.hash is not None:
             out["hash"] = self.hash
         return out
@@ -253,8 +256,10 @@ def read_any(
         if found.kind == "pdf":
             _check_size(size, cap, loc.given, "the PDF")
             with os.fdopen(os.dup(fd), "rb") as stream:
+                chars = min(max_output_chars or PDF_MAX_CHARS, PDF_MAX_CHARS) + 1
                 out.pdf = _media(
-                    lambda: extract_pdf(stream, pages, max_pages=pdf_max_pages), loc.given
+                    lambda: extract_pdf(stream, pages, max_pages=pdf_max_pages, max_chars=chars),
+                    loc.given,
                 )
             out.cut = _over(out.pdf.render(), max_output_chars)
             return out
@@ -289,6 +294,14 @@ def _media(call: Any, path: str) -> Any:
         return call()
     except MediaError as exc:
         raise fail(exc.code, path, message=exc.message, **exc.detail) from None
+
+
+_PDF_CUT = {
+    "output": f"[Text extraction stopped at {PDF_MAX_CHARS} characters; ask for fewer pages.]",
+    "content": "[Text extraction stopped: the pages' content is too large to extract in one "
+    "read; ask for fewer pages.]",
+    "time": "[Text extraction stopped: it took too long; ask for fewer pages.]",
+}
 
 
 def _over(text: str, budget: int | None) -> bool:
@@ -416,6 +429,8 @@ def render_outcome(outcome: ReadOutcome, style: str = "default") -> str:
         shown = [n for n, _ in pdf.pages]
         span = f"{shown[0]}-{shown[-1]}" if shown else "none"
         head = f"[PDF file: {name}, {pdf.page_count} page(s); showing pages {span}]"
+        if not pdf.has_text and pdf.cut is not None:
+            return f"{head}\n{_PDF_CUT[pdf.cut]}"
         if not pdf.has_text:
             return (
                 f"{head}\nThe PDF has no extractable text on these pages (it may consist of scanned "
@@ -429,6 +444,8 @@ def render_outcome(outcome: ReadOutcome, style: str = "default") -> str:
                 f"[Output limit of {outcome.max_output_chars} characters reached; ask for fewer "
                 "pages to see the rest.]"
             )
+        if pdf.cut is not None and not (outcome.cut and pdf.cut == "output"):
+            notes.append(_PDF_CUT[pdf.cut])
         if pdf.more_pages:
             notes.append(
                 f"[The PDF has {pdf.page_count} pages; showing the first {len(shown)}. Use "

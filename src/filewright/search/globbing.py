@@ -16,6 +16,7 @@ from typing import Any
 
 from filewright.policy.gitignore import GlobError, Overrides, PathFilter, Verdict, root_rules
 from filewright.policy.globs import compile_glob
+from filewright.search.anchored import open_real_dir, stat_below
 from filewright.search.python_engine import walk
 from filewright.search.results import GlobResult, Visible, always_visible, existing_dir, sort_key
 from filewright.search.ripgrep import (
@@ -109,12 +110,34 @@ def glob(
     decode = _utf8 if found else os.fsdecode
     return GlobResult(
         # Only the paths shown are turned back from sort keys into text.
-        paths=[decode(key[_MTIME_BYTES:].replace(b"\0", b"/")) for key in items[:cap]],
+        paths=[decode(rel) for rel in _still_inside(directory, items, cap)],
         truncated=len(items) > cap,
         total=len(items),
         ignored_count=ignored,
         engine=name,
     )
+
+
+def _still_inside(directory: Path, items: list[bytes], cap: int) -> list[bytes]:
+    """The first ``cap`` matches (as relative paths) that are, now, regular files reached
+    from the directory without following a link: a walker that went through a
+    directory swapped for a symlink mid-walk named files that are not there."""
+    try:
+        dir_fd = open_real_dir(directory)
+    except OSError:
+        return []
+    out: list[bytes] = []
+    try:
+        for key in items:
+            if len(out) >= cap:
+                break
+            rel = key[_MTIME_BYTES:].replace(b"\0", b"/")
+            st = stat_below(dir_fd, rel)
+            if st is not None:
+                out.append(rel)
+    finally:
+        os.close(dir_fd)
+    return out
 
 
 # A glob match as one sortable bytes string: newest first, then in path order.  (Bytes

@@ -58,10 +58,11 @@ from typing import Any
 
 from filewright.core import regexes
 from filewright.policy.gitignore import GlobError, Overrides, PathFilter, root_rules
+from filewright.search.anchored import Binary, open_file_at, open_real_dir
 from filewright.search.format import format_glob_gemini, format_grep_gemini, format_list_gemini
 from filewright.search.globbing import glob
 from filewright.search.listing import list_directory
-from filewright.search.python_engine import LineSearcher, read_file, searchable_text, walk
+from filewright.search.python_engine import LineSearcher, searchable_text, walk_at
 from filewright.search.results import (
     Entry,
     FileMatches,
@@ -222,18 +223,33 @@ def _grep_rg(
     progress: ProgressCallback | None,
 ) -> tuple[GrepResult | None, str | None]:
     """One grep with ripgrep: the result, or ripgrep's error message."""
-    cap = collector().max_matches
-    # A fast unordered (multi-threaded) run, whose files are then put in path order.
-    # If it finds far more matches than the cap, rerun in path order (single-threaded in
-    # ripgrep) and stop at the cap, so that the kept matches are the first ones.
-    raw = RawCollector(max(4 * cap, 1000), progress, cap)
-    out = run_grep(rg, directory, grep_args(pattern, sort=False, **opts), raw, accept)
-    col = collector()
-    if out.error is None and out.completed:
-        raw.replay(col)
-    elif out.error is None:
-        del raw
-        out = run_grep(rg, directory, grep_args(pattern, sort=True, **opts), col, accept)
+    first = collector()
+    cap, max_chars = first.max_matches, first.max_line_chars
+    try:
+        dir_fd = open_real_dir(directory)
+    except OSError as exc:
+        return None, f"cannot open the directory: {exc.strerror or exc}"
+    try:
+        # A fast unordered (multi-threaded) run, whose files are then put in path order.
+        # If it finds far more matches than the cap, rerun in path order (single-threaded
+        # in ripgrep) and stop at the cap, so that the kept matches are the first ones.
+        # Each file gives at most cap + 1 matching lines: ripgrep's per-file buffer stays
+        # bounded (with --max-columns) however many lines match.
+        args = dict(opts, per_file=cap + 1)
+        raw = RawCollector(max(4 * cap, 1000), progress, cap)
+        out = run_grep(
+            rg, directory, grep_args(pattern, sort=False, **args), raw, accept, dir_fd, max_chars
+        )
+        col = collector()
+        if out.error is None and out.completed:
+            raw.replay(col)
+        elif out.error is None:
+            del raw
+            out = run_grep(
+                rg, directory, grep_args(pattern, sort=True, **args), col, accept, dir_fd, max_chars
+            )
+    finally:
+        os.close(dir_fd)
     if out.error is not None:
         return None, out.error
     return col.result("rg", None), None
@@ -282,31 +298,72 @@ def _grep_python(
 ) -> GrepResult:
     overrides = Overrides([*([(include, False)] if include else []), ("!.git", False)])
     rules = root_rules(directory, ignore_root) if respect_gitignore else None
-    base = os.fsencode(directory) + b"/"
     searched = 0
-    for rel, _ignored in walk(directory, overrides, rules):
+    for rel, _ignored, dir_fd, name in walk_at(directory, overrides, rules):
         path = os.fsdecode(rel)
         if not visible(path):
             continue
-        data = read_file(base + rel)
-        if data is None:
-            continue
-        searched += 1
-        if progress is not None and searched % 1000 == 0:
-            progress(col.total)
-        text = searchable_text(data)
-        if text is None:
+        try:
+            fd = open_file_at(dir_fd, name)
+        except OSError:
             continue
         try:
-            lines = searcher.search(text, context)
+            searched += 1
+            if progress is not None and searched % 1000 == 0:
+                progress(col.total)
+            lines = _search_fd(fd, searcher, context, col)
         except regexes.RegexTimeout as exc:
             result = col.result("python", searched)
             result.error = f"Pattern is too slow to search with: {exc}"
             return result
+        finally:
+            os.close(fd)
         if not lines:
             continue
         col.begin(path)
-        if not all(col.line(n, line, is_ctx) for n, line, is_ctx in lines):
+        if not all(col.line(n, line, is_ctx, more) for n, line, is_ctx, more in lines):
             break
         col.end()
     return col.result("python", searched)
+
+
+WHOLE_FILE_BYTES = 1 << 20
+"""Files up to this size are read whole and searched at once (fast: a file without a
+match costs one regex search); larger ones are streamed line by line."""
+
+
+def _search_fd(
+    fd: int, searcher: LineSearcher, context: int, col: MatchCollector
+) -> list[tuple[int, str, bool, int]]:
+    """The lines of the open file to report (none for a binary file), memory bounded by
+    :data:`WHOLE_FILE_BYTES` and the output budget whatever the file."""
+    size = os.fstat(fd).st_size
+    cap = max(col.max_matches - col.total, 0) + 1
+    try:
+        if size > WHOLE_FILE_BYTES:
+            return searcher.search_stream(fd, context, col.max_line_chars, cap)
+        data = _read_all(fd, WHOLE_FILE_BYTES)
+    except (Binary, OSError):
+        return []
+    if data is None:  # grew past the limit since the fstat
+        os.lseek(fd, 0, os.SEEK_SET)
+        try:
+            return searcher.search_stream(fd, context, col.max_line_chars, cap)
+        except (Binary, OSError):
+            return []
+    text = searchable_text(data)
+    if text is None:
+        return []
+    return [(n, line, ctx, 0) for n, line, ctx in searcher.search(text, context, cap)]
+
+
+def _read_all(fd: int, limit: int) -> bytes | None:
+    """The file's bytes, or ``None`` when it holds more than ``limit``."""
+    parts = []
+    total = 0
+    while chunk := os.read(fd, 1 << 20):
+        total += len(chunk)
+        if total > limit:
+            return None
+        parts.append(chunk)
+    return b"".join(parts)

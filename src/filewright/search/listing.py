@@ -9,6 +9,7 @@ from pathlib import Path
 
 from filewright.policy.gitignore import root_rules
 from filewright.policy.globs import GlobError, compile_glob
+from filewright.search.anchored import open_real_dir
 from filewright.search.results import Entry, ListResult, Visible, always_visible
 
 
@@ -52,23 +53,29 @@ def list_directory(
     rules = root_rules(directory, ignore_root) if respect_gitignore else None
     entries: list[Entry] = []
     ignored = 0
-    with os.scandir(directory) as it:
-        for e in it:
-            if not visible(e.name):
-                continue
-            name_b = os.fsencode(e.name)
-            if skip(name_b):
-                continue
-            try:
-                is_dir = e.is_dir(follow_symlinks=False)
-                is_link = e.is_symlink()
-            except OSError:
-                continue
-            if rules is not None and (e.name == ".git" or rules.is_ignored(name_b, is_dir)):
-                ignored += 1
-                continue
-            if is_link:
-                is_dir = _dir_inside(e.path, symlink_root or directory)
-            entries.append(Entry(e.name, is_dir, is_link))
+    # By descriptor, opened without following links from / down: a directory swapped for
+    # a symlink (to outside) since it was resolved is refused, never listed.
+    dir_fd = open_real_dir(directory)
+    try:
+        with os.scandir(dir_fd) as listed:
+            for e in listed:
+                if not visible(e.name):
+                    continue
+                name_b = os.fsencode(e.name)
+                if skip(name_b):
+                    continue
+                try:
+                    is_dir = e.is_dir(follow_symlinks=False)
+                    is_link = e.is_symlink()
+                except OSError:
+                    continue
+                if rules is not None and (e.name == ".git" or rules.is_ignored(name_b, is_dir)):
+                    ignored += 1
+                    continue
+                if is_link:
+                    is_dir = _dir_inside(os.path.join(directory, e.name), symlink_root or directory)
+                entries.append(Entry(e.name, is_dir, is_link))
+    finally:
+        os.close(dir_fd)
     entries.sort(key=lambda en: (not en.is_dir, en.name.casefold(), en.name))
     return ListResult(entries, ignored)

@@ -110,14 +110,18 @@ class ListResult:
     or paths the policy hides."""
 
 
-def cut_line(text: str, max_chars: int) -> str:
-    """Strip the line ending and cut ``text`` to ``max_chars`` characters with a note."""
-    if text.endswith("\n"):
-        text = text[:-1]
-    if text.endswith("\r"):
-        text = text[:-1]
-    if len(text) > max_chars:
-        text = f"{text[:max_chars]}... [{len(text) - max_chars} more characters]"
+def cut_line(text: str, max_chars: int, more: int = 0) -> str:
+    """Strip the line ending and cut ``text`` to ``max_chars`` characters with a note.
+
+    ``more`` counts characters of the line already cut off after ``text`` (an engine that
+    keeps only a line's start passes how much it left out)."""
+    if not more:
+        if text.endswith("\n"):
+            text = text[:-1]
+        if text.endswith("\r"):
+            text = text[:-1]
+    if len(text) + more > max_chars:
+        text = f"{text[:max_chars]}... [{len(text) + more - max_chars} more characters]"
     return text
 
 
@@ -155,8 +159,9 @@ class MatchCollector:
         self._current = FileMatches(path)
         self._last_match = 0
 
-    def line(self, number: int, text: str, is_context: bool) -> bool:
-        """Add one line of the current file; ``False`` means the cap was exceeded."""
+    def line(self, number: int, text: str, is_context: bool, more: int = 0) -> bool:
+        """Add one line of the current file (``more``: characters cut off after ``text``);
+        ``False`` means the cap was exceeded."""
         cur = self._current
         assert cur is not None
         if not is_context:
@@ -168,7 +173,7 @@ class MatchCollector:
                 return False
             self.total += 1
             self._last_match = number
-        cur.matches.append(LineMatch(number, cut_line(text, self.max_line_chars), is_context))
+        cur.matches.append(LineMatch(number, cut_line(text, self.max_line_chars, more), is_context))
         return True
 
     def end(self) -> None:
@@ -202,7 +207,7 @@ class LineSink(Protocol):
 
     def begin(self, path: str) -> None: ...
 
-    def line(self, number: int, text: str, is_context: bool) -> bool: ...
+    def line(self, number: int, text: str, is_context: bool, more: int = 0) -> bool: ...
 
     def end(self) -> None: ...
 
@@ -221,8 +226,8 @@ class RawCollector:
         self.budget = budget
         self.report_cap = report_cap
         self.matches = 0
-        self.files: list[tuple[str, list[tuple[int, str, bool]]]] = []
-        self._current: tuple[str, list[tuple[int, str, bool]]] | None = None
+        self.files: list[tuple[str, list[tuple[int, str, bool, int]]]] = []
+        self._current: tuple[str, list[tuple[int, str, bool, int]]] | None = None
         self._on_progress = on_progress
         self._last_report = time.monotonic()
 
@@ -230,21 +235,21 @@ class RawCollector:
         """Start the lines of file ``path``."""
         self._current = (path, [])
 
-    def line(self, number: int, text: str, is_context: bool) -> bool:
+    def line(self, number: int, text: str, is_context: bool, more: int = 0) -> bool:
         """Keep one line; ``False`` once the budget of matching lines is exceeded."""
         if not is_context:
             self.matches += 1
             if self.matches > self.budget:
                 return False
         assert self._current is not None
-        self._current[1].append((number, text, is_context))
+        self._current[1].append((number, text, is_context, more))
         return True
 
     def end(self) -> None:
         """Close the current file (kept only if it has a matching line)."""
         cur = self._current
         self._current = None
-        if cur is not None and any(not ctx for _, _, ctx in cur[1]):
+        if cur is not None and any(not ctx for _, _, ctx, _ in cur[1]):
             self.files.append(cur)
             if self._on_progress is not None:
                 now = time.monotonic()
@@ -257,7 +262,7 @@ class RawCollector:
         self.files.sort(key=lambda f: sort_key(f[0].encode("utf-8", "surrogateescape")))
         for path, lines in self.files:
             into.begin(path)
-            if not all(into.line(n, text, ctx) for n, text, ctx in lines):
+            if not all(into.line(n, text, ctx, more) for n, text, ctx, more in lines):
                 return
             into.end()
 

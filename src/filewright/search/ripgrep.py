@@ -1,8 +1,8 @@
 """The ripgrep engine: runs ``rg`` and stream-parses its output.
 
-grep runs ``rg --json`` (every path and line arrives JSON-encoded, so names with
-colons, newlines or invalid UTF-8 cannot corrupt parsing); glob runs ``rg --files
---null`` (NUL-terminated paths).  Both pin ripgrep's configuration so that it agrees with the
+grep runs ``rg --null`` (NUL-terminated paths, so names with colons or newlines cannot
+corrupt parsing; each line cut to a preview, and every reported line read again from the
+file itself); glob runs ``rg --files --null`` (NUL-terminated paths).  Both pin ripgrep's configuration so that it agrees with the
 pure-Python engine: no config file, hidden files included, ``.git`` excluded, symlinks
 not followed, ignore files of the searched tree only (no global gitignore, no
 ``.git/info/exclude``, no ignore files above the searched directory).
@@ -10,12 +10,11 @@ not followed, ignore files of the searched tree only (no global gitignore, no
 
 from __future__ import annotations
 
-import base64
-import json
-import json.scanner
 import os
+import re
 import selectors
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -23,9 +22,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
-from filewright.search.python_engine import is_binary_file
+from filewright.search.anchored import Binary, iter_lines, open_below
 from filewright.search.results import LineSink
 
 BASE_ARGS: tuple[str, ...] = (
@@ -67,34 +66,25 @@ def has_pcre2(rg: str) -> bool:
     return done.returncode == 0
 
 
-def _path_bytes(obj: dict[str, str]) -> bytes:
-    """Decode ripgrep's ``{"text": ...}`` / ``{"bytes": base64}`` into raw bytes."""
-    text = obj.get("text")
-    if text is not None:
-        return text.encode("utf-8", "surrogateescape")
-    return base64.b64decode(obj.get("bytes", ""))
-
-
-def _line_text(obj: dict[str, str]) -> str:
-    text = obj.get("text")
-    if text is not None:
-        return text
-    return base64.b64decode(obj.get("bytes", "")).decode("utf-8", "replace")
-
-
 def _strip_dot(rel: bytes) -> bytes:
     return rel[2:] if rel.startswith(b"./") else rel
 
 
 @dataclass(slots=True)
 class RgOutcome:
-    """How one ``rg --json`` run ended."""
+    """How one ``rg`` run ended."""
 
     completed: bool
     """rg ran to the end (not stopped at the cap)."""
     files_searched: int | None
     error: str | None
     """rg's own message when it refused to run (bad regex or glob)."""
+
+
+PREVIEW_BYTES = 1024
+"""ripgrep prints at most this much of a line (``--max-columns``): its output, and what
+it buffers per file when multi-threaded, stay bounded on lines of any length. The
+lines shown are read again from the file itself (see :func:`verified_lines`)."""
 
 
 def grep_args(
@@ -106,10 +96,28 @@ def grep_args(
     context: int,
     respect_gitignore: bool,
     sort: bool,
+    per_file: int,
     pcre2: bool = False,
 ) -> list[str]:
-    """The ``rg`` command line (without the binary) for one grep."""
-    args = ["--json", *BASE_ARGS, "--no-mmap", "-s" if case_sensitive else "-i"]
+    """The ``rg`` command line (without the binary) for one grep: at most ``per_file``
+    matching lines per file, each printed as ``path NUL number (:|-) line-start``."""
+    args = [
+        *BASE_ARGS,
+        "--no-heading",
+        "--with-filename",
+        "--line-number",
+        "--null",
+        "--color",
+        "never",
+        "--no-context-separator",
+        "--max-columns",
+        str(PREVIEW_BYTES),
+        "--max-columns-preview",
+        "--max-count",
+        str(max(per_file, 1)),
+        "--no-mmap",
+        "-s" if case_sensitive else "-i",
+    ]
     if pcre2:
         args.append("--pcre2")
     if fixed_strings:
@@ -127,8 +135,26 @@ def grep_args(
     return args
 
 
-PENDING_LIMIT = 4096
-"""Lines of one file held back before checking the file for binary data ourselves."""
+RG_DATA_BYTES = 192 << 20
+"""ripgrep's data segment limit (``RLIMIT_DATA``): it holds a whole line in memory, so a
+line of hundreds of megabytes would take twice that; past the limit it aborts and grep
+answers with the Python engine, which keeps only a line's start."""
+
+OUT_OF_MEMORY = "ripgrep stopped: a line is too long to search in memory"
+
+
+def cap_memory(pid: int) -> None:
+    """Apply :data:`RG_DATA_BYTES` to the ripgrep just started (where the OS allows)."""
+    try:
+        import resource
+
+        resource.prlimit(pid, resource.RLIMIT_DATA, (RG_DATA_BYTES, RG_DATA_BYTES))
+    except (ImportError, AttributeError, OSError, ValueError):
+        pass
+
+
+Record = tuple[int, bool, bytes]
+"""One line ripgrep printed: line number, is_context, the start of the line."""
 
 
 def run_grep(
@@ -137,15 +163,19 @@ def run_grep(
     args: list[str],
     collector: LineSink,
     accept: Callable[[bytes], str | None],
+    dir_fd: int,
+    max_chars: int,
 ) -> RgOutcome:
     """Run ``rg`` and feed its matches to ``collector`` until done or it says stop.
 
     ``accept`` maps a relative path to the display path, or ``None`` to drop the file
-    (policy or ignore-rule post-filtering).  A file's lines are held back until its
-    ``end`` message, which tells whether ripgrep met a NUL byte after its matches; such
-    a file is binary and dropped.
+    (policy or ignore-rule post-filtering). Every file's lines are read again from the
+    file, reached from ``dir_fd`` (the searched directory) without following links, and
+    checked against what ripgrep printed (:func:`verified_lines`): a file ripgrep read
+    through a symlink swapped in mid-walk, a binary file (a NUL after the matches) or a
+    file that changed meanwhile is dropped; the lines shown are cut from the file's own
+    text, with their full length.
     """
-    base = os.fsencode(directory) + b"/"
     with tempfile.TemporaryFile() as err:
         try:
             proc = subprocess.Popen(
@@ -157,107 +187,134 @@ def run_grep(
             )
         except (OSError, ValueError) as exc:  # e.g. a NUL byte or an oversized argument
             return RgOutcome(False, None, f"could not run ripgrep: {exc}")
+        cap_memory(proc.pid)
         assert proc.stdout is not None
         stopped = False
-        searched: int | None = None
-        state = _FileState()
+        printed = False
         try:
-            for raw in proc.stdout:
-                # The kind is read off the line's start; the JSON is parsed only when
-                # its data is needed (not for files dropped, nor for "end" messages,
-                # whose statistics are most of ripgrep's output for a selective pattern).
-                msg = None
-                kind = _KINDS.get(raw[9:12]) if raw[:9] == b'{"type":"' else None
-                if kind is None:
-                    msg = json.loads(raw)
-                    kind = msg["type"]
-                if kind == "match" or kind == "context":
-                    if state.skip:
-                        continue
-                    data = (msg or _parse(raw))["data"]
-                    state.pending.append(
-                        (data["line_number"], _line_text(data["lines"]), kind == "context")
-                    )
-                    if len(state.pending) >= PENDING_LIMIT:
-                        if state.streaming or not is_binary_file(base + state.rel):
-                            state.streaming = True
-                            if not state.flush(collector):
-                                stopped = True
-                                break
-                        else:
-                            state.skip = True
-                elif kind == "begin":
-                    data = (msg or _parse(raw))["data"]
-                    rel = _strip_dot(_path_bytes(data["path"]))
-                    shown = accept(rel)
-                    state = _FileState(rel, shown)
-                    if shown is not None:
-                        collector.begin(shown)
-                elif kind == "end":
-                    if state.shown:
-                        binary = not state.streaming and _binary_end(raw, msg)
-                        if not (state.skip or binary) and not state.flush(collector):
-                            stopped = True
-                            break
-                        collector.end()
-                    state = _FileState()
-                elif kind == "summary":
-                    searched = (msg or _parse(raw))["data"]["stats"]["searches"]
+            for rel, records in _files(proc.stdout):
+                printed = True
+                shown = accept(rel)
+                if shown is None:
+                    continue
+                lines = verified_lines(dir_fd, rel, records, max_chars)
+                if not lines:
+                    continue
+                collector.begin(shown)
+                if not all(collector.line(n, t, c, m) for n, t, c, m in lines):
+                    stopped = True
+                    break
+                collector.end()
         finally:
-            if proc.poll() is None and (stopped or searched is None):
+            if proc.poll() is None:
                 proc.kill()
             proc.stdout.close()
             rc = proc.wait()
         if stopped:
             return RgOutcome(False, None, None)
-        if searched is None and rc == 2:
+        if rc in (-signal.SIGABRT, 128 + signal.SIGABRT):
+            return RgOutcome(False, None, OUT_OF_MEMORY)
+        if rc == 2 and not printed:
             err.seek(0)
-            return RgOutcome(False, None, _rg_message(err.read()))
-        return RgOutcome(True, searched, None)
+            message = err.read()
+            if message.strip():
+                return RgOutcome(False, None, _rg_message(message))
+        return RgOutcome(True, None, None)
 
 
-_KINDS = {b"beg": "begin", b"mat": "match", b"con": "context", b"end": "end", b"sum": "summary"}
-"""ripgrep's JSON message types, by the 3 letters after ``{"type":"``."""
-
-_scan_json = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[attr-defined]
-
-
-def _parse(raw: bytes) -> dict[str, Any]:
-    """One line of ripgrep's JSON (``json.loads`` less its checks of the encoding and
-    of trailing text, which ripgrep's UTF-8 lines do not need)."""
-    msg: dict[str, Any] = _scan_json(raw.decode("utf-8", "surrogatepass"), 0)[0]
-    return msg
-
-
-def _binary_end(raw: bytes, msg: dict[str, Any] | None) -> bool:
-    """Whether an ``end`` message reports a NUL byte (``binary_offset`` not null).
-
-    ``"binary_offset":null`` with its quotes cannot occur inside a JSON string (quotes
-    there are escaped), so finding it settles the common case without parsing.
-    """
-    if msg is None:
-        if b'"binary_offset":null' in raw:
-            return False
-        msg = _parse(raw)
-    return msg["data"].get("binary_offset") is not None
+def _files(stream: BinaryIO) -> Iterator[tuple[bytes, list[Record]]]:
+    """ripgrep's output, file by file (a file's lines come together, in line order)."""
+    current: bytes | None = None
+    records: list[Record] = []
+    for path, number, is_context, text in _records(stream):
+        if path != current:
+            if current is not None and records:
+                yield _strip_dot(current), records
+            current, records = path, []
+        records.append((number, is_context, text))
+    if current is not None and records:
+        yield _strip_dot(current), records
 
 
-class _FileState:
-    """Lines of the file being parsed, held until ripgrep says whether it is binary."""
+def _records(stream: BinaryIO) -> Iterator[tuple[bytes, int, bool, bytes]]:
+    """``path NUL number (:|-) text LF`` records (a path may hold any byte but NUL)."""
+    read = getattr(stream, "read1", stream.read)
+    buf = b""
+    pos = 0
+    while True:
+        nul = buf.find(b"\0", pos)
+        eol = buf.find(b"\n", nul + 1) if nul >= 0 else -1
+        if eol < 0:
+            chunk = read(1 << 16)
+            if not chunk:
+                return
+            buf = buf[pos:] + chunk
+            pos = 0
+            continue
+        path = buf[pos:nul]
+        notice = _NOTICE.match(buf, pos, nul)
+        if notice is not None:  # ripgrep's line about a binary file: not a record
+            pos = notice.end()
+            continue
+        head = buf[nul + 1 : eol]
+        pos = eol + 1
+        i = 0
+        while i < len(head) and 48 <= head[i] <= 57:
+            i += 1
+        if i == 0 or i >= len(head) or head[i] not in b":-":
+            continue  # not a line record (a message): ignore
+        yield path, int(head[:i]), head[i] == 45, head[i + 1 :]
 
-    __slots__ = ("pending", "rel", "shown", "skip", "streaming")
 
-    def __init__(self, rel: bytes = b"", shown: str | None = None) -> None:
-        self.rel = rel
-        self.shown = shown is not None
-        self.skip = shown is None
-        self.streaming = False
-        self.pending: list[tuple[int, str, bool]] = []
+_NOTICE = re.compile(rb"[^\0]*?: WARNING: [^\0\n]*\n")
+"""A line ripgrep prints on its own (``path: WARNING: stopped searching binary file
+after match ...``), without a NUL after the path."""
 
-    def flush(self, collector: LineSink) -> bool:
-        ok = all(collector.line(n, text, ctx) for n, text, ctx in self.pending)
-        self.pending.clear()
-        return ok
+
+def verified_lines(
+    dir_fd: int, rel: bytes, records: list[Record], max_chars: int
+) -> list[tuple[int, str, bool, int]]:
+    """The lines ripgrep reported for ``rel``, read again from the file itself: ``(number,
+    start of the line, is_context, characters cut off)``; empty when the file cannot be
+    reached without links, is binary, or does not hold what ripgrep printed."""
+    wanted = {n: (ctx, text) for n, ctx, text in records}
+    last = max(wanted)
+    keep = max(PREVIEW_BYTES, 4 * max_chars + 4)
+    out: list[tuple[int, str, bool, int]] = []
+    try:
+        fd = open_below(dir_fd, rel)
+    except OSError:
+        return []
+    try:
+        number = 0
+        for raw, rest in iter_lines(fd, limit=keep):
+            number += 1
+            if number > last:
+                continue  # only looking for a NUL now
+            found = wanted.get(number)
+            if found is None:
+                continue
+            is_context, printed = found
+            if not _same_start(raw, rest, printed):
+                return []
+            text = raw.decode("utf-8", "replace")
+            kept = text[: max_chars + 1]
+            out.append((number, kept, is_context, len(text) - len(kept) + rest))
+    except (Binary, OSError):
+        return []
+    finally:
+        os.close(fd)
+    if number < last:
+        return []  # the file is shorter than what ripgrep read
+    return out
+
+
+def _same_start(raw: bytes, rest: int, printed: bytes) -> bool:
+    """Whether ripgrep's printed line (cut to a preview when long) is this line."""
+    if not rest and len(raw) <= PREVIEW_BYTES:
+        return printed == raw
+    k = max(min(len(printed), PREVIEW_BYTES, len(raw)) - 4, 0)
+    return printed[:k] == raw[:k]
 
 
 def _rg_message(stderr: bytes) -> str:

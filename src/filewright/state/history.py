@@ -78,12 +78,83 @@ def check_state_dir(state_dir: Path) -> None:
 def ensure_state_dir(state_dir: Path) -> Path:
     """Create the state directory with a .gitignore so it never lands in a repository."""
     _refuse_links(state_dir)
-    state_dir.mkdir(parents=True, exist_ok=True)
-    ignore = state_dir / ".gitignore"
-    if not ignore.exists():
+    fd = _dir_fd(state_dir, create=True)
+    try:
         with contextlib.suppress(OSError):
-            ignore.write_text("*\n", encoding="utf-8")
+            ignore = os.open(
+                ".gitignore",
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                0o644,
+                dir_fd=fd,
+            )
+            try:
+                os.write(ignore, b"*\n")
+            finally:
+                os.close(ignore)
+    finally:
+        os.close(fd)
     return state_dir
+
+
+_O_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW | os.O_CLOEXEC
+_O_PASS = getattr(os, "O_PATH", os.O_RDONLY) | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW
+_O_PASS |= os.O_CLOEXEC
+
+
+def _dir_fd(path: Path, *, create: bool = False) -> int:
+    """A descriptor of the state directory `path` (or one below it), opened one component
+    at a time from `/` without following links, so that a directory swapped for a symlink
+    while filewright works is refused (OSError ELOOP), never written through. `create`
+    makes missing components (0o700: they hold copies of files)."""
+    parts = Path(os.path.abspath(path)).parts[1:]
+    # Ancestors are opened with O_PATH where there is one (search permission suffices).
+    fd = os.open("/", _O_PASS if parts else _O_DIR)
+    try:
+        for i, part in enumerate(parts):
+            flags = _O_PASS if i < len(parts) - 1 else _O_DIR
+            try:
+                nfd = os.open(part, flags, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, 0o700, dir_fd=fd)
+                nfd = _open_subdir(fd, part, path, flags)
+            except OSError as exc:
+                _raise_planted(exc, path)
+                raise
+            os.close(fd)
+            fd = nfd
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _open_subdir(fd: int, part: str, path: Path, flags: int = _O_DIR) -> int:
+    try:
+        return os.open(part, flags, dir_fd=fd)
+    except OSError as exc:
+        _raise_planted(exc, path)
+        raise
+
+
+def _raise_planted(exc: OSError, path: Path) -> None:
+    if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+        raise OSError(errno.ELOOP, _PLANTED_LINK, str(path)) from None
+
+
+def _unlink(path: Path) -> None:
+    """Remove a state file through its directory's descriptor (missing: nothing to do)."""
+    try:
+        fd = _dir_fd(path.parent)
+    except FileNotFoundError:
+        return
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path.name, dir_fd=fd)
+    finally:
+        os.close(fd)
 
 
 def _write_json(path: Path, data: Any, *, atomic: bool = True) -> None:
@@ -99,30 +170,40 @@ def _write_bytes(path: Path, data: bytes, *, atomic: bool = True) -> None:
     way, and only a power loss could lose a backup, never the user's file (which
     `fsio.write_atomic` does fsync). This halves the cost of every change.
     """
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp") if atomic else path
-    # A fresh inode every time: a name planted as a hard link to some file elsewhere is
-    # unlinked here, never truncated through.
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(tmp)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    tmp = f".{path.name}.{os.getpid()}.tmp" if atomic else path.name
+    dfd = _dir_fd(path.parent)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        # A fresh inode every time: a name planted as a hard link to some file elsewhere
+        # is unlinked here, never truncated through.
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp, dir_fd=dfd)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(tmp, flags, 0o600, dir_fd=dfd)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        if atomic:
+            os.replace(tmp, path.name, src_dir_fd=dfd, dst_dir_fd=dfd)
     finally:
-        os.close(fd)
-    if atomic:
-        os.replace(tmp, path)
+        os.close(dfd)
 
 
 def _open_state_file(path: Path, flags: int) -> int:
     """Open a regular state file without following a link (refused as planted)."""
+    dfd = _dir_fd(path.parent)
     try:
-        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o600)
+        fd = os.open(
+            path.name, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o600, dir_fd=dfd
+        )
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise OSError(errno.ELOOP, _PLANTED_LINK, str(path)) from None
         raise
+    finally:
+        os.close(dfd)
     if not stat.S_ISREG(os.fstat(fd).st_mode):  # a planted FIFO or device
         os.close(fd)
         raise OSError(errno.EINVAL, "not a regular file in filewright's state directory", str(path))
@@ -213,7 +294,7 @@ def file_lock(state_dir: Path, rel: str, timeout: float = LOCK_TIMEOUT) -> FileL
     # be a link (the files in it are opened without following links).
     _refuse_links_only(state_dir / "history" / key)
     locks = state_dir / "locks"
-    locks.mkdir(exist_ok=True)
+    os.close(_dir_fd(locks, create=True))
     return FileLockGuard(locks / f"{key}.lock", timeout)
 
 
@@ -283,8 +364,7 @@ class History:
         }
         # The other slot keeps the previous state until this one is complete.
         _write_json(d / slot, data, atomic=False)
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(d / _LEGACY_INDEX)
+        _unlink(d / _LEGACY_INDEX)
 
     def record(self, rel: str, before: bytes | None, operation: str, hash_after: str) -> Entry:
         """Keep `before` (the bytes the change replaced) and log the change.
@@ -295,7 +375,7 @@ class History:
         d = self._dir(rel)
         entries, generation, slot = self._load(d)
         next_id = (entries[-1].id + 1) if entries else 1
-        d.mkdir(parents=True, exist_ok=True)
+        os.close(_dir_fd(d, create=True))
         if before is not None:
             # Written in place, not renamed into place: until the index names it, a
             # half-written backup is never read (and the next record overwrites it).
@@ -313,7 +393,7 @@ class History:
         self._save(d, rel, entries, generation, slot)
         for old in dropped:
             with contextlib.suppress(OSError):
-                (d / f"{old.id}.bak").unlink()
+                _unlink(d / f"{old.id}.bak")
         return entry
 
     def before_bytes(self, rel: str, entry: Entry) -> bytes | None:
@@ -330,15 +410,21 @@ class History:
         last = entries.pop()
         self._save(d, rel, entries, generation, slot)
         with contextlib.suppress(OSError):
-            (d / f"{last.id}.bak").unlink()
+            _unlink(d / f"{last.id}.bak")
 
     def files(self) -> list[str]:
         """Paths (relative to the root) that have history."""
         out = []
         base = self.state_dir / "history"
-        if not base.is_dir():
+        try:
+            fd = _dir_fd(base)
+        except OSError:
             return out
-        for d in sorted(base.iterdir()):
+        try:
+            names = os.listdir(fd)
+        finally:
+            os.close(fd)
+        for d in sorted(base / name for name in names):
             for name in (*_INDEX_SLOTS, _LEGACY_INDEX):
                 try:
                     path = json.loads(_read_state_file(d / name))["path"]
@@ -404,7 +490,7 @@ class ReadLedger:
         if self.path is None:
             return self._memory.get(str(real))
         try:
-            data = json.loads(self._entry(real).read_text(encoding="utf-8"))
+            data = json.loads(_read_state_file(self._entry(real)))
         except (OSError, ValueError):
             return None
         if not isinstance(data, dict) or data.get("path") != str(real):
@@ -421,8 +507,8 @@ class ReadLedger:
             return
         entry = self._entry(real)
         if digest is None:
-            with contextlib.suppress(FileNotFoundError):
-                entry.unlink()
+            with contextlib.suppress(OSError):
+                _unlink(entry)
             return
         _refuse_links(self.path.parent)
         if self.path.is_symlink() or entry.is_symlink():
@@ -431,7 +517,7 @@ class ReadLedger:
             raise OSError(
                 errno.ENOTDIR, "filewright's session ledger is not a directory", str(self.path)
             )
-        self.path.mkdir(parents=True, exist_ok=True)
+        os.close(_dir_fd(self.path, create=True))
         _write_json(entry, {"path": str(real), "hash": digest})
 
 

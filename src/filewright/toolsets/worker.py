@@ -368,8 +368,10 @@ class WorkerToolset(Toolset):
         return str(outcome.loc.path) if outcome.loc is not None else self._absolute(given)
 
     def _exists(self, given: str) -> bool:
+        """Whether `given` names an existing file the policy lets the worker see (a hidden
+        file must not raise the risk: that would tell it exists)."""
         try:
-            loc = self.workspace.sandbox.resolve(given)
+            loc, _access = self.engine.locate(given, purpose="read", expect="any")
         except (PathRefused, OperationFailed, OSError):
             return False
         return loc.exists and not loc.is_dir

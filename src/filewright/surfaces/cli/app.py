@@ -234,15 +234,21 @@ def undo(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Show what undo would restore.")
     ] = False,
+    toolset: ToolsetName = "default",
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Approve a restore that needs confirmation.")
+    ] = False,
 ) -> None:
-    """Restore a file to its content before its last change (repeat to go further back)."""
+    """Restore a file to its content before its last change (repeat to go further back).
+    A file the toolset's policy confirms changes to is restored only after approval."""
     from filewright.engine.undo import undo as undo_change
 
     try:
-        ws = open_workspace(_roots(root))
+        ws = open_workspace(_roots(root), yes=yes, toolset=toolset)
+        tools = load_toolset(ws, toolset)
     except UsageError as exc:
         raise _fail(exc) from None
-    outcome = undo_change(ws.engine(), path, dry_run=dry_run)
+    outcome = undo_change(tools.engine, path, dry_run=dry_run)
     if not outcome.ok:
         from filewright.core.messages import failure_text
 
@@ -269,7 +275,9 @@ def history(
     except UsageError as exc:
         raise _fail(exc) from None
     if path is None:
-        files = ws.history.files()
+        # Listed like any listing: a file the policy denies or hides is not named.
+        engine = ws.engine()
+        files = [f for f in ws.history.files() if engine.is_visible_real(Path(f))]
         print(
             json.dumps(
                 {"ok": True, "text": "\n".join(files) or "(no history)", "data": {"files": files}},

@@ -44,8 +44,10 @@ def terminal_confirm(request: ConfirmRequest) -> bool:
     from filewright.fs.paths import printable
 
     console = Console(stderr=True)
+    named = f"  (named {escape(printable(request.named))})" if request.named else ""
     console.print(
-        f"[bold]{escape(request.operation)}[/bold] {escape(request.path)}  (risk: {request.risk})"
+        f"[bold]{escape(request.operation)}[/bold] {escape(printable(request.path))}{named}"
+        f"  (risk: {request.risk})"
     )
     if request.diff:
         # Escapes in the content must not redraw the terminal while a person reviews it.

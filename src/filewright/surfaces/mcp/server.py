@@ -102,7 +102,9 @@ NO_CONFIRM_MESSAGE = (
 
 def request_key(request: ConfirmRequest) -> str:
     """A digest of what the user is asked to approve (path, operation and exact diff)."""
-    blob = json.dumps([request.path, request.operation, request.diff], ensure_ascii=False)
+    blob = json.dumps(
+        [request.path, request.named, request.operation, request.diff], ensure_ascii=False
+    )
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]
 
 
@@ -117,9 +119,10 @@ def question(request: ConfirmRequest) -> str:
             diff[:MAX_DIFF_IN_QUESTION]
             + f"\n… ({len(diff) - MAX_DIFF_IN_QUESTION} more characters)"
         )
+    named = f" (named {printable(request.named)})" if request.named else ""
     return (
-        f"filewright ({request.toolset or 'tools'}) wants to {verb} {request.path} "
-        f"(risk: {request.risk}).\n\n{diff}\nApply this change?"
+        f"filewright ({request.toolset or 'tools'}) wants to {verb} {printable(request.path)}"
+        f"{named} (risk: {request.risk}).\n\n{diff}\nApply this change?"
     )
 
 

@@ -1,0 +1,225 @@
+"""Memory budgets that hold whatever the input (issue 22, items 9-11).
+
+Each call runs in a child process whose address space is capped (`RLIMIT_AS`, inherited
+by ripgrep), at sizes that keep the suite fast: without the budget the call would need
+more memory than the cap and die with MemoryError (or be killed); with it, the call
+answers (a success cut at the output budget, or a clear refusal). bench/stress runs the
+same cases at full size and prints peak RSS and time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+AS_LIMIT = 1 << 30  # 1 GiB of address space for filewright (and, inherited, ripgrep)
+
+DRIVER = r"""
+import json, resource, sys
+spec = json.loads(sys.argv[1])
+limit = spec["as_limit"]
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+if spec.get("python_engine"):
+    from filewright.search import ripgrep
+    ripgrep.find_rg = lambda: None
+from filewright import Workspace
+ws = Workspace(spec["root"], confirm=True, **spec.get("workspace", {}))
+ts = ws.toolset(spec["toolset"])
+for tool, args in spec.get("first", []):
+    ts.call(tool, args)
+r = ts.call(spec["tool"], spec["args"])
+print(json.dumps({"ok": r.ok, "error": r.data.get("error"), "length": len(r.text),
+                  "head": r.text[:300], "traceback": "Traceback" in r.text}))
+"""
+
+
+def call_capped(
+    root: Path,
+    toolset: str,
+    tool: str,
+    args: dict[str, Any],
+    *,
+    python_engine: bool = False,
+    workspace: dict[str, Any] | None = None,
+    first: list[Any] | None = None,
+    timeout: float = 120,
+) -> dict[str, Any]:
+    """One tool call in a child process with a capped address space."""
+    spec = {
+        "root": str(root),
+        "toolset": toolset,
+        "tool": tool,
+        "args": args,
+        "as_limit": AS_LIMIT,
+        "python_engine": python_engine,
+        "workspace": workspace or {},
+        "first": first or [],
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", DRIVER, json.dumps(spec)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    context = f"{toolset}.{tool}({json.dumps(args)[:100]})"
+    assert done.returncode == 0, f"{context}: exit {done.returncode}\n{done.stderr[-2000:]}"
+    reply: dict[str, Any] = json.loads(done.stdout)
+    assert not reply["traceback"], f"{context}: {reply['head']}"
+    assert reply["error"] != "internal", f"{context}: {reply['head']}"
+    return reply
+
+
+# -- 10: a change whose result would pass the size limit ------------------------------------
+
+
+@pytest.fixture
+def amplifier(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "small.txt").write_text("a\n" * 50_000)  # 100 KB, 50,000 places to amplify
+    return root
+
+
+AMPLIFYING = [
+    (
+        "default",
+        "edit",
+        {"path": "small.txt", "old_string": "a", "new_string": "B" * 20_000, "replace_all": True},
+    ),
+    (
+        "claude",
+        "Edit",
+        {
+            "file_path": "small.txt",
+            "old_string": "a",
+            "new_string": "B" * 20_000,
+            "replace_all": True,
+        },
+    ),
+    ("worker", "replace_in_file", {"path": "small.txt", "old": "a", "new": "B" * 20_000}),
+    (
+        "worker",
+        "replace_in_file",
+        {"path": "small.txt", "old": "a+", "new": "\\g<0>" * 20_000, "regex": True},
+    ),
+    (
+        "default",
+        "multi_edit",
+        {
+            "path": "small.txt",
+            "edits": [{"old_string": "a", "new_string": "B" * 20_000, "replace_all": True}],
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(("toolset", "tool", "args"), AMPLIFYING, ids=lambda v: str(v)[:30])
+def test_an_amplifying_edit_is_refused_before_it_is_built(
+    amplifier: Path, toolset: str, tool: str, args: dict[str, Any]
+) -> None:
+    first = []
+    if toolset == "claude":  # read before write
+        args = {**args, "file_path": str(amplifier / "small.txt")}
+        first = [("Read", {"file_path": args["file_path"]})]
+    before = (amplifier / "small.txt").read_bytes()
+    reply = call_capped(amplifier, toolset, tool, args, first=first)
+    assert not reply["ok"], reply
+    assert (amplifier / "small.txt").read_bytes() == before
+    assert reply["error"] in ("too_large", "FILE_TOO_LARGE"), reply
+    leftovers = [p.name for p in amplifier.iterdir() if p.name not in ("small.txt", ".filewright")]
+    assert leftovers == [], leftovers
+
+
+def test_an_edit_within_the_limit_still_works(amplifier: Path) -> None:
+    reply = call_capped(
+        amplifier,
+        "default",
+        "edit",
+        {"path": "small.txt", "old_string": "a", "new_string": "bb", "replace_all": True},
+    )
+    assert reply["ok"], reply
+    assert (amplifier / "small.txt").read_text() == "bb\n" * 50_000
+
+
+def test_the_result_limit_follows_the_workspace_limit(amplifier: Path) -> None:
+    reply = call_capped(
+        amplifier,
+        "default",
+        "edit",
+        {"path": "small.txt", "old_string": "a", "new_string": "bbb", "replace_all": True},
+        workspace={"max_file_bytes": 150_000},
+    )
+    assert not reply["ok"] and reply["error"] == "too_large", reply
+    assert os.path.getsize(amplifier / "small.txt") == 100_000
+
+
+# -- 11: every reader has a time, memory and output budget -------------------------------------
+
+
+def pdf_bomb(path: Path, pages: int, repeats: int) -> int:
+    """A small PDF whose one compressed content stream is shared by every page."""
+    import zlib
+
+    content = b"BT /F1 12 Tf 72 712 Td " + b"(AAAAAAAA) Tj " * repeats + b" ET"
+    packed = zlib.compress(content, 9)
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids ["
+        + b" ".join(b"%d 0 R" % (5 + i) for i in range(pages))
+        + b"] /Count %d >>" % pages,
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(packed) + packed + b"\nendstream",
+    ]
+    page = (
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+        b"/Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>"
+    )
+    objs += [page] * pages
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for i, obj in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + obj + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
+    path.write_bytes(bytes(out))
+    return len(content)
+
+
+@pytest.mark.parametrize(
+    ("toolset", "tool", "key"),
+    [
+        ("default", "read", "path"),
+        ("claude", "Read", "file_path"),
+        ("gemini", "read_file", "path"),
+        ("companion", "read", "path"),
+    ],
+)
+def test_a_pdf_bomb_is_cut_at_the_output_budget(
+    tmp_path: Path, toolset: str, tool: str, key: str
+) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    # 20 KB on disk; 14 MB of content, shared by 60 pages: 480 M characters unbudgeted.
+    pdf_bomb(root / "bomb.pdf", pages=60, repeats=1_000_000)
+    assert (root / "bomb.pdf").stat().st_size < 64_000
+    path = str(root / "bomb.pdf") if toolset == "claude" else "bomb.pdf"
+    reply = call_capped(root, toolset, tool, {key: path}, timeout=60)
+    assert reply["length"] <= 260_000, reply["length"]
+
+
+def test_a_notebook_of_a_million_objects_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    cells = ",".join(['{"cell_type":"code","source":[],"outputs":[{}]}'] * 400_000)
+    (root / "nb.ipynb").write_text('{"cells":[' + cells + '],"metadata":{}}')
+    reply = call_capped(root, "default", "read", {"path": "nb.ipynb"})
+    assert not reply["ok"], reply
