@@ -150,7 +150,7 @@ def apply_streamed(
         _check_reads(engine, loc, change, current)
         outcome.extra["size_before"] = src.size
         if isinstance(op, StreamAppend):
-            _append(engine, loc, change, outcome, fmt.encode(op.text), src.size, dry_run)
+            _append(engine, loc, change, outcome, fmt.encode(op.text), src, dry_run)
         elif isinstance(op, StreamWrite):
             _write(engine, loc, change, outcome, fmt, op, src, dry_run)
         else:
@@ -242,10 +242,11 @@ def _append(
     change: Change,
     outcome: Outcome,
     data: bytes,
-    size: int,
+    src: bigfile.Opened,
     dry_run: bool,
 ) -> None:
     ws = engine.workspace
+    size, mtime = src.size, src.st.st_mtime_ns
     outcome.replacements = 1 if data else 0
     outcome.strategy = "append"
     outcome.diff = describe(StreamAppend(data.decode(errors="replace")), loc.lexical_rel)
@@ -267,13 +268,14 @@ def _append(
             kind="truncate",
             size_before=size,
             size_after=size + len(data),
+            mtime_before=mtime,
         )
     try:
         bigfile.append(loc, data)
     except BaseException:
         if entry is not None:
             with contextlib.suppress(OSError):
-                bigfile.truncate(loc, size)
+                bigfile.truncate(loc, size, mtime)
             ws.history.pop(rel)
         raise
     digest = bigfile.identity_after(loc, ws.max_file_bytes)
@@ -304,7 +306,7 @@ def _heal_torn_append(engine: Engine, loc: Location, size: int) -> int:
     if last.kind != "truncate" or not last.hash_after.startswith("append:"):
         return size
     if last.size_before < size < last.size_after:
-        bigfile.truncate(loc, last.size_before)
+        bigfile.truncate(loc, last.size_before, last.mtime_before or None)
         ws.history.pop(rel)
         return last.size_before
     if size == last.size_before:
@@ -350,6 +352,7 @@ def _write(
                 size_before=src.size,
                 size_after=len(data),
                 store=lambda target: _keep_old(loc, src, target),
+                mtime_before=src.st.st_mtime_ns,
             )
             _note_history(ws, outcome, entry, src.size)
         try:
@@ -364,7 +367,6 @@ def _write(
 def _keep_old(loc: Location, src: bigfile.Opened, target: os.PathLike[str] | str) -> int:
     """Keep the old bytes at `target` (in the state directory): a hard link to the old
     file (which the rename then leaves only there), else a copy. Returns the bytes kept."""
-    name = loc.real.name
     with contextlib.suppress(OSError):
         st = os.stat(loc.real, follow_symlinks=False)
         if st.st_ino == src.st.st_ino and st.st_dev == src.st.st_dev:
@@ -378,7 +380,6 @@ def _keep_old(loc: Location, src: bigfile.Opened, target: os.PathLike[str] | str
                 view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
-    del name
     return src.size
 
 
@@ -503,6 +504,7 @@ def _rewrite(
                 size_before=src.size,
                 size_after=sink.size,
                 delta=pack([s.delta for s in stages]),
+                mtime_before=src.st.st_mtime_ns,
             )
             _note_history(ws, outcome, entry, src.size)
         try:
@@ -635,12 +637,12 @@ def undo_large(engine: Engine, loc: Location, last: Entry, outcome: Outcome, dry
             outcome.dry_run = True
             return
         if last.kind == "truncate":
-            bigfile.truncate(loc, last.size_before)
+            bigfile.truncate(loc, last.size_before, last.mtime_before or None)
             digest = bigfile.identity_after(loc, ws.max_file_bytes)
             outcome.bytes_written = 0
         elif last.kind == "delta":
             stages = [Reverse(d) for d in reversed(unpack(ws.history.delta_bytes(rel, last)))]
-            digest = _replay(loc, src, stages, ws.max_file_bytes)
+            digest = _replay(loc, src, stages, ws.max_file_bytes, last.mtime_before or None)
             outcome.bytes_written = last.size_before
         else:
             digest = _restore_full(ws, loc, src, last)
@@ -650,7 +652,9 @@ def undo_large(engine: Engine, loc: Location, last: Entry, outcome: Outcome, dry
     ws.history.pop(rel)
 
 
-def _replay(loc: Location, src: bigfile.Opened, stages: list[Any], hash_limit: int) -> str:
+def _replay(
+    loc: Location, src: bigfile.Opened, stages: list[Any], hash_limit: int, mtime: int | None
+) -> str:
     chain = _Chain(stages)
     with bigfile.Staged(loc, src.st, hashing=src.size <= 2 * hash_limit) as staged:
         try:
@@ -659,7 +663,7 @@ def _replay(loc: Location, src: bigfile.Opened, stages: list[Any], hash_limit: i
             staged.write(chain.finish())
         except StreamError as exc:
             raise fail("io_error", loc.given, message=f"cannot undo: {exc.message}") from None
-        staged.sync()
+        staged.sync(mtime)
         digest = staged.identity(hash_limit)
         staged.commit()
     return digest
@@ -672,7 +676,7 @@ def _restore_full(ws: Any, loc: Location, src: bigfile.Opened, last: Entry) -> s
         with bigfile.Staged(loc, src.st) as staged:
             for chunk in bigfile.chunks(fd):
                 staged.write([chunk])
-            staged.sync()
+            staged.sync(last.mtime_before or None)
             digest = staged.identity(ws.max_file_bytes)
             staged.commit()
     except OSError as exc:

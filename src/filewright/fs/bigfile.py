@@ -7,8 +7,8 @@ it over the file, exactly as `fsio.write_atomic` does for bytes in memory. An ap
 the file with O_APPEND, writes and fsyncs: it costs what it appends.
 
 `identity` names a file's content for stale-read checks: the sha256 of its bytes up to
-`hash_limit`, above that a fingerprint (size, mtime, inode, and the sha256 of its first
-and last 64 KB), so a read or an append of a gigabyte file never hashes a gigabyte.
+`hash_limit`, above that a fingerprint (size, mtime and the sha256 of its first and
+last 64 KB), so a read or an append of a gigabyte file never hashes a gigabyte.
 """
 
 from __future__ import annotations
@@ -94,8 +94,9 @@ def identity(fd: int, st: os.stat_result, hash_limit: int) -> str:
 
 
 def fingerprint(fd: int, st: os.stat_result) -> str:
-    """size, mtime, inode and the first and last 64 KB, hashed: cheap at any size."""
-    hasher = hashlib.sha256(f"{st.st_size}:{st.st_mtime_ns}:{st.st_dev}:{st.st_ino}".encode())
+    """size, mtime and the first and last 64 KB, hashed: cheap at any size. (Not the
+    inode: undo restores a version with its mtime, and then its fingerprint.)"""
+    hasher = hashlib.sha256(f"{st.st_size}:{st.st_mtime_ns}".encode())
     hasher.update(os.pread(fd, HEAD_BYTES, 0))
     hasher.update(os.pread(fd, HEAD_BYTES, max(0, st.st_size - HEAD_BYTES)))
     return FINGERPRINT_PREFIX + hasher.hexdigest()
@@ -151,9 +152,12 @@ class Staged:
             while view:
                 view = view[os.write(self.fd, view) :]
 
-    def sync(self) -> os.stat_result:
-        """Give the new file the old one's owner and mode, fsync it; its stat."""
+    def sync(self, mtime_ns: int | None = None) -> os.stat_result:
+        """Give the new file the old one's owner and mode (and `mtime_ns`, when undo
+        restores a version), fsync it; its stat."""
         like = self.like
+        if mtime_ns is not None:
+            os.utime(self.fd, ns=(mtime_ns, mtime_ns))
         if like is not None:
             if like.st_uid != os.geteuid() or like.st_gid != os.getegid():
                 with contextlib.suppress(OSError):
@@ -225,11 +229,14 @@ def append(loc: Location, data: bytes) -> os.stat_result:
         os.close(fd)
 
 
-def truncate(loc: Location, size: int) -> os.stat_result:
-    """Cut the file at `loc` back to `size` bytes, fsync it; its stat after."""
+def truncate(loc: Location, size: int, mtime_ns: int | None = None) -> os.stat_result:
+    """Cut the file at `loc` back to `size` bytes (and set its mtime back to `mtime_ns`),
+    fsync it; its stat after."""
     fd = _open_for_change(loc, os.O_WRONLY)
     try:
         os.ftruncate(fd, size)
+        if mtime_ns is not None:
+            os.utime(fd, ns=(mtime_ns, mtime_ns))
         os.fsync(fd)
         return os.fstat(fd)
     finally:

@@ -242,6 +242,7 @@ class Entry:
     kind: str = "full"
     size_after: int = -1
     stored: int = 0
+    mtime_before: int = 0  # ns; undo gives the file back its mtime (large files' identity)
 
     def to_dict(self) -> dict[str, Any]:
         out = {
@@ -253,7 +254,12 @@ class Entry:
             "size_before": self.size_before,
         }
         if self.kind != "full" or self.size_after >= 0 or self.stored:
-            out.update(kind=self.kind, size_after=self.size_after, stored=self.stored)
+            out.update(
+                kind=self.kind,
+                size_after=self.size_after,
+                stored=self.stored,
+                mtime_before=self.mtime_before,
+            )
         return out
 
 
@@ -359,6 +365,7 @@ class History:
         size_after: int,
         delta: bytes | None = None,
         store: Callable[[Path], int] | None = None,
+        mtime_before: int = 0,
     ) -> Entry | None:
         """Log a change of a large file: with a reverse `delta` ("delta"), nothing stored
         ("truncate": an append), or the old bytes put in place by `store(path)` ("full",
@@ -396,6 +403,7 @@ class History:
             kind=kind,
             size_after=size_after,
             stored=stored,
+            mtime_before=mtime_before,
         )
         entries.append(entry)
         dropped, entries = entries[: -self.keep], entries[-self.keep :]
