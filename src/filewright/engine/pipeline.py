@@ -52,6 +52,7 @@ class Change:
     # The same change as a streamed operation (engine.streamed.Stream*), used for files
     # above the workspace's stream_above_bytes; None: such files go the in-memory way.
     streamed: Any = None
+    stream_above: int | None = None  # stream above this size (None: the workspace's)
 
 
 @dataclass

@@ -16,7 +16,7 @@ import contextlib
 import errno
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from filewright.core.result import fail
 from filewright.engine.workspace import ConfirmRequest, Engine
@@ -36,8 +36,9 @@ from filewright.fs.textfile import TextFileError, detect_encoding
 from filewright.policy.rules import Access, risk_of
 from filewright.state.history import Entry, file_lock
 
-if TYPE_CHECKING:
-    from filewright.engine.pipeline import Change, Outcome
+# `pipeline.Change` and `pipeline.Outcome` (not imported: the pipeline imports this).
+Change = Any
+Outcome = Any
 
 EXACT_ONLY_NOTE = (
     "the file is larger than {limit} bytes, so it is changed in streaming mode: "
@@ -112,7 +113,10 @@ def should_stream(engine: Engine, change: Change, loc: Location) -> int | None:
         size = bigfile.file_size(loc)
     except OSError:
         return None  # the ordinary path reports what is wrong
-    return size if size > engine.workspace.stream_above_bytes else None
+    limit = engine.workspace.stream_above_bytes
+    if change.stream_above is not None:
+        limit = change.stream_above
+    return size if size > limit else None
 
 
 def too_large(path: str, size: int, limit: int) -> Exception:

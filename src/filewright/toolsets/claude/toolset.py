@@ -390,6 +390,7 @@ class ClaudeToolset(Toolset):
                 sidecar_backup=M.BACKUP_DIR,
                 max_bytes=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES),
                 # Above the edit limit: the seed's ChunkedEditor (first match, streamed).
+                stream_above=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES),
                 streamed=streamed.StreamBatch(
                     tuple(
                         streamed.StreamReplace(
@@ -440,7 +441,9 @@ class ClaudeToolset(Toolset):
                 prefix + f"The string to replace was not found in {path}", suggestions
             )
             if failure.detail.get("streamed"):
-                message += M.STREAMED_EXACT_NOTE.format(limit=self.workspace.stream_above_bytes)
+                message += M.STREAMED_EXACT_NOTE.format(
+                    limit=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES)
+                )
             return M.failure(
                 "STRING_NOT_FOUND",
                 message,
@@ -495,7 +498,7 @@ class ClaudeToolset(Toolset):
             )
         message += M.strategy_note(strategies)
         if outcome.extra.get("streamed"):
-            message += M.STREAMED_NOTE.format(limit=self.workspace.stream_above_bytes)
+            message += M.STREAMED_NOTE.format(limit=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES))
         data = outcome.data()
         data.update(
             message=message,
