@@ -342,6 +342,9 @@ def _write(
         outcome.dry_run = True
         outcome.bytes_written = len(data)
         return
+    if len(data) == src.size and _same_bytes(src.fd, data):
+        outcome.bytes_written = 0
+        return  # the file already holds exactly this
     rel = str(loc.real)
     with bigfile.Staged(loc, src.st) as staged:
         staged.write([data])
@@ -366,6 +369,15 @@ def _write(
                 ws.history.pop(rel)
             raise
     _finish(engine, loc, outcome, digest, len(data))
+
+
+def _same_bytes(fd: int, data: bytes) -> bool:
+    pos = 0
+    for chunk in bigfile.chunks(fd):
+        if data[pos : pos + len(chunk)] != chunk:
+            return False
+        pos += len(chunk)
+    return pos == len(data)
 
 
 def _keep_old(loc: Location, src: bigfile.Opened, target: os.PathLike[str] | str) -> int:
@@ -417,7 +429,7 @@ def _transforms(op: Any, fmt: Format, path: str) -> list[Any]:
             text = one.text if one.text.endswith("\n") else one.text + "\n"
             if one.text == "":
                 raise fail("no_change", path, message="nothing to insert")
-            out.append(InsertAfterLine(one.line, fmt.encode(text), fmt.newline))
+            out.append(InsertAfterLine(one.line, fmt.encode(text), fmt.newline, len(fmt.bom)))
         else:
             raise TypeError(f"not a streamed operation: {one!r}")
     return out
@@ -491,6 +503,9 @@ def _rewrite(
             outcome.dry_run = True
             outcome.bytes_written = sink.size
             return
+        if not any(getattr(s, "changed", True) for s in stages):
+            outcome.bytes_written, outcome.hash = 0, None
+            return  # every match replaced by the same bytes: nothing to write or undo
         after = os.fstat(src.fd)
         if (after.st_size, after.st_mtime_ns) != (src.st.st_size, src.st.st_mtime_ns):
             raise fail(

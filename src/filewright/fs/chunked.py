@@ -293,6 +293,7 @@ class RegexReplace:
         self.limit, self.literal, self.margin = limit, literal, margin
         self.finditer = finditer or (lambda p, s, pos: p.finditer(s, pos))
         self.count = 0
+        self.changed = False  # some match was replaced by different bytes
         self.delta = Delta()
         self._pending = b""  # undecoded bytes: a partial line
         self._text = ""  # context (already emitted) + text not yet emitted
@@ -360,6 +361,7 @@ class RegexReplace:
             self.delta.gaps.append(self._gap + len(before))
             self.delta.new_lens.append(len(new))
             self.delta.olds.append(self.fmt.encode_decoded(m.group(0)))
+            self.changed = self.changed or new != self.delta.olds[-1]
             self._gap = 0
             self.count += 1
             pos = m.end()
@@ -376,63 +378,66 @@ class RegexReplace:
 
 
 class InsertAfterLine:
-    """Insert `block` (ending with a newline) after line `line` (0: at the top), as the
-    engine's `insert_at_line` does: after the last line of a file without a final
-    newline, the newline goes before the block and the file still ends without one."""
+    """Insert `block` (ending with a newline) after line `line` (0: at the top, after a
+    BOM of `skip` bytes), as the engine's `insert_at_line` does: after the last line of
+    a file without a final newline, the newline goes before the block and the file still
+    ends without one."""
 
-    def __init__(self, line: int, block: bytes, newline: bytes) -> None:
-        self.line, self.block, self.newline = line, block, newline
+    def __init__(self, line: int, block: bytes, newline: bytes, skip: int = 0) -> None:
+        self.line, self.block, self.newline, self.skip = line, block, newline, skip
         self.delta = Delta()
         self._seen = 0  # newlines so far
-        self._done = line == 0
+        self._done = False
         self._size = 0
         self._last = b""
-        if self._done:
-            self._record(0, block)
 
     def _record(self, at: int, data: bytes) -> None:
+        self._done = True
         self.delta.gaps.append(at)
         self.delta.new_lens.append(len(data))
         self.delta.olds.append(b"")
 
     def feed(self, chunk: bytes) -> Pieces:
         self.delta.size_before += len(chunk)
-        first = self.line == 0 and self._size == 0 and self._done
+        start = self._size
         self._size += len(chunk)
         if chunk:
             self._last = chunk[-1:]
         if self._done:
-            return [self.block, chunk] if first else [chunk]
-        need = self.line - self._seen
-        here = chunk.count(b"\n")
-        if here < need:
-            self._seen += here
             return [chunk]
-        pos = -1
-        for _ in range(need):
-            pos = chunk.find(b"\n", pos + 1)
-        cut = pos + 1
-        self._done = True
-        self._record(self._size - len(chunk) + cut, self.block)
+        if self.line == 0:
+            if self._size < self.skip:
+                return [chunk]
+            cut = self.skip - start
+        else:
+            need = self.line - self._seen
+            here = chunk.count(b"\n")
+            if here < need:
+                self._seen += here
+                return [chunk]
+            pos = -1
+            for _ in range(need):
+                pos = chunk.find(b"\n", pos + 1)
+            cut = pos + 1
+        self._record(start + cut, self.block)
         return [memoryview(chunk)[:cut], self.block, memoryview(chunk)[cut:]]
 
     def finish(self) -> Pieces:
         out: Pieces = []
-        if self.line == 0 and self._size == 0:
-            out = [self.block]
-        elif not self._done:
+        if not self._done:
             unterminated = self._last not in (b"\n", b"")
             lines = self._seen + (1 if unterminated else 0)
-            if self.line != lines:
+            if self.line != lines and self.line != 0:
                 raise StreamError(
                     "line_out_of_range",
                     f"line {self.line} is beyond the end of the file ({lines} lines)",
                     line=self.line,
                     line_count=lines,
                 )
-            data = self.newline + self.block[: -len(self.newline)] if unterminated else self.block
+            data = self.block
+            if unterminated and self.line:
+                data = self.newline + self.block[: -len(self.newline)]
             self._record(self._size, data)
-            self._done = True
             out = [data]
         self.delta.size_after = self.delta.size_before + self.delta.new_lens[0]
         return out

@@ -155,7 +155,7 @@ def read_lines(
             whole_limit=cap,
             path=loc.given,
         )
-        if out.hash is None:  # above the hashing limit: a fingerprint (fs.bigfile)
+        if size > cap:  # above the hashing limit: a fingerprint (fs.bigfile.identity)
             out.hash = fingerprint(fd, os.fstat(fd))
     if record and out.hash is not None:
         engine.record_read(loc, out.hash)
@@ -281,7 +281,7 @@ def read_any(
                 whole_limit=cap,
                 path=loc.given,
             )
-            if out.text.hash is None:  # above the hashing limit: a fingerprint
+            if size > cap:  # above the hashing limit: a fingerprint
                 out.text.hash = fingerprint(fd, os.fstat(fd))
             out.hash = out.text.hash
     if record and out.hash is not None:
