@@ -27,8 +27,10 @@ from filewright.fs.chunked import (
     InsertAfterLine,
     LiteralReplace,
     RegexReplace,
+    ReplaceAll,
     Reverse,
     StreamError,
+    self_overlapping,
 )
 
 UTF8 = Format("utf-8", b"", b"\n")
@@ -78,6 +80,23 @@ def test_reverse_delta_gives_back_the_old_bytes(data, old, new, size, back_size)
         return
     delta = Delta.from_bytes(transform.delta.to_bytes())
     assert delta.size_before == len(data) and delta.size_after == len(got)
+    assert _run(Reverse(delta), got, back_size) == data
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts, needles, st.binary(max_size=4), st.integers(1, 9), st.integers(1, 9))
+def test_replace_all_by_regions_and_its_undo(data, old, new, size, back_size) -> None:
+    if self_overlapping(old):
+        return
+    new = bytes(b"ab\nx"[x % 4] for x in new)  # often re-creates or contains `old`
+    transform = ReplaceAll(old, new)
+    try:
+        got = _run(transform, data, size)
+    except StreamError as exc:
+        assert exc.code == "no_match" and old not in data
+        return
+    assert got == data.replace(old, new)
+    delta = Delta.from_bytes(transform.delta.to_bytes())
     assert _run(Reverse(delta), got, back_size) == data
 
 

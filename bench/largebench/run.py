@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -99,6 +100,7 @@ def run(cmd: list[str], **kw: Any) -> tuple[float, int, str]:
     Peak RSS comes from GNU time (``/usr/bin/time -f %M``): the process's own high-water
     mark (and its children's), not the pages of this process it was forked from.
     """
+    os.sync()  # no tool pays for another's unwritten pages (fsync would flush them)
     with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss_file:
         wrapped = ["/usr/bin/time", "-f", "%M", "-o", rss_file.name, *cmd]
         t0 = time.perf_counter()

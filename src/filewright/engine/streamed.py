@@ -27,9 +27,11 @@ from filewright.fs.chunked import (
     InsertAfterLine,
     LiteralReplace,
     RegexReplace,
+    ReplaceAll,
     Reverse,
     StreamError,
     head_format,
+    self_overlapping,
 )
 from filewright.fs.paths import Location
 from filewright.fs.textfile import TextFileError, detect_encoding
@@ -411,7 +413,10 @@ def _transforms(op: Any, fmt: Format, path: str) -> list[Any]:
             if old == new:
                 raise fail("no_change", path, message="old and new text are the same")
             limit = {"first": 1, "count": one.count}.get(one.mode)
-            out.append(LiteralReplace(old, new, limit=limit, unique=one.mode == "unique"))
+            if one.mode == "all" and not self_overlapping(old):
+                out.append(ReplaceAll(old, new))
+            else:
+                out.append(LiteralReplace(old, new, limit=limit, unique=one.mode == "unique"))
         elif isinstance(one, StreamRegex):
             from filewright.core import regexes
 

@@ -17,7 +17,9 @@ import contextlib
 import errno
 import hashlib
 import os
+import queue
 import stat
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +38,7 @@ from filewright.fs.fsio import (
 from filewright.fs.paths import Location, PathRefused
 
 CHUNK_BYTES = 4 << 20
+_QUEUED = 2  # lists of pieces waiting for the writer thread
 HEAD_BYTES = 64 << 10
 FINGERPRINT_PREFIX = "fp1:"
 
@@ -123,6 +126,8 @@ class Staged:
         self.tmp: str | None = None  # named temporary file (no O_TMPFILE)
         self.size = 0
         self._hasher: Any = hashlib.sha256() if hashing else None
+        self._thread: threading.Thread | None = None
+        self._error: BaseException | None = None
         self._open()
 
     def _open(self) -> None:
@@ -144,17 +149,47 @@ class Staged:
         return self
 
     def write(self, pieces: list[bytes | memoryview]) -> None:
-        for piece in pieces:
-            view = memoryview(piece)
-            if self._hasher is not None:
-                self._hasher.update(view)
-            self.size += len(view)
-            while view:
-                view = view[os.write(self.fd, view) :]
+        """Queue `pieces` for the writer thread (which overlaps the disk with the work
+        of computing the next pieces); at most `_QUEUED` lists wait at a time."""
+        if not pieces:
+            return
+        self.size += sum(len(p) for p in pieces)
+        if self._thread is None:
+            self._queue: queue.Queue[Any] = queue.Queue(_QUEUED)
+            self._thread = threading.Thread(target=self._drain, daemon=True)
+            self._thread.start()
+        if self._error is not None:
+            self._flush()
+        self._queue.put(pieces)
+
+    def _drain(self) -> None:
+        while (pieces := self._queue.get()) is not None:
+            if self._error is not None:
+                continue  # keep taking, so the producer never blocks
+            try:
+                for piece in pieces:
+                    view = memoryview(piece)
+                    if self._hasher is not None:
+                        self._hasher.update(view)
+                    while view:
+                        view = view[os.write(self.fd, view) :]
+            except BaseException as exc:  # re-raised in the caller's thread by _flush
+                self._error = exc
+
+    def _flush(self) -> None:
+        """Wait until every queued piece is written; raise what the writer met."""
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
 
     def sync(self, mtime_ns: int | None = None) -> os.stat_result:
         """Give the new file the old one's owner and mode (and `mtime_ns`, when undo
         restores a version), fsync it; its stat."""
+        self._flush()
         like = self.like
         if mtime_ns is not None:
             os.utime(self.fd, ns=(mtime_ns, mtime_ns))
@@ -191,6 +226,8 @@ class Staged:
             os.fsync(self.dfd)
 
     def __exit__(self, *_exc: object) -> None:
+        with contextlib.suppress(BaseException):
+            self._flush()
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1

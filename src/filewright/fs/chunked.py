@@ -132,7 +132,13 @@ class Delta:
 
     Hunk i: `gaps[i]` unchanged bytes (after the previous hunk), then `new_lens[i]` bytes
     in the new file that were `olds[i]` in the old one. When every hunk replaced the same
-    bytes with bytes of the same length (a literal replace), `olds` holds one entry.
+    bytes (a literal replace), `olds` holds one entry (`uniform`).
+
+    A replace-all delta is kept by `regions` instead: triples (old length, new length,
+    hunks) of consecutive regions of the file; hunks -1 means "the region comes back by
+    replacing `new` with `olds[0]`" (checked when it was made), else the region's hunks
+    are next in `gaps`/`new_lens` (gaps counted from the region's start). A gigabyte
+    costs a few kilobytes of delta.
     """
 
     gaps: array = field(default_factory=lambda: array("q"))
@@ -141,6 +147,8 @@ class Delta:
     uniform: bool = False
     size_before: int = 0
     size_after: int = 0
+    regions: array = field(default_factory=lambda: array("q"))
+    new: bytes = b""
 
     def __len__(self) -> int:
         return len(self.gaps)
@@ -151,34 +159,108 @@ class Delta:
     def to_bytes(self) -> bytes:
         """A compact serialisation (a JSON header line, then zlib-compressed arrays)."""
         header = {
-            "v": 1,
+            "v": 2,
             "n": len(self.gaps),
             "uniform": self.uniform,
             "size_before": self.size_before,
             "size_after": self.size_after,
             "old_lens": [len(o) for o in self.olds],
+            "regions": len(self.regions),
+            "new_len": len(self.new),
         }
-        body = self.gaps.tobytes() + self.new_lens.tobytes() + b"".join(self.olds)
+        body = b"".join(
+            [
+                self.gaps.tobytes(),
+                self.new_lens.tobytes(),
+                *self.olds,
+                self.regions.tobytes(),
+                self.new,
+            ]
+        )
         return json.dumps(header).encode() + b"\n" + zlib.compress(body, 1)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Delta:
         line, _, packed = data.partition(b"\n")
         header = json.loads(line)
-        body = zlib.decompress(packed)
+        body = memoryview(zlib.decompress(packed))
         n = int(header["n"])
-        gaps, new_lens = array("q"), array("q")
+        gaps, new_lens, regions = array("q"), array("q"), array("q")
         width = gaps.itemsize * n
         gaps.frombytes(body[:width])
         new_lens.frombytes(body[width : 2 * width])
         olds, pos = [], 2 * width
         for size in header["old_lens"]:
-            olds.append(body[pos : pos + size])
+            olds.append(bytes(body[pos : pos + size]))
             pos += size
+        end = pos + regions.itemsize * int(header.get("regions", 0))
+        regions.frombytes(body[pos:end])
+        new = bytes(body[end : end + int(header.get("new_len", 0))])
         return cls(
             gaps, new_lens, olds, bool(header["uniform"]),
-            int(header["size_before"]), int(header["size_after"]),
+            int(header["size_before"]), int(header["size_after"]), regions, new,
         )  # fmt: skip
+
+
+def self_overlapping(needle: bytes) -> bool:
+    """True when two occurrences of `needle` can overlap ("aa", "abab")."""
+    return any(needle[:k] == needle[-k:] for k in range(1, len(needle)))
+
+
+class ReplaceAll:
+    """Replace every `old` with `new`, region by region with `bytes.replace` (no Python
+    work per match), for an `old` whose occurrences cannot overlap (`self_overlapping`).
+    The delta keeps, per region, either nothing but its lengths (replacing `new` back
+    with `old` restores it: checked here) or the region's exact hunks."""
+
+    def __init__(self, old: bytes, new: bytes) -> None:
+        if not old or self_overlapping(old):
+            raise ValueError("old must be non-empty and not self-overlapping")
+        self.old, self.new = old, new
+        self.count = 0
+        self.delta = Delta(olds=[old], uniform=True, new=new)
+        self._tail = b""
+
+    def feed(self, chunk: bytes) -> Pieces:
+        self.delta.size_before += len(chunk)
+        region = self._tail + chunk if self._tail else chunk
+        cut = len(region) - (len(self.old) - 1)
+        if cut <= 0:
+            self._tail = region
+            return []
+        # An occurrence straddling the cut starts the next region instead.
+        at = region.find(self.old, max(0, cut - len(self.old) + 1))
+        if 0 <= at < cut:
+            cut = at
+        self._tail = region[cut:]
+        return self._region(region[:cut] if cut < len(region) else region)
+
+    def _region(self, left: bytes) -> Pieces:
+        out = left.replace(self.old, self.new)
+        grow = len(self.new) - len(self.old)
+        found = (len(out) - len(left)) // grow if grow else left.count(self.old)
+        self.count += found
+        d = self.delta
+        if found == 0:
+            d.regions.extend((len(left), len(out), 0))
+        elif out.replace(self.new, self.old) == left:
+            d.regions.extend((len(left), len(out), -1))
+        else:
+            parts = left.split(self.old)
+            d.regions.extend((len(left), len(out), found))
+            d.gaps.extend(array("q", map(len, parts[:-1])))
+            d.new_lens.extend(array("q", [len(self.new)]) * found)
+        return [out]
+
+    def finish(self) -> Pieces:
+        tail, self._tail = self._tail, b""
+        out = self._region(tail) if tail else []
+        if self.count == 0:
+            raise StreamError("no_match", "old text not found (exact match)")
+        self.delta.size_after = (
+            self.delta.size_before + self.count * (len(self.new) - len(self.old))
+        )
+        return out
 
 
 # --------------------------------------------------------------------------- literal replace
@@ -454,11 +536,15 @@ class Reverse:
         self._i = 0
         self._gap: int | None = None  # unchanged bytes of hunk _i still to copy
         self._skip = 0  # new bytes of hunk _i still to drop
+        self._region = 0  # next region (region deltas)
+        self._buf = b""
 
     def _next(self) -> None:
         self._gap, self._skip = self.delta.gaps[self._i], self.delta.new_lens[self._i]
 
     def feed(self, chunk: bytes) -> Pieces:
+        if len(self.delta.regions):
+            return self._feed_regions(chunk)
         d, out, view = self.delta, [], memoryview(chunk)
         pos, size, n = 0, len(chunk), len(self.delta)
         if self._gap is None and self._i < n:
@@ -489,8 +575,38 @@ class Reverse:
                 self._next()
         return out
 
+    def _feed_regions(self, chunk: bytes) -> Pieces:
+        d = self.delta
+        buf = self._buf + chunk if self._buf else chunk
+        out: Pieces = []
+        pos = 0
+        while self._region * 3 < len(d.regions):
+            _old_len, new_len, hunks = d.regions[self._region * 3 : self._region * 3 + 3]
+            if len(buf) - pos < new_len:
+                break
+            piece = buf[pos : pos + new_len]
+            pos += new_len
+            self._region += 1
+            if hunks < 0:
+                out.append(piece.replace(d.new, d.olds[0]))
+                continue
+            at = 0
+            for _ in range(hunks):
+                gap = d.gaps[self._i]
+                out.append(piece[at : at + gap])
+                out.append(d.olds[0])
+                at += gap + d.new_lens[self._i]
+                self._i += 1
+            out.append(piece[at:])
+        self._buf = buf[pos:]
+        return out
+
     def finish(self) -> Pieces:
         out = self.feed(b"")
+        if len(self.delta.regions):
+            if self._region * 3 < len(self.delta.regions) or self._buf:
+                raise StreamError("mismatch", "the file does not match its recorded change")
+            return out
         if self._i < len(self.delta):
             raise StreamError("mismatch", "the file is shorter than its recorded change")
         return out
