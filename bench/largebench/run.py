@@ -133,7 +133,7 @@ def pyline(code: str, path: Path) -> dict[str, Any]:
 
 def operations(lines: int) -> list[dict[str, Any]]:
     """Each operation: filewright's call, the peers' commands, and how to put it back."""
-    at = min(INSERT_LINE, lines // 2)
+    at = INSERT_LINE if lines > INSERT_LINE else lines // 2
     py_open = "import sys;p=sys.argv[1];d=open(p,encoding='utf-8',newline='').read();"
     py_write = "open(p,'w',encoding='utf-8',newline='').write(d)"
     return [
