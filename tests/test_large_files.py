@@ -408,3 +408,24 @@ def test_any_changes_and_undos_give_back_the_exact_bytes(
         assert path.read_bytes() == versions[-1]
     assert path.read_bytes() == versions[0]
     os.sync()
+
+
+def test_a_half_written_append_is_rolled_back(tmp_path: Path) -> None:
+    """The state a process killed inside its append's write leaves: the history entry
+    written ahead (never confirmed) and part of the appended bytes on disk."""
+    from filewright.engine.streamed import _append_mark
+
+    path = tmp_path / "log.txt"
+    data = _lines(1000)
+    path.write_bytes(data)
+    tools = _ws(tmp_path).toolset("default")
+    record = "r" * 5000 + "\n"
+    assert tools.call("append", {"path": "log.txt", "content": record}).ok
+    history = tools.engine.workspace.history
+    history.amend_last(str(path), _append_mark(len(data) + len(record), record.encode()))
+    os.truncate(path, len(data) + 1234)  # the kill came mid-write
+    assert tools.call("append", {"path": "log.txt", "content": "next\n"}).ok
+    assert path.read_bytes() == data + b"next\n"
+    assert tools.call("undo", {"path": "log.txt"}).ok
+    assert path.read_bytes() == data
+    assert not tools.call("undo", {"path": "log.txt"}).ok  # the torn one is gone

@@ -146,12 +146,14 @@ def apply_streamed(
     outcome.extra.update(streamed=True, mode="streaming")
     if access == Access.CONFIRM or change.confirm:
         _confirm(engine, loc, change, outcome, op)
-    with file_lock(ws.state_dir, str(loc.real)), bigfile.open_file(loc) as src:
+    with file_lock(ws.state_dir, str(loc.real)), bigfile.open_file(loc) as opened:
+        src = opened
+        if _heal_torn_append(engine, loc, src.size) != src.size:
+            src = bigfile.Opened(src.fd, os.fstat(src.fd))
         if src.size > ws.max_change_bytes:
             raise too_large(change.path, src.size, ws.max_change_bytes)
         fmt = _format(change.path, src.fd)
         outcome.encoding = fmt.encoding + ("-sig" if fmt.bom else "")
-        _heal_torn_append(engine, loc, src.size)
         current = bigfile.identity(src.fd, src.st, ws.max_file_bytes)
         _check_reads(engine, loc, change, current)
         outcome.extra["size_before"] = src.size

@@ -257,8 +257,8 @@ class ReplaceAll:
         out = self._region(tail) if tail else []
         if self.count == 0:
             raise StreamError("no_match", "old text not found (exact match)")
-        self.delta.size_after = (
-            self.delta.size_before + self.count * (len(self.new) - len(self.old))
+        self.delta.size_after = self.delta.size_before + self.count * (
+            len(self.new) - len(self.old)
         )
         return out
 
