@@ -3,7 +3,7 @@ history with a size cap, the one change limit, and the claude seed's large-file 
 
 Files are real and in temp dirs; the workspace's `stream_above_bytes` is set low so that
 small files take the streamed path (the same code a gigabyte file takes), and a few
-files are made larger than the 4 MB chunk so that matches straddle a real chunk boundary.
+files are made larger than the 1 MB chunk so that matches straddle a real chunk boundary.
 """
 
 from __future__ import annotations
@@ -159,6 +159,16 @@ def test_a_match_across_a_real_chunk_boundary_is_found(tmp_path: Path) -> None:
     assert result.ok, result.text
     assert result.data["streamed"] is True
     assert (tmp_path / "big.txt").read_bytes() == data.replace(b"NEEDLE", b"N")
+
+
+@pytest.mark.parametrize("shift", [1, 2, 3, 6])
+def test_the_changed_line_is_counted_across_chunk_boundaries(tmp_path: Path, shift: int) -> None:
+    before = b"a\n" * ((bigfile.CHUNK_BYTES - shift) // 2) + b"b" * (shift % 2)
+    (tmp_path / "f.txt").write_bytes(before + b"NEEDLE\n" + b"z\n" * 10)
+    tools = _ws(tmp_path).toolset("default")
+    result = tools.call("edit", {"path": "f.txt", "old_string": "NEEDLE", "new_string": "N"})
+    line = before.count(b"\n") + 1
+    assert result.data["changed_lines"] == [line, line]
 
 
 def test_line_endings_and_encodings_stay_as_they_were(tmp_path: Path) -> None:

@@ -495,17 +495,21 @@ def _rewrite(
             sink = stack.enter_context(
                 bigfile.Staged(loc, src.st, hashing=src.size <= 2 * ws.max_file_bytes)
             )
+        where = _FirstChange(stages[0])
         try:
             for chunk in bigfile.chunks(src.fd):
                 sink.write(chain.feed(chunk))
+                where.passed(chunk)
             sink.write(chain.finish())
+            where.passed(b"")
         except StreamError as exc:
             raise _stream_failure(exc, change.path, ws.stream_above_bytes) from None
         _check_counts(op, stages, change.path)
         outcome.replacements = sum(getattr(s, "count", 1) for s in stages)
         outcome.strategy = "exact" if not isinstance(op, StreamInsert) else "insert"
         outcome.extra["note"] = EXACT_ONLY_NOTE.format(limit=ws.stream_above_bytes)
-        _locate_first_change(outcome, stages, src.fd)
+        if where.line is not None:
+            outcome.changed_lines = (where.line, where.line)
         if dry_run:
             outcome.dry_run = True
             outcome.bytes_written = sink.size
@@ -557,20 +561,33 @@ def _check_counts(op: Any, stages: list[Any], path: str) -> None:
             )
 
 
-def _locate_first_change(outcome: Outcome, stages: list[Any], fd: int) -> None:
-    """The line of the first change (counted in the old file up to the first hunk)."""
-    delta = stages[0].delta
-    if not len(delta):
-        return
-    offset = delta.gaps[0]
-    lines = 1
-    for chunk in bigfile.chunks(fd):
-        if offset <= len(chunk):
-            lines += chunk.count(b"\n", 0, offset)
-            break
-        lines += chunk.count(b"\n")
-        offset -= len(chunk)
-    outcome.changed_lines = (lines, lines)
+class _FirstChange:
+    """The line of the first change, counted in the old file's chunks as they pass (a
+    replace-all, which changes lines everywhere, is not counted)."""
+
+    def __init__(self, stage: Any) -> None:
+        self.stage = stage
+        self.line: int | None = None
+        self._lines = 1
+        self._base = 0
+        self._prev = b""
+        self._off = isinstance(stage, ReplaceAll)
+
+    def passed(self, chunk: bytes) -> None:
+        if self._off or self.line is not None:
+            return
+        gaps = self.stage.delta.gaps
+        if len(gaps):
+            first = gaps[0]
+            if first < self._base:  # in the held-back end of the previous chunk
+                before = self._base - len(self._prev)
+                self.line = self._lines - self._prev.count(b"\n", first - before)
+            else:
+                self.line = self._lines + chunk.count(b"\n", 0, first - self._base)
+            return
+        self._lines += chunk.count(b"\n")
+        self._base += len(chunk)
+        self._prev = chunk
 
 
 def _stream_failure(exc: StreamError, path: str, limit: int) -> Exception:

@@ -37,7 +37,7 @@ from filewright.fs.fsio import (
 )
 from filewright.fs.paths import Location, PathRefused
 
-CHUNK_BYTES = 4 << 20
+CHUNK_BYTES = 1 << 20
 _QUEUED = 2  # lists of pieces waiting for the writer thread
 HEAD_BYTES = 64 << 10
 FINGERPRINT_PREFIX = "fp1:"
