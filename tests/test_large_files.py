@@ -439,3 +439,28 @@ def test_a_half_written_append_is_rolled_back(tmp_path: Path) -> None:
     assert tools.call("undo", {"path": "log.txt"}).ok
     assert path.read_bytes() == data
     assert not tools.call("undo", {"path": "log.txt"}).ok  # the torn one is gone
+
+
+def test_a_span_edit_streams_with_the_in_memory_rules(tmp_path: Path) -> None:
+    text = "".join(f"line {i}\n" for i in range(3000))
+    text += "## Section\n<!-- BEGIN -->\nold body\nmore\n<!-- END -->\ntail\n" + text
+    args = {
+        "path": "doc.md",
+        "search_after": "## Section",
+        "start": "<!-- BEGIN -->",
+        "end": "<!-- END -->",
+        "new_text": "new body\n",
+    }
+    (tmp_path / "doc.md").write_text(text)
+    assert Workspace(tmp_path).toolset("default").call("replace_span", args).ok
+    expected = (tmp_path / "doc.md").read_bytes()
+    (tmp_path / "doc.md").write_text(text)
+    tools = _ws(tmp_path).toolset("default")
+    result = tools.call("replace_span", args)
+    assert result.ok and result.data["streamed"] is True, result.text
+    assert (tmp_path / "doc.md").read_bytes() == expected
+    assert tools.call("undo", {"path": "doc.md"}).ok
+    assert (tmp_path / "doc.md").read_text() == text
+    missing = tools.call("replace_span", {**args, "end": "<!-- NOWHERE -->"})
+    assert not missing.ok and missing.data["error"] == "marker_not_found"
+    assert (tmp_path / "doc.md").read_text() == text

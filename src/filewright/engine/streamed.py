@@ -29,6 +29,7 @@ from filewright.fs.chunked import (
     RegexReplace,
     ReplaceAll,
     Reverse,
+    SpanReplace,
     StreamError,
     head_format,
     self_overlapping,
@@ -84,6 +85,18 @@ class StreamInsert:
 
 
 @dataclass(frozen=True)
+class StreamSpan:
+    """Span replace between literal markers: `compute(span_text)` (the span decoded,
+    markers included, "\\n" newlines) returns the new span text, or a failure value with
+    `code` and `detail` (an `edit.outcome.EditFailure`)."""
+
+    start: str
+    end: str
+    compute: Any
+    search_after: str | None = None
+
+
+@dataclass(frozen=True)
 class StreamAppend:
     """Append `text` exactly as given."""
 
@@ -104,7 +117,15 @@ class StreamBatch:
     ops: tuple[StreamReplace | StreamRegex | StreamInsert, ...]
 
 
-StreamOp = StreamReplace | StreamRegex | StreamInsert | StreamAppend | StreamWrite | StreamBatch
+StreamOp = (
+    StreamReplace
+    | StreamRegex
+    | StreamInsert
+    | StreamSpan
+    | StreamAppend
+    | StreamWrite
+    | StreamBatch
+)
 
 
 def should_stream(engine: Engine, change: Change, loc: Location) -> int | None:
@@ -432,6 +453,16 @@ def _transforms(op: Any, fmt: Format, path: str) -> list[Any]:
                     finditer=lambda p, s, pos: regexes.finditer(p, s, pos),
                 )
             )
+        elif isinstance(one, StreamSpan):
+            out.append(
+                SpanReplace(
+                    fmt.encode(one.start),
+                    fmt.encode(one.end),
+                    fmt,
+                    _span_compute(one.compute),
+                    after=fmt.encode(one.search_after or ""),
+                )
+            )
         elif isinstance(one, StreamInsert):
             text = one.text if one.text.endswith("\n") else one.text + "\n"
             if one.text == "":
@@ -440,6 +471,18 @@ def _transforms(op: Any, fmt: Format, path: str) -> list[Any]:
         else:
             raise TypeError(f"not a streamed operation: {one!r}")
     return out
+
+
+def _span_compute(compute: Any) -> Any:
+    def run(text: str) -> str:
+        result = compute(text)
+        if isinstance(result, str):
+            return result
+        if hasattr(result, "code") and hasattr(result, "detail"):
+            raise StreamError(result.code, result.code, **dict(result.detail))
+        return str(result.text)
+
+    return run
 
 
 class _Chain:

@@ -525,6 +525,103 @@ class InsertAfterLine:
         return out
 
 
+# --------------------------------------------------------------------------- span
+
+
+class SpanReplace:
+    """Replace the span from `start` to the first `end` after it (the first `start` at or
+    after the first `after`, when given), with `compute(span_text) -> new_text`: the span
+    is decoded ("\\n" newlines) and handed over whole, markers included, so the caller's
+    in-memory span rules apply unchanged. A span longer than `max_span` bytes is refused
+    (StreamError "span_too_long"); a missing marker is StreamError "marker_not_found"."""
+
+    def __init__(
+        self,
+        start: bytes,
+        end: bytes,
+        fmt: Format,
+        compute: Callable[[str], str],
+        *,
+        after: bytes = b"",
+        max_span: int = 8 << 20,
+    ) -> None:
+        self.fmt, self.compute, self.max_span = fmt, compute, max_span
+        self.steps = [("search_after", after)] if after else []
+        self.steps += [("start", start), ("end", end)]
+        self.count = 0
+        self.delta = Delta()
+        self._buf = b""  # not yet emitted (held back, or the span being collected)
+        self._emitted = 0  # bytes of the old file emitted before _buf
+        self._from = 0  # where in _buf the current marker is searched from
+        self._span_at: int | None = None  # start of the span in _buf
+
+    def feed(self, chunk: bytes) -> Pieces:
+        self.delta.size_before += len(chunk)
+        if not self.steps:
+            return [chunk]
+        self._buf += chunk
+        return self._advance(final=False)
+
+    def _advance(self, *, final: bool) -> Pieces:
+        out: Pieces = []
+        while self.steps:
+            which, marker = self.steps[0]
+            at = self._buf.find(marker, self._from)
+            if at < 0:
+                if final:
+                    raise StreamError("marker_not_found", f"{which} marker not found", marker=which)
+                if self._span_at is None:  # emit what no match can start in
+                    keep = max(self._from, len(self._buf) - len(marker) + 1)
+                    out.append(self._buf[:keep])
+                    self._emitted += keep
+                    self._buf = self._buf[keep:]
+                    self._from = 0
+                elif len(self._buf) - self._span_at > self.max_span:
+                    raise StreamError(
+                        "span_too_long",
+                        f"the span is longer than {self.max_span} bytes; in a file this "
+                        "large a span may not be longer",
+                        limit=self.max_span,
+                    )
+                return out
+            self.steps.pop(0)
+            if which == "start":
+                out.append(self._buf[:at])
+                self._emitted += at
+                self._buf = self._buf[at:]
+                self._span_at, self._from = 0, len(marker)
+            elif which == "end":
+                out.append(self._replace(at + len(marker)))
+            else:
+                self._from = at + len(marker)
+        out.append(self._buf)
+        self._emitted += len(self._buf)
+        self._buf = b""
+        return out
+
+    def _replace(self, span_end: int) -> bytes:
+        old = self._buf[:span_end]
+        text = self.fmt.decode(old).replace("\r\n", "\n")
+        new = self.fmt.encode(self.compute(text))
+        self.count = 1
+        self.delta.gaps.append(self._emitted)
+        self.delta.new_lens.append(len(new))
+        self.delta.olds.append(old)
+        self._buf = self._buf[span_end:]
+        self._emitted = 0
+        return new
+
+    def finish(self) -> Pieces:
+        out = self._advance(final=True) if self.steps else []
+        if self._buf:
+            out.append(self._buf)
+            self._buf = b""
+        self.delta.size_after = (
+            self.delta.size_before + self.delta.new_lens[0] - len(self.delta.olds[0])
+        )
+        return out
+
+
 # --------------------------------------------------------------------------- undo
 
 

@@ -287,6 +287,16 @@ class DefaultToolset(Toolset):
                 lambda text: op.apply(text or ""),
                 must_exist=True,
                 expected_hash=p.expected_hash,
+                streamed=None
+                if p.start_is_regex
+                else streamed.StreamSpan(
+                    p.start,
+                    p.end,
+                    lambda span: edits.replace_span(
+                        span, p.start, p.end, p.new_text, keep_markers=p.keep_markers
+                    ),
+                    search_after=p.search_after,
+                ),
             )
         )
         return self._changed(outcome, p.path, "edit")
