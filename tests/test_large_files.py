@@ -24,14 +24,13 @@ from filewright.fs import bigfile
 from filewright.fs.chunked import (
     Delta,
     Format,
-    InsertAfterLine,
     LiteralReplace,
-    RegexReplace,
     ReplaceAll,
     Reverse,
     StreamError,
     self_overlapping,
 )
+from filewright.fs.chunklines import InsertAfterLine, RegexReplace
 
 UTF8 = Format("utf-8", b"", b"\n")
 
@@ -423,7 +422,7 @@ def test_any_changes_and_undos_give_back_the_exact_bytes(
 def test_a_half_written_append_is_rolled_back(tmp_path: Path) -> None:
     """The state a process killed inside its append's write leaves: the history entry
     written ahead (never confirmed) and part of the appended bytes on disk."""
-    from filewright.engine.streamed import _append_mark
+    from filewright.engine.streamed import append_mark
 
     path = tmp_path / "log.txt"
     data = _lines(1000)
@@ -432,7 +431,7 @@ def test_a_half_written_append_is_rolled_back(tmp_path: Path) -> None:
     record = "r" * 5000 + "\n"
     assert tools.call("append", {"path": "log.txt", "content": record}).ok
     history = tools.engine.workspace.history
-    history.amend_last(str(path), _append_mark(len(data) + len(record), record.encode()))
+    history.amend_last(str(path), append_mark(len(data) + len(record), record.encode()))
     os.truncate(path, len(data) + 1234)  # the kill came mid-write
     assert tools.call("append", {"path": "log.txt", "content": "next\n"}).ok
     assert path.read_bytes() == data + b"next\n"

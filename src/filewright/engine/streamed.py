@@ -13,27 +13,35 @@ append writes in place (O_APPEND + fsync) and is undone by truncation. Matching 
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
-from dataclasses import dataclass
 from typing import Any
 
 from filewright.core.result import fail
+from filewright.engine.streamops import (
+    EXACT_ONLY_NOTE,
+    TOO_LARGE_ADVICE,
+    StreamAppend,
+    StreamBatch,
+    StreamInsert,
+    StreamOp,
+    StreamRegex,
+    StreamReplace,
+    StreamSpan,
+    StreamWrite,
+    describe,
+)
 from filewright.engine.workspace import ConfirmRequest, Engine
 from filewright.fs import bigfile
 from filewright.fs.chunked import (
-    Delta,
     Format,
-    InsertAfterLine,
     LiteralReplace,
-    RegexReplace,
     ReplaceAll,
-    Reverse,
-    SpanReplace,
     StreamError,
     head_format,
+    pack_deltas,
     self_overlapping,
 )
+from filewright.fs.chunklines import InsertAfterLine, RegexReplace, SpanReplace
 from filewright.fs.paths import Location
 from filewright.fs.textfile import TextFileError, detect_encoding
 from filewright.policy.rules import Access, risk_of
@@ -42,90 +50,19 @@ from filewright.state.history import Entry, file_lock
 # `pipeline.Change` and `pipeline.Outcome` (not imported: the pipeline imports this).
 Change = Any
 Outcome = Any
-
-EXACT_ONLY_NOTE = (
-    "the file is larger than {limit} bytes, so it is changed in streaming mode: "
-    "only text that matches exactly is found (no tolerance for whitespace, indentation "
-    "or quotes)"
-)
-TOO_LARGE_ADVICE = (
-    "change it with a command-line tool (sed -i, perl -pi) or split it into smaller files"
-)
-
-
-@dataclass(frozen=True)
-class StreamReplace:
-    """Literal replace: `mode` "unique" (exactly one match), "first", "all", or "count"
-    (the first `count`); `expected` (with "all"): exactly that many matches."""
-
-    old: str
-    new: str
-    mode: str = "unique"
-    count: int | None = None
-    expected: int | None = None
-
-
-@dataclass(frozen=True)
-class StreamRegex:
-    """Regex replace of the first `count` matches (None: all); `pattern` is compiled by
-    `core.regexes.compile`; `literal`: `template` is inserted as is."""
-
-    pattern: Any
-    template: str
-    count: int | None = None
-    literal: bool = False
-
-
-@dataclass(frozen=True)
-class StreamInsert:
-    """Insert `text` as whole lines after line `line` (0: at the top)."""
-
-    line: int
-    text: str
-
-
-@dataclass(frozen=True)
-class StreamSpan:
-    """Span replace between literal markers: `compute(span_text)` (the span decoded,
-    markers included, "\\n" newlines) returns the new span text, or a failure value with
-    `code` and `detail` (an `edit.outcome.EditFailure`)."""
-
-    start: str
-    end: str
-    compute: Any
-    search_after: str | None = None
-
-
-@dataclass(frozen=True)
-class StreamAppend:
-    """Append `text` exactly as given."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class StreamWrite:
-    """Replace the whole content with `text` (in the file's encoding and newlines)."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class StreamBatch:
-    """Several operations in order, each on the result of the previous, in one pass."""
-
-    ops: tuple[StreamReplace | StreamRegex | StreamInsert, ...]
-
-
-StreamOp = (
-    StreamReplace
-    | StreamRegex
-    | StreamInsert
-    | StreamSpan
-    | StreamAppend
-    | StreamWrite
-    | StreamBatch
-)
+__all__ = [
+    "StreamAppend",
+    "StreamBatch",
+    "StreamInsert",
+    "StreamOp",
+    "StreamRegex",
+    "StreamReplace",
+    "StreamSpan",
+    "StreamWrite",
+    "apply_streamed",
+    "should_stream",
+    "too_large",
+]
 
 
 def should_stream(engine: Engine, change: Change, loc: Location) -> int | None:
@@ -169,7 +106,7 @@ def apply_streamed(
         _confirm(engine, loc, change, outcome, op)
     with file_lock(ws.state_dir, str(loc.real)), bigfile.open_file(loc) as opened:
         src = opened
-        if _heal_torn_append(engine, loc, src.size) != src.size:
+        if heal_torn_append(engine, loc, src.size) != src.size:
             src = bigfile.Opened(src.fd, os.fstat(src.fd))
         if src.size > ws.max_change_bytes:
             raise too_large(change.path, src.size, ws.max_change_bytes)
@@ -238,30 +175,6 @@ def _confirm(engine: Engine, loc: Location, change: Change, outcome: Outcome, op
         raise fail("rejected", change.path, message="the user rejected this change")
 
 
-def describe(op: Any, name: str) -> str:
-    """A short description of a streamed change (a large file gets no full diff)."""
-    head = f"--- a/{name}\n+++ b/{name}\n"
-    if isinstance(op, StreamReplace):
-        return (
-            head
-            + "".join(f"-{x}\n" for x in op.old.split("\n"))
-            + "".join(f"+{x}\n" for x in op.new.split("\n"))
-        )
-    if isinstance(op, StreamRegex):
-        return head + f"@@ regex {op.pattern.pattern!r} -> {op.template!r} @@\n"
-    if isinstance(op, StreamInsert):
-        return (
-            head
-            + f"@@ after line {op.line} @@\n"
-            + "".join(f"+{x}\n" for x in op.text.rstrip("\n").split("\n"))
-        )
-    if isinstance(op, StreamAppend | StreamWrite):
-        return head + "".join(f"+{x}\n" for x in op.text.rstrip("\n").split("\n"))
-    if isinstance(op, StreamBatch):
-        return head + "".join(describe(o, name)[len(head) :] for o in op.ops)
-    return head
-
-
 # --------------------------------------------------------------------------- append
 
 
@@ -293,7 +206,7 @@ def _append(
         entry = ws.history.record_large(
             rel,
             change.operation,
-            _append_mark(size + len(data), data),
+            append_mark(size + len(data), data),
             kind="truncate",
             size_before=size,
             size_after=size + len(data),
@@ -314,7 +227,7 @@ def _append(
     outcome.changed_lines = None
 
 
-def _append_mark(size_after: int, data: bytes) -> str:
+def append_mark(size_after: int, data: bytes) -> str:
     """The identity an append's entry holds until the append is done: its size after
     and the hash of the appended bytes (what undo checks when the process died between)."""
     import hashlib
@@ -322,7 +235,7 @@ def _append_mark(size_after: int, data: bytes) -> str:
     return f"append:{size_after}:{hashlib.sha256(data).hexdigest()}"
 
 
-def _heal_torn_append(engine: Engine, loc: Location, size: int) -> int:
+def heal_torn_append(engine: Engine, loc: Location, size: int) -> int:
     """Roll back an append that a killed process left half-written: the last entry is
     an append never confirmed, and the file is longer than before it but shorter than
     after it. Returns the size of the file afterwards."""
@@ -485,7 +398,7 @@ def _span_compute(compute: Any) -> Any:
     return run
 
 
-class _Chain:
+class Chain:
     """Transforms run one after another over one stream (each sees the previous's output)."""
 
     def __init__(self, stages: list[Any]) -> None:
@@ -528,7 +441,7 @@ def _rewrite(
 ) -> None:
     ws = engine.workspace
     stages = _transforms(op, fmt, change.path)
-    chain = _Chain(stages)
+    chain = Chain(stages)
     outcome.diff = describe(op, loc.lexical_rel)
     sink: Any
     with contextlib.ExitStack() as stack:
@@ -576,7 +489,7 @@ def _rewrite(
                 kind="delta",
                 size_before=src.size,
                 size_after=sink.size,
-                delta=pack([s.delta for s in stages]),
+                delta=pack_deltas([s.delta for s in stages]),
                 mtime_before=src.st.st_mtime_ns,
             )
             _note_history(ws, outcome, entry, src.size)
@@ -664,113 +577,3 @@ def _finish(engine: Engine, loc: Location, outcome: Outcome, digest: str, size: 
     outcome.bytes_written = size
     if engine.last_read(loc) is not None:
         engine.record_read(loc, digest)
-
-
-# --------------------------------------------------------------------------- deltas
-
-
-def pack(deltas: list[Delta]) -> bytes:
-    """Several deltas (one per stage) in one blob: count, then length-prefixed deltas."""
-    parts = [len(deltas).to_bytes(4, "little")]
-    for delta in deltas:
-        blob = delta.to_bytes()
-        parts.append(len(blob).to_bytes(8, "little"))
-        parts.append(blob)
-    return b"".join(parts)
-
-
-def unpack(blob: bytes) -> list[Delta]:
-    n = int.from_bytes(blob[:4], "little")
-    pos, out = 4, []
-    for _ in range(n):
-        size = int.from_bytes(blob[pos : pos + 8], "little")
-        out.append(Delta.from_bytes(blob[pos + 8 : pos + 8 + size]))
-        pos += 8 + size
-    return out
-
-
-# --------------------------------------------------------------------------- undo
-
-
-def undo_large(engine: Engine, loc: Location, last: Entry, outcome: Outcome, dry_run: bool) -> None:
-    """Undo `last` (a "delta", "truncate" or large "full" entry), with the lock held."""
-    ws = engine.workspace
-    rel = str(loc.real)
-    path = loc.given
-    with bigfile.open_file(loc) as src:
-        size = src.size
-        if last.kind == "truncate" and last.hash_after.startswith("append:"):
-            if last.size_before <= size < last.size_after or size == last.size_before:
-                # killed during or before the append: roll it back, it never completed
-                if not dry_run:
-                    _heal_torn_append(engine, loc, size)
-                outcome.extra["undone"] = last.to_dict()
-                return
-            current = _append_mark(
-                size, os.pread(src.fd, size - last.size_before, last.size_before)
-            )
-        else:
-            current = bigfile.identity(src.fd, src.st, ws.max_file_bytes)
-        if current != last.hash_after:
-            raise fail(
-                "stale",
-                path,
-                message=f"file changed after its last recorded change; undo would lose that: {path}",
-            )
-        outcome.extra["undone"] = last.to_dict()
-        outcome.extra["streamed"] = True
-        if dry_run:
-            outcome.dry_run = True
-            return
-        if last.kind == "truncate":
-            bigfile.truncate(loc, last.size_before, last.mtime_before or None)
-            digest = bigfile.identity_after(loc, ws.max_file_bytes)
-            outcome.bytes_written = 0
-        elif last.kind == "delta":
-            stages = [Reverse(d) for d in reversed(unpack(ws.history.delta_bytes(rel, last)))]
-            digest = _replay(loc, src, stages, ws.max_file_bytes, last.mtime_before or None)
-            outcome.bytes_written = last.size_before
-        else:
-            digest = _restore_full(ws, loc, src, last)
-            outcome.bytes_written = last.size_before
-    if engine.last_read(loc) is not None:
-        engine.record_read(loc, digest)
-    ws.history.pop(rel)
-
-
-def _replay(
-    loc: Location, src: bigfile.Opened, stages: list[Any], hash_limit: int, mtime: int | None
-) -> str:
-    chain = _Chain(stages)
-    with bigfile.Staged(loc, src.st, hashing=src.size <= 2 * hash_limit) as staged:
-        try:
-            for chunk in bigfile.chunks(src.fd):
-                staged.write(chain.feed(chunk))
-            staged.write(chain.finish())
-        except StreamError as exc:
-            raise fail("io_error", loc.given, message=f"cannot undo: {exc.message}") from None
-        staged.sync(mtime)
-        digest = staged.identity(hash_limit)
-        staged.commit()
-    return digest
-
-
-def _restore_full(ws: Any, loc: Location, src: bigfile.Opened, last: Entry) -> str:
-    path = ws.history.backup_path(str(loc.real), last)
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    try:
-        with bigfile.Staged(loc, src.st) as staged:
-            for chunk in bigfile.chunks(fd):
-                staged.write([chunk])
-            staged.sync(last.mtime_before or None)
-            digest = staged.identity(ws.max_file_bytes)
-            staged.commit()
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise fail(
-                "io_error", loc.given, message="symlink in filewright's state directory"
-            ) from None
-        raise
-    finally:
-        os.close(fd)
-    return digest

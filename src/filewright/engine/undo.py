@@ -26,7 +26,7 @@ def undo(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
                 raise fail("no_history", path, message=f"no recorded change to undo for {path}")
             last = entries[-1]
             if last.size_after >= 0:  # recorded by the streamed path (a large file)
-                from filewright.engine.streamed import undo_large
+                from filewright.engine.streamundo import undo_large
 
                 undo_large(engine, loc, last, outcome, dry_run)
                 outcome.risk = Risk.HIGH

@@ -432,67 +432,22 @@ class History:
 
     def total_bytes(self) -> int:
         """Bytes held by all backups and deltas of this state directory."""
-        return sum(size for *_rest, size in self._stored())
+        from filewright.state.budget import stored
 
-    def _stored(self) -> list[tuple[str, Path, int, int]]:
-        """(time, history dir, entry id, bytes) of every stored backup or delta."""
-        out: list[tuple[str, Path, int, int]] = []
-        base = self.state_dir / "history"
-        if not base.is_dir():
-            return out
-        for d in base.iterdir():
-            if d.is_symlink() or not d.is_dir():
-                continue
-            sizes: dict[int, int] = {}
-            for item in os.scandir(d):
-                stem, dot, ext = item.name.partition(".")
-                if (
-                    dot
-                    and ext in ("bak", "delta")
-                    and stem.isdigit()
-                    and item.is_file(follow_symlinks=False)
-                ):
-                    sizes[int(stem)] = (
-                        sizes.get(int(stem), 0) + item.stat(follow_symlinks=False).st_size
-                    )
-            if not sizes:
-                continue
-            for entry in self._load(d)[0]:
-                if entry.id in sizes:
-                    out.append((entry.time, d, entry.id, sizes.pop(entry.id)))
-            out.extend(("", d, orphan, size) for orphan, size in sizes.items())
-        return out
+        return sum(item.size for item in stored(self))
 
     def prune(
         self, max_bytes: int | None = None, *, keep_newest_of: str | None = None
     ) -> list[dict[str, Any]]:
         """Drop the oldest entries (of any file) until what is stored fits `max_bytes`
-        (default: the history's own cap). Entries whose backups are gone (and orphaned
-        backups) are dropped too. The newest entry of `keep_newest_of` stays. Returns
-        what was dropped: {"path", "id", "time", "bytes"}."""
-        limit = self.max_bytes if max_bytes is None else max_bytes
-        stored = sorted(self._stored(), key=lambda item: (item[0], item[2]))
-        total = sum(item[3] for item in stored)
-        protect = self._dir(keep_newest_of) if keep_newest_of is not None else None
-        newest = (
-            self._load(protect)[0][-1].id
-            if protect is not None and self.entries(keep_newest_of or "")
-            else None
-        )
-        dropped: list[dict[str, Any]] = []
-        for when, d, entry_id, size in stored:
-            if total <= limit:
-                break
-            if d == protect and entry_id == newest:
-                continue
-            path = self._forget_through(d, entry_id)
-            total -= size
-            dropped.append({"path": path, "id": entry_id, "time": when, "bytes": size})
-        return dropped
+        (default: the history's own cap); see `state.budget.prune`."""
+        from filewright.state.budget import prune
 
-    def _forget_through(self, d: Path, entry_id: int) -> str:
+        return prune(self, self.max_bytes if max_bytes is None else max_bytes, keep_newest_of)
+
+    def forget_through(self, d: Path, entry_id: int) -> str:
         """Drop entry `entry_id` of the history in `d` and every older one (undo goes
-        newest first, so an older entry is useless without the newer ones)."""
+        newest first: they could never be reached); returns the file's path."""
         entries, generation, slot = self._load(d)
         rel = ""
         raw = _read_index(d / _INDEX_SLOTS[0]) or _read_index(d / _INDEX_SLOTS[1])
