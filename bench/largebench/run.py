@@ -225,7 +225,17 @@ def parse_size(text: str) -> int:
     return int(text)
 
 
-def bench_size(size: int, workdir: Path, peers: list[str], ten: bool) -> list[dict[str, Any]]:
+def _median(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run of median time (call time for filewright) of several."""
+    ordered = sorted(runs, key=lambda t: t.get("call", t["wall"]))
+    best = dict(ordered[len(ordered) // 2])
+    best["rss"] = max(t["rss"] for t in runs)
+    return best
+
+
+def bench_size(
+    size: int, workdir: Path, peers: list[str], ten: bool, only: str = "", repeat: int = 1
+) -> list[dict[str, Any]]:
     root = workdir / f"root-{size}"
     root.mkdir()
     path = root / "big.log"
@@ -237,16 +247,24 @@ def bench_size(size: int, workdir: Path, peers: list[str], ten: bool) -> list[di
     print("|---|---|---:|---:|---:|")
     rows = []
     for op in operations(lines):
+        if only not in op["name"]:
+            continue
         times: dict[str, dict[str, Any]] = {}
         for peer in peers:
             if peer == "python" and size > (2 << 30) and not op.get("append"):
                 continue  # the one-liner holds the whole file (twice) in memory
             runner = pyline if peer == "python" else shell
-            times[peer] = runner(op[peer], path)
-            shell(op["undo"], path)
+            runs = []
+            for _ in range(repeat):
+                runs.append(runner(op[peer], path))
+                shell(op["undo"], path)
+            times[peer] = _median(runs)
         toolset, tool, args = op["fw"]
-        times["filewright"] = filewright(root, toolset, tool, args)
-        times["filewright undo"] = filewright(root, "default", "undo", {})
+        done, undone = [], []
+        for _ in range(repeat):
+            done.append(filewright(root, toolset, tool, args))
+            undone.append(filewright(root, "default", "undo", {}))
+        times["filewright"], times["filewright undo"] = _median(done), _median(undone)
         base = times.get("sed", {}).get("wall")
         for name, t in times.items():
             shown = t.get("call", t["wall"])
@@ -311,6 +329,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--peers", default="sed,perl,python", help="comma-separated peers")
     parser.add_argument("--dir", default=None, help="where to put the files (default: a temp dir)")
     parser.add_argument("--no-ten", action="store_true", help="skip the ten-edit history check")
+    parser.add_argument("--only", default="", help="run only operations whose name has this")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per tool (median shown)")
     opts = parser.parse_args(argv)
     sizes = [parse_size(s) for s in opts.sizes.split(",") if s]
     peers = [p for p in opts.peers.split(",") if p]
@@ -325,7 +345,8 @@ def main(argv: list[str] | None = None) -> int:
         print("| size | path | call (s) | peak RSS (MB) |\n|---|---|---:|---:|")
         in_memory_ceiling(workdir)
         for size in sizes:
-            bench_size(size, workdir, peers, not opts.no_ten and size >= (1 << 30))
+            ten = not opts.no_ten and not opts.only and size >= (1 << 30)
+            bench_size(size, workdir, peers, ten, opts.only, max(1, opts.repeat))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return 0

@@ -102,7 +102,7 @@ def apply_streamed(
     outcome.created = False
     outcome.risk = risk_of(change.operation, True)
     outcome.extra.update(streamed=True, mode="streaming")
-    if access == Access.CONFIRM or change.confirm:
+    if (access == Access.CONFIRM or change.confirm) and not dry_run:
         _confirm(engine, loc, change, outcome, op)
     with file_lock(ws.state_dir, str(loc.real)), bigfile.open_file(loc) as opened:
         src = opened
@@ -288,6 +288,7 @@ def _write(
         staged.write([data])
         staged.sync()
         digest = staged.identity(ws.max_file_bytes)
+        entry = None
         if change.backup:
             entry = ws.history.record_large(
                 rel,
@@ -303,7 +304,7 @@ def _write(
         try:
             staged.commit()
         except BaseException:
-            if change.backup and ws.history.entries(rel):
+            if entry is not None:
                 ws.history.pop(rel)
             raise
     _finish(engine, loc, outcome, digest, len(data))
