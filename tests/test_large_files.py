@@ -463,3 +463,26 @@ def test_a_span_edit_streams_with_the_in_memory_rules(tmp_path: Path) -> None:
     missing = tools.call("replace_span", {**args, "end": "<!-- NOWHERE -->"})
     assert not missing.ok and missing.data["error"] == "marker_not_found"
     assert (tmp_path / "doc.md").read_text() == text
+
+
+def test_claude_multi_edit_streamed_names_the_edit_that_failed(tmp_path: Path) -> None:
+    path = tmp_path / "big.txt"
+    data = _lines(2000)
+    path.write_bytes(data)
+    tools = Workspace(tmp_path).toolset("claude", max_edit_bytes=1000)
+    assert tools.call("Read", {"file_path": str(path), "limit": 1}).ok
+    edits = [
+        {"old_string": "line 1 alpha", "new_string": "ONE"},
+        {"old_string": "no such text", "new_string": "x"},
+    ]
+    result = tools.call("MultiEdit", {"file_path": str(path), "edits": edits})
+    assert not result.ok
+    assert result.text.startswith(f"Edit 2 of 2 failed; no changes were made to {path}.")
+    assert "old_string must match the file exactly" in result.text
+    assert path.read_bytes() == data
+    edits[1]["old_string"] = "line 2 alpha"
+    result = tools.call("MultiEdit", {"file_path": str(path), "edits": edits})
+    assert result.ok and "edited in streaming mode" in result.text, result.text
+    assert path.read_bytes() == data.replace(b"line 1 alpha", b"ONE", 1).replace(
+        b"line 2 alpha", b"x", 1
+    )

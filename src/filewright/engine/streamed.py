@@ -286,6 +286,7 @@ def _write(
     rel = str(loc.real)
     with bigfile.Staged(loc, src.st) as staged:
         staged.write([data])
+        _check_unchanged(loc, src, change.path)
         staged.sync()
         digest = staged.identity(ws.max_file_bytes)
         entry = None
@@ -308,6 +309,19 @@ def _write(
                 ws.history.pop(rel)
             raise
     _finish(engine, loc, outcome, digest, len(data))
+
+
+def _check_unchanged(loc: Location, src: bigfile.Opened, path: str) -> None:
+    """Another program (which does not take filewright's lock) may have written the file,
+    or put a new one in its place, since it was opened: then nothing is written."""
+    now = os.fstat(src.fd)
+    try:
+        named = os.stat(loc.real, follow_symlinks=False)
+    except FileNotFoundError:
+        named = None
+    same = (now.st_size, now.st_mtime_ns) == (src.st.st_size, src.st.st_mtime_ns)
+    if not same or named is None or (named.st_ino, named.st_dev) != (now.st_ino, now.st_dev):
+        raise fail("stale", path, message=f"file changed while it was being changed: {path}")
 
 
 def _same_bytes(fd: int, data: bytes) -> bool:
@@ -407,17 +421,29 @@ class Chain:
 
     def feed(self, chunk: bytes) -> list[Any]:
         pieces: list[Any] = [chunk]
-        for stage in self.stages:
+        for index, stage in enumerate(self.stages):
             joined = pieces[0] if len(pieces) == 1 else b"".join(pieces)
-            pieces = stage.feed(bytes(joined) if isinstance(joined, memoryview) else joined)
+            with _naming_stage(index):
+                pieces = stage.feed(bytes(joined) if isinstance(joined, memoryview) else joined)
         return pieces
 
     def finish(self) -> list[Any]:
         pieces: list[Any] = []
-        for stage in self.stages:
-            fed = stage.feed(b"".join(pieces)) if pieces else []
-            pieces = [*fed, *stage.finish()]
+        for index, stage in enumerate(self.stages):
+            with _naming_stage(index):
+                fed = stage.feed(b"".join(pieces)) if pieces else []
+                pieces = [*fed, *stage.finish()]
         return pieces
+
+
+@contextlib.contextmanager
+def _naming_stage(index: int) -> Any:
+    """A failure of a chained stage names it (`edit_index`), as a batch in memory does."""
+    try:
+        yield
+    except StreamError as exc:
+        exc.detail.setdefault("edit_index", index)
+        raise
 
 
 class _Count:
@@ -474,11 +500,7 @@ def _rewrite(
         if not any(getattr(s, "changed", True) for s in stages):
             outcome.bytes_written, outcome.hash = 0, None
             return  # every match replaced by the same bytes: nothing to write or undo
-        after = os.fstat(src.fd)
-        if (after.st_size, after.st_mtime_ns) != (src.st.st_size, src.st.st_mtime_ns):
-            raise fail(
-                "stale", change.path, message=f"file changed while it was rewritten: {change.path}"
-            )
+        _check_unchanged(loc, src, change.path)
         sink.sync()
         digest = sink.identity(ws.max_file_bytes)
         rel = str(loc.real)
