@@ -162,9 +162,16 @@ def test_read_refuses_binary_files(tools: Toolset, tmp_path: Path) -> None:
 
 
 def test_read_size_limit(ws: Workspace, tmp_path: Path) -> None:
+    # Above the limit a text file is read in the requested range (the seed's
+    # StreamReader); other kinds are refused with the seed's words.
     small = ws.toolset("claude", max_read_bytes=100)
-    path = put(tmp_path / "big.txt", "x" * 199 + "\n")
-    result = small.call("Read", {"file_path": path})
+    path = put(tmp_path / "big.txt", "".join(f"line {i}\n" for i in range(1, 60)))
+    result = small.call("Read", {"file_path": path, "offset": 50, "limit": 2})
+    assert result.ok, result.text
+    assert result.text.startswith("50\tline 50\n51\tline 51")
+    assert result.data["streamed"] is True
+    image = put(tmp_path / "big.png", b"\x89PNG\r\n\x1a\n" + b"\x00" * 192)
+    result = small.call("Read", {"file_path": image})
     assert not result.ok
     assert result.text == "File too large: 200 bytes (max: 100 bytes)"
     assert result.data["code"] == "FILE_TOO_LARGE"
@@ -590,29 +597,43 @@ def test_stale_wins_over_not_found(tools: Toolset, tmp_path: Path) -> None:
     assert refused.data["code"] == "EXTERNAL_MODIFICATION"
 
 
-def test_edit_file_size_limit(ws: Workspace, tmp_path: Path) -> None:
+def test_edit_file_size_limit(tmp_path: Path) -> None:
+    # Above the edit limit: streamed (replace_all replaces every match); above the
+    # workspace's one change limit: refused in the seed's words, before and after a Read.
+    ws = Workspace(tmp_path, max_change_bytes=150)
     tools = ws.toolset("claude", max_edit_bytes=50)
     path = put(tmp_path / "a.txt", "x" * 99 + "\n")
     read_then(tools, path)
-    result = tools.call(
-        "Edit", {"file_path": path, "old_string": "xx", "new_string": "y", "replace_all": True}
-    )
-    assert (result.text, result.data["code"]) == (
-        "File too large: 100 bytes (max: 50 bytes)",
-        "FILE_TOO_LARGE",
-    )
+    args = {"file_path": path, "old_string": "xx", "new_string": "y", "replace_all": True}
+    assert tools.call("Edit", args).ok
+    assert Path(path).read_text() == "y" * 49 + "x\n"
+    big = put(tmp_path / "b.txt", "x" * 199 + "\n")
+    args["file_path"] = big
+    for _ in range(2):
+        result = tools.call("Edit", args)
+        assert (result.text, result.data["code"]) == (
+            "File too large: 200 bytes (max: 150 bytes)",
+            "FILE_TOO_LARGE",
+        )
+        read_then(tools, big)
+    assert Path(big).read_text() == "x" * 199 + "\n"
 
 
-def test_a_file_too_large_to_edit_says_so_before_asking_for_a_read(
+def test_a_file_above_the_edit_limit_is_edited_as_the_chunked_editor_does(
     ws: Workspace, tmp_path: Path
 ) -> None:
+    # The seed's ChunkedEditor: streamed, the first match replaced, after a Read.
     tools = ws.toolset("claude", max_edit_bytes=50)
     path = put(tmp_path / "a.txt", "x" * 99 + "\n")
-    result = tools.call("Edit", {"file_path": path, "old_string": "x", "new_string": "y"})
-    assert (result.text, result.data["code"]) == (
-        "File too large: 100 bytes (max: 50 bytes)",
-        "FILE_TOO_LARGE",
-    )
+    args = {"file_path": path, "old_string": "x", "new_string": "y"}
+    assert tools.call("Edit", args).data["code"] == "READ_REQUIRED"
+    read_then(tools, path)
+    result = tools.call("Edit", args)
+    assert result.ok, result.text
+    assert result.text.startswith(f"Successfully replaced 1 occurrence(s) in {path}\n")
+    assert "edited in streaming mode" in result.text
+    assert result.data["streamed"] is True
+    assert Path(path).read_text() == "y" + "x" * 98 + "\n"
 
 
 def test_edit_protected_file(tools: Toolset, tmp_path: Path) -> None:

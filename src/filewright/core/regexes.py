@@ -52,6 +52,11 @@ def subn(rx: regex.Pattern[str], repl: Any, text: str, count: int = 0) -> tuple[
     return _guard(rx.subn, repl, text, count=count)
 
 
+def finditer(rx: regex.Pattern[str], text: str, pos: int = 0) -> list[regex.Match[str]]:
+    """All matches from `pos` on (a list: the time limit covers the whole search)."""
+    return list(_guard(rx.finditer, text, pos))
+
+
 def count(rx: regex.Pattern[str], text: str) -> int:
     return len(_guard(rx.findall, text, overlapped=False))
 

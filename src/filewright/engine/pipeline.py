@@ -51,6 +51,10 @@ class Change:
     encoding: str | None = None  # for new files
     max_bytes: int | None = None
     newline: str | None = None  # "\n" or "\r\n": write every line with it (None: keep the file's)
+    # The same change as a streamed operation (engine.streamed.Stream*), used for files
+    # above the workspace's stream_above_bytes; None: such files go the in-memory way.
+    streamed: Any = None
+    stream_above: int | None = None  # stream above this size (None: the workspace's)
 
 
 @dataclass
@@ -170,6 +174,12 @@ def _load_current(
 def _apply(engine: Engine, change: Change, outcome: Outcome) -> None:
     """The pipeline, top-down: each step is a function below, none calls back up."""
     loc, access = _resolve(engine, change, outcome)
+    if change.streamed is not None and loc.exists:
+        from filewright.engine import streamed
+
+        if streamed.should_stream(engine, change, loc) is not None:
+            streamed.apply_streamed(engine, loc, access, change, outcome)
+            return
     dry_run = change.dry_run or engine.workspace.dry_run
     needs_confirm = access == Access.CONFIRM or change.confirm
     staged = _load_and_compute(engine, loc, change, outcome, exists=loc.exists)

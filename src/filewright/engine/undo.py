@@ -27,6 +27,14 @@ def undo(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
             if not entries:
                 raise fail("no_history", path, message=f"no recorded change to undo for {path}")
             last = entries[-1]
+            if last.size_after >= 0:  # recorded by the streamed path (a large file)
+                from filewright.engine.streamundo import undo_large
+
+                undo_large(engine, loc, last, outcome, dry_run)
+                outcome.risk = Risk.HIGH
+                outcome.extra["remaining"] = len(entries) - 1
+                outcome.ok = True
+                return outcome
             current = fsio.read_bytes(loc).data if loc.real.exists() else None
             current_hash = content_hash(current) if current is not None else None
             before = ws.history.before_bytes(str(loc.real), last)

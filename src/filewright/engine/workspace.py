@@ -27,6 +27,13 @@ if TYPE_CHECKING:
     from filewright.engine.watching import Watcher
 
 DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
+# Above this a change with a streamed form is made in one pass with bounded memory, with
+# exact matching only (the recovery ladder needs the text in memory); see
+# docs/large-files.md for the measurements behind it.
+DEFAULT_STREAM_ABOVE_BYTES = 10 * 1024 * 1024
+# The one limit on the size of a file that any toolset changes (write, edit, append...).
+DEFAULT_MAX_CHANGE_BYTES = 16 * 1024 * 1024 * 1024
+DEFAULT_HISTORY_MAX_BYTES = 512 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -61,7 +68,9 @@ class Workspace:
     calls, share what was read); None keeps it in memory. `state_dir` holds history,
     locks and ledgers (default: `.filewright/` in the first root; hidden from agents).
     `watch` starts a file watcher that notices external changes to files the agent read.
-    `dry_run` makes every change a preview.
+    `dry_run` makes every change a preview. Files above `stream_above_bytes` are changed
+    in streaming mode (exact matching, bounded memory); above `max_change_bytes` no
+    change is made; `history_max_bytes` caps what undo history keeps in all.
     """
 
     def __init__(
@@ -78,6 +87,9 @@ class Workspace:
         keep_backups: int = 10,
         dry_run: bool = False,
         watch: bool = False,
+        stream_above_bytes: int = DEFAULT_STREAM_ABOVE_BYTES,
+        max_change_bytes: int = DEFAULT_MAX_CHANGE_BYTES,
+        history_max_bytes: int = DEFAULT_HISTORY_MAX_BYTES,
     ) -> None:
         root_list = [roots] if isinstance(roots, str | os.PathLike) else list(roots)
         self.sandbox = Sandbox(root_list)
@@ -95,7 +107,9 @@ class Workspace:
         check_state_dir(self.state_dir)
         self.max_file_bytes = max_file_bytes
         self.dry_run = dry_run
-        self.history = History(self.state_dir, keep=keep_backups)
+        self.stream_above_bytes = stream_above_bytes
+        self.max_change_bytes = max_change_bytes
+        self.history = History(self.state_dir, keep=keep_backups, max_bytes=history_max_bytes)
         ledger_path = None
         if session is not None:
             ledger_path = self.state_dir / "sessions" / _safe_name(session)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from filewright.core.result import OperationFailed, fail
 from filewright.engine.workspace import disk_failures
+from filewright.fs.bigfile import fingerprint
 from filewright.fs.paths import Location
 from filewright.read.media import (
     IMAGE_MAX_BYTES,
@@ -134,8 +135,8 @@ def read_lines(
 ) -> TextSlice:
     """Lines [start, start+limit) — or the last `tail` lines — of a text file.
 
-    The read is recorded in the ledger (the whole file's sha256) unless `record` is
-    false or the file is above `max_file_bytes` (such files cannot be edited anyway).
+    The read is recorded in the ledger unless `record` is false: the whole file's sha256,
+    or above `max_file_bytes` its fingerprint (`fs.bigfile.identity`).
     Raises OperationFailed: not_found, is_directory, binary, too_large,
     line_out_of_range, invalid, and the engine's path and policy codes.
     """
@@ -155,6 +156,8 @@ def read_lines(
             whole_limit=cap,
             path=loc.given,
         )
+        if size > cap:  # above the hashing limit: a fingerprint (fs.bigfile.identity)
+            out.hash = fingerprint(fd, os.fstat(fd))
     if record and out.hash is not None:
         engine.record_read(loc, out.hash)
     return out
@@ -283,6 +286,8 @@ def read_any(
                 whole_limit=cap,
                 path=loc.given,
             )
+            if size > cap:  # above the hashing limit: a fingerprint
+                out.text.hash = fingerprint(fd, os.fstat(fd))
             out.hash = out.text.hash
     if record and out.hash is not None:
         engine.record_read(loc, out.hash)

@@ -25,7 +25,8 @@ import os
 import re
 import stat
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     from types import TracebackType
 
 DEFAULT_KEEP = 10
+DEFAULT_MAX_BYTES = 512 * 1024 * 1024  # all of a root's history: oldest dropped beyond
+_PRUNE_CHECK_BYTES = 1024 * 1024  # a record that stores this much checks the total
 LOCK_TIMEOUT = 30.0
 _PLANTED_LINK = "symlink in filewright's state directory (remove it)"
 _INDEX_SLOTS = ("index.a.json", "index.b.json")
@@ -313,9 +316,17 @@ class Entry:
     existed: bool
     hash_after: str
     size_before: int
+    # How undo gets the old bytes back: "full" (<id>.bak holds them), "delta" (<id>.delta
+    # holds the replaced ranges: a reverse delta) or "truncate" (an append: cut the file
+    # back to size_before). `size_after` and `stored` (bytes kept for it) are -1 / 0 in
+    # entries written before these existed.
+    kind: str = "full"
+    size_after: int = -1
+    stored: int = 0
+    mtime_before: int = 0  # ns; undo gives the file back its mtime (large files' identity)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "id": self.id,
             "time": self.time,
             "operation": self.operation,
@@ -323,14 +334,27 @@ class Entry:
             "hash_after": self.hash_after,
             "size_before": self.size_before,
         }
+        if self.kind != "full" or self.size_after >= 0 or self.stored:
+            out.update(
+                kind=self.kind,
+                size_after=self.size_after,
+                stored=self.stored,
+                mtime_before=self.mtime_before,
+            )
+        return out
 
 
 class History:
-    """Per-file change log with the previous bytes of each change, capped at `keep`."""
+    """Per-file change log with the previous bytes of each change, capped at `keep`
+    entries per file and at `max_bytes` stored in all (oldest entries dropped first)."""
 
-    def __init__(self, state_dir: Path, keep: int = DEFAULT_KEEP) -> None:
+    def __init__(
+        self, state_dir: Path, keep: int = DEFAULT_KEEP, max_bytes: int = DEFAULT_MAX_BYTES
+    ) -> None:
         self.state_dir = state_dir
         self.keep = keep
+        self.max_bytes = max_bytes
+        self.last_pruned: list[dict[str, Any]] = []  # what the last record dropped
 
     def _dir(self, rel: str) -> Path:
         return self.state_dir / "history" / _key(rel)
@@ -392,8 +416,7 @@ class History:
         dropped, entries = entries[: -self.keep], entries[-self.keep :]
         self._save(d, rel, entries, generation, slot)
         for old in dropped:
-            with contextlib.suppress(OSError):
-                _unlink(d / f"{old.id}.bak")
+            _unlink_stored(d, old.id)
         return entry
 
     def before_bytes(self, rel: str, entry: Entry) -> bytes | None:
@@ -409,8 +432,114 @@ class History:
             return
         last = entries.pop()
         self._save(d, rel, entries, generation, slot)
-        with contextlib.suppress(OSError):
-            _unlink(d / f"{last.id}.bak")
+        _unlink_stored(d, last.id)
+
+    def record_large(
+        self,
+        rel: str,
+        operation: str,
+        hash_after: str,
+        *,
+        kind: str,
+        size_before: int,
+        size_after: int,
+        delta: bytes | None = None,
+        store: Callable[[Path], int] | None = None,
+        mtime_before: int = 0,
+    ) -> Entry | None:
+        """Log a change of a large file: with a reverse `delta` ("delta"), nothing stored
+        ("truncate": an append), or the old bytes put in place by `store(path)` ("full",
+        say as a hard link; it returns the bytes it stored).
+
+        Call with the file's lock held. Returns None, keeping nothing, when what undo
+        needs is larger than `max_bytes`; `last_pruned` lists what older entries were
+        dropped to stay under it.
+        """
+        self.last_pruned = []
+        d = self._dir(rel)
+        entries, generation, slot = self._load(d)
+        next_id = (entries[-1].id + 1) if entries else 1
+        os.close(_dir_fd(d, create=True))
+        stored = 0
+        if delta is not None:
+            if len(delta) > self.max_bytes:
+                return None
+            _write_bytes(d / f"{next_id}.delta", delta, atomic=False)
+            stored = len(delta)
+        elif store is not None:
+            if size_before > self.max_bytes:
+                return None
+            target = d / f"{next_id}.bak"
+            _unlink(target)
+            stored = store(target)
+        entry = Entry(
+            id=next_id,
+            time=_now_iso(),
+            operation=operation,
+            existed=True,
+            hash_after=hash_after,
+            size_before=size_before,
+            kind=kind,
+            size_after=size_after,
+            stored=stored,
+            mtime_before=mtime_before,
+        )
+        entries.append(entry)
+        dropped, entries = entries[: -self.keep], entries[-self.keep :]
+        self._save(d, rel, entries, generation, slot)
+        for old in dropped:
+            _unlink_stored(d, old.id)
+        if stored >= _PRUNE_CHECK_BYTES:
+            self.last_pruned = self.prune(keep_newest_of=rel)
+        return entry
+
+    def amend_last(self, rel: str, hash_after: str) -> None:
+        """Set the newest entry's `hash_after` (an append's, once the append is done)."""
+        d = self._dir(rel)
+        entries, generation, slot = self._load(d)
+        if entries:
+            entries[-1] = replace(entries[-1], hash_after=hash_after)
+            self._save(d, rel, entries, generation, slot)
+
+    def delta_bytes(self, rel: str, entry: Entry) -> bytes:
+        """The reverse delta of a "delta" entry."""
+        return _read_state_file(self._dir(rel) / f"{entry.id}.delta")
+
+    def backup_path(self, rel: str, entry: Entry) -> Path:
+        """Where a "full" entry's old bytes are (open it without following links)."""
+        return self._dir(rel) / f"{entry.id}.bak"
+
+    def total_bytes(self) -> int:
+        """Bytes held by all backups and deltas of this state directory."""
+        from filewright.state.budget import stored
+
+        return sum(item.size for item in stored(self))
+
+    def prune(
+        self, max_bytes: int | None = None, *, keep_newest_of: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Drop the oldest entries (of any file) until what is stored fits `max_bytes`
+        (default: the history's own cap); see `state.budget.prune`."""
+        from filewright.state.budget import prune
+
+        return prune(self, self.max_bytes if max_bytes is None else max_bytes, keep_newest_of)
+
+    def forget_through(self, d: Path, entry_id: int) -> str:
+        """Drop entry `entry_id` of the history in `d` and every older one (undo goes
+        newest first: they could never be reached); returns the file's path."""
+        entries, generation, slot = self._load(d)
+        rel = ""
+        raw = _read_index(d / _INDEX_SLOTS[0]) or _read_index(d / _INDEX_SLOTS[1])
+        with contextlib.suppress(ValueError, TypeError, AttributeError):
+            rel = str(json.loads(raw or b"{}").get("path", ""))
+        keep = [e for e in entries if e.id > entry_id]
+        if len(keep) != len(entries):
+            self._save(d, rel, keep, generation, slot)
+        for e in entries:
+            if e.id <= entry_id:
+                _unlink_stored(d, e.id)
+        _unlink_stored(d, entry_id)
+        return rel
 
     def files(self) -> list[str]:
         """Paths (relative to the root) that have history."""
@@ -434,6 +563,13 @@ class History:
                     out.append(path)
                     break
         return sorted(out)
+
+
+def _unlink_stored(d: Path, entry_id: int) -> None:
+    """Remove what an entry stored (backup or delta), through the directory's descriptor."""
+    for suffix in ("bak", "delta"):
+        with contextlib.suppress(OSError):
+            _unlink(d / f"{entry_id}.{suffix}")
 
 
 def _read_index(path: Path) -> bytes | None:

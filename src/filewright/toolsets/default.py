@@ -14,6 +14,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from filewright.core.result import Result
+from filewright.engine import streamed
 from filewright.engine.diffs import clip_diff
 from filewright.engine.pipeline import Change, Outcome
 from filewright.tools.base import Tool, Toolset
@@ -202,6 +203,7 @@ class DefaultToolset(Toolset):
                 lambda _old: content,
                 create_parents=True,
                 expected_hash=p.expected_hash,
+                streamed=streamed.StreamWrite(content),
             )
         )
         return self._changed(outcome, p.path, "write")
@@ -217,7 +219,14 @@ class DefaultToolset(Toolset):
             return edits.replace(text or "", old, new, replace_all=replace_all)
 
         outcome = self.change(
-            Change(p.path, "edit", compute, must_exist=True, expected_hash=p.expected_hash)
+            Change(
+                p.path,
+                "edit",
+                compute,
+                must_exist=True,
+                expected_hash=p.expected_hash,
+                streamed=streamed.StreamReplace(old, new, mode="all" if replace_all else "unique"),
+            )
         )
         return self._changed(outcome, p.path, "edit")
 
@@ -237,6 +246,14 @@ class DefaultToolset(Toolset):
                 lambda text: edits.apply_batch(text or "", ops),
                 must_exist=True,
                 expected_hash=p.expected_hash,
+                streamed=streamed.StreamBatch(
+                    tuple(
+                        streamed.StreamReplace(
+                            op.old, op.new, mode="all" if op.replace_all else "unique"
+                        )
+                        for op in ops
+                    )
+                ),
             )
         )
         if (
@@ -270,6 +287,16 @@ class DefaultToolset(Toolset):
                 lambda text: op.apply(text or ""),
                 must_exist=True,
                 expected_hash=p.expected_hash,
+                streamed=None
+                if p.start_is_regex
+                else streamed.StreamSpan(
+                    p.start,
+                    p.end,
+                    lambda span: edits.replace_span(
+                        span, p.start, p.end, p.new_text, keep_markers=p.keep_markers
+                    ),
+                    search_after=p.search_after,
+                ),
             )
         )
         return self._changed(outcome, p.path, "edit")
@@ -285,6 +312,7 @@ class DefaultToolset(Toolset):
                 lambda text: edits.insert_at_line(text or "", line, new),
                 must_exist=True,
                 expected_hash=p.expected_hash,
+                streamed=streamed.StreamInsert(line, new),
             )
         )
         return self._changed(outcome, p.path, "insert")
@@ -352,7 +380,13 @@ class DefaultToolset(Toolset):
     def append(self, p: AppendParams) -> Result:
         content = p.content
         outcome = self.change(
-            Change(p.path, "append", lambda old: (old or "") + content, create_parents=True)
+            Change(
+                p.path,
+                "append",
+                lambda old: (old or "") + content,
+                create_parents=True,
+                streamed=streamed.StreamAppend(content),
+            )
         )
         return self._changed(outcome, p.path, "append")
 

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
+from filewright.engine import streamed
 from filewright.engine.pipeline import Change, Outcome
 from filewright.read import media, readers
 from filewright.read.textread import human_size
@@ -336,7 +337,14 @@ class GeminiToolset(Toolset):
         """Create or overwrite a file (parents created) after the user approves the diff."""
         content = p.content
         outcome = self.change(
-            Change(p.file_path, "write", lambda _old: content, create_parents=True, confirm=True)
+            Change(
+                p.file_path,
+                "write",
+                lambda _old: content,
+                create_parents=True,
+                confirm=True,
+                streamed=streamed.StreamWrite(content),
+            )
         )
         if not outcome.ok:
             return self._failed_outcome(outcome, p.file_path, "write_file")
@@ -366,7 +374,17 @@ class GeminiToolset(Toolset):
             return cache[key]
 
         outcome = self.change(
-            Change(given, "edit", compute, must_exist=True, check_stale=False, confirm=True)
+            Change(
+                given,
+                "edit",
+                compute,
+                must_exist=True,
+                check_stale=False,
+                confirm=True,
+                streamed=streamed.StreamReplace(
+                    old, new, mode="all", expected=expected if expected else 1
+                ),
+            )
         )
         path = self._shown(outcome, given)
         if not outcome.ok:

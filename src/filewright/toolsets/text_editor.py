@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 from filewright import search
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
+from filewright.engine import streamed
 from filewright.engine.diffs import clip_diff
 from filewright.engine.pipeline import Change, Outcome
 from filewright.engine.undo import undo
@@ -358,6 +359,7 @@ class TextEditorToolset(Toolset):
                 lambda text: edits.replace(text or "", old, new),
                 must_exist=True,
                 check_stale=False,
+                streamed=streamed.StreamReplace(old, new, mode="unique"),
             )
         )
         if (
@@ -433,6 +435,7 @@ class TextEditorToolset(Toolset):
                 "insert",
                 lambda text: edits.insert_at_line(text or "", line, block),
                 must_exist=True,
+                streamed=streamed.StreamInsert(line, block),
             )
         )
         if (done := self._changed(outcome, p.path, "insert")) is not None:

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Union, get_args, get_origin
 from filewright.core import regexes
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
+from filewright.engine import streamed
 from filewright.engine.pipeline import Change, Outcome
 from filewright.fs.paths import PathRefused
 from filewright.tools.base import Tool, Toolset
@@ -255,7 +256,14 @@ class WorkerToolset(Toolset):
         """Create or overwrite a file; the parent directory must exist."""
         content = p.content
         outcome = self.change(
-            Change(p.path, "write", lambda _old: content, check_stale=False, dry_run=self._dry_run)
+            Change(
+                p.path,
+                "write",
+                lambda _old: content,
+                check_stale=False,
+                dry_run=self._dry_run,
+                streamed=streamed.StreamWrite(content),
+            )
         )
         risk = outcome.risk.value if outcome.ok else self.risk_level("write_file", {"path": p.path})
         if not outcome.ok:
@@ -283,6 +291,7 @@ class WorkerToolset(Toolset):
                 must_exist=True,
                 check_stale=False,
                 dry_run=self._dry_run,
+                streamed=streamed.StreamAppend(content),
             )
         )
         if not outcome.ok:
@@ -319,9 +328,17 @@ class WorkerToolset(Toolset):
 
         outcome = self.change(
             Change(
-                p.path, "edit", compute, must_exist=True, check_stale=False, dry_run=self._dry_run
+                p.path,
+                "edit",
+                compute,
+                must_exist=True,
+                check_stale=False,
+                dry_run=self._dry_run,
+                streamed=self._streamed_replace(p, old, new, pattern),
             )
         )
+        if outcome.extra.get("streamed") and outcome.ok:
+            found["matches"] = outcome.replacements
         extra = {"matches_found": found["matches"], "regex": p.regex}
         if not outcome.ok:
             assert outcome.failure is not None
@@ -353,6 +370,20 @@ class WorkerToolset(Toolset):
         return self._result(True, text, "high", outcome, **extra)
 
     # -- helpers --------------------------------------------------------------------------
+
+    @staticmethod
+    def _streamed_replace(p: ReplaceInFileParams, old: str, new: str, pattern: str) -> Any:
+        """The replace as a streamed operation (for large files); None when the pattern
+        does not compile (the in-memory path reports it)."""
+        if not p.regex:
+            if p.count:
+                return streamed.StreamReplace(old, new, mode="count", count=p.count)
+            return streamed.StreamReplace(old, new, mode="all")
+        try:
+            rx = regexes.compile(pattern, regexes.MULTILINE)
+        except regexes.error:
+            return None
+        return streamed.StreamRegex(rx, new, count=p.count or None)
 
     @property
     def _dry_run(self) -> bool:

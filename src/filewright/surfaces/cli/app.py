@@ -262,18 +262,49 @@ def undo(
     print(json.dumps({"ok": True, "text": text, "data": outcome.data()}, ensure_ascii=False))
 
 
+def _prune_history(ws: object, max_bytes: int | None) -> None:
+    """`history --prune`: oldest entries first, until what is kept fits the cap."""
+    from filewright.engine.workspace import Workspace
+
+    assert isinstance(ws, Workspace)
+    if max_bytes is not None and max_bytes < 0:
+        raise _fail(UsageError("--max-bytes must be 0 or more"))
+    before = ws.history.total_bytes()
+    dropped = ws.history.prune(max_bytes)
+    after = before - sum(d["bytes"] for d in dropped)
+    text = (
+        f"dropped {len(dropped)} entr{'y' if len(dropped) == 1 else 'ies'}; "
+        f"history now holds {after} bytes"
+    )
+    data = {"dropped": dropped, "bytes_before": before, "bytes_after": after}
+    print(json.dumps({"ok": True, "text": text, "data": data}, ensure_ascii=False))
+
+
 @app.command()
 def history(
     path: Annotated[
         str | None, typer.Argument(help="File to show; omit to list files with history.")
     ] = None,
     root: Roots = None,
+    prune: Annotated[
+        bool,
+        typer.Option(
+            "--prune", help="Drop the oldest entries until the history fits its size cap."
+        ),
+    ] = False,
+    max_bytes: Annotated[
+        int | None,
+        typer.Option("--max-bytes", help="With --prune: the cap in bytes (default 512 MB)."),
+    ] = None,
 ) -> None:
     """Show the recorded changes of a file (newest last), or the files that have any."""
     try:
         ws = open_workspace(_roots(root))
     except UsageError as exc:
         raise _fail(exc) from None
+    if prune:
+        _prune_history(ws, max_bytes)
+        return
     if path is None:
         # Listed like any listing: a file the policy denies or hides is not named.
         engine = ws.engine()

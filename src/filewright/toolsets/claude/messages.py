@@ -18,6 +18,16 @@ from filewright.core.result import Result
 MAX_READ_BYTES = 100 * 1024 * 1024  # Read: "File too large"
 MAX_CONTENT_BYTES = 10 * 1024 * 1024  # Write: "Content too large"
 MAX_EDIT_BYTES = 10 * 1024 * 1024  # Edit / MultiEdit: files above this are not edited
+# Files above the workspace's stream limit (10 MB, the seed's ChunkedEditor size) are
+# edited as the seed's ChunkedEditor does: streamed, the first exact match replaced.
+STREAMED_NOTE = (
+    "\nThe file is larger than {limit} bytes, so it was edited in streaming mode "
+    "(chunked editor): exact matches only, the first occurrence unless replace_all."
+)
+STREAMED_EXACT_NOTE = (
+    "\nThe file is larger than {limit} bytes, so it is edited in streaming mode "
+    "(chunked editor): old_string must match the file exactly."
+)
 DEFAULT_LIMIT = 2000
 MAX_LINE_LENGTH = 2000
 BACKUP_DIR = ".claude-backups"

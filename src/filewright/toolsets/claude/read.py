@@ -10,6 +10,7 @@ mimeType, readLines, truncated.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any, Protocol
 
 from filewright.core.result import Failure, OperationFailed, Result
@@ -31,13 +32,15 @@ class ReadingToolset(Protocol):
 def read_file(
     toolset: ReadingToolset, path: str, offset: int | None, limit: int | None, max_bytes: int
 ) -> Result:
-    """Read `path` for the claude seed: refuse files over `max_bytes`, else read any kind."""
+    """Read `path` for the claude seed: any kind; a text file over `max_bytes` is read
+    in the requested range by streaming, as the seed's StreamReader does (other kinds
+    over it are refused)."""
     engine = toolset.engine
     try:
         loc = readers.locate_file(engine, path)
-        with readers.open_file(engine, loc) as (_fd, size):
-            pass
-        if size > max_bytes:
+        with readers.open_file(engine, loc) as (fd, size):
+            kind = readers.sniff(os.pread(fd, 8192, 0), loc.name).kind if size > max_bytes else ""
+        if size > max_bytes and kind not in ("text", "binary"):
             return toolset.fail_with(
                 Failure("too_large", path, {"size": size, "limit": max_bytes}), path
             )
@@ -51,7 +54,10 @@ def read_file(
     except OperationFailed as exc:
         mime = exc.failure.detail.get("mime_type") or M.mime_type(path, "application/octet-stream")
         return toolset.fail_with(exc.failure, path, mime=mime)
-    return _result(outcome, path)
+    result = _result(outcome, path)
+    if size > max_bytes:
+        result.data["streamed"] = True
+    return result
 
 
 def _result(outcome: readers.ReadOutcome, path: str) -> Result:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
+from filewright.engine import streamed
 from filewright.engine.pipeline import Change, Outcome
 from filewright.fs.paths import Location
 from filewright.policy.rules import Access, Rule
@@ -215,8 +216,8 @@ class ClaudeToolset(Toolset):
         if not loc.exists:
             return None, self.fail_with(Failure("not_found", path), path)
         if self.engine.last_read(loc) is None:
-            # A file too large to edit cannot be "read first" either: say what is wrong.
-            limit = self._limit("max_edit_bytes", M.MAX_EDIT_BYTES)
+            # A file too large to change cannot be "read first" either: say what is wrong.
+            limit = self.workspace.max_change_bytes
             try:
                 with readers.open_file(self.engine, loc) as (_fd, size):
                     pass
@@ -295,6 +296,7 @@ class ClaudeToolset(Toolset):
                 sidecar_backup=M.BACKUP_DIR if p.create_backup else None,
                 encoding=encoding,
                 max_bytes=self._limit("max_read_bytes", M.MAX_READ_BYTES),
+                streamed=streamed.StreamWrite(content),
             )
         )
         if not outcome.ok:
@@ -387,6 +389,16 @@ class ClaudeToolset(Toolset):
                 require_read=True,
                 sidecar_backup=M.BACKUP_DIR,
                 max_bytes=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES),
+                # Above the edit limit: the seed's ChunkedEditor (first match, streamed).
+                stream_above=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES),
+                streamed=streamed.StreamBatch(
+                    tuple(
+                        streamed.StreamReplace(
+                            op.old, op.new, mode="all" if op.replace_all else "first"
+                        )
+                        for op in ops
+                    )
+                ),
             )
         )
         if not outcome.ok:
@@ -428,6 +440,10 @@ class ClaudeToolset(Toolset):
             message = M.with_suggestions(
                 prefix + f"The string to replace was not found in {path}", suggestions
             )
+            if failure.detail.get("streamed"):
+                message += M.STREAMED_EXACT_NOTE.format(
+                    limit=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES)
+                )
             return M.failure(
                 "STRING_NOT_FOUND",
                 message,
@@ -481,6 +497,8 @@ class ClaudeToolset(Toolset):
                 + outcome.diff.rstrip("\n")
             )
         message += M.strategy_note(strategies)
+        if outcome.extra.get("streamed"):
+            message += M.STREAMED_NOTE.format(limit=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES))
         data = outcome.data()
         data.update(
             message=message,

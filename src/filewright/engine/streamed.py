@@ -1,0 +1,602 @@
+"""The change pipeline for large files: streamed, in one pass, with bounded memory.
+
+`pipeline.apply_change` sends a change here when it carries a `streamed` form (one of
+the `Stream*` operations below) and the file is larger than the workspace's
+`stream_above_bytes`. The steps are the pipeline's own (policy, read-before-write and
+stale checks, confirmation, lock, write-ahead history, atomic replace, ledger), but the
+file is never held in memory: the pure transforms of `fs.chunked` turn the old file's
+chunks into the new file's, written to a temporary file that replaces the old one; an
+append writes in place (O_APPEND + fsync) and is undone by truncation. Matching is exact
+(no recovery ladder); undo history keeps a reverse delta, not a copy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from typing import Any
+
+from filewright.core.result import fail
+from filewright.engine.streamops import (
+    EXACT_ONLY_NOTE,
+    TOO_LARGE_ADVICE,
+    StreamAppend,
+    StreamBatch,
+    StreamInsert,
+    StreamOp,
+    StreamRegex,
+    StreamReplace,
+    StreamSpan,
+    StreamWrite,
+    describe,
+)
+from filewright.engine.workspace import ConfirmRequest, Engine
+from filewright.fs import bigfile
+from filewright.fs.chunked import (
+    Format,
+    LiteralReplace,
+    ReplaceAll,
+    StreamError,
+    head_format,
+    pack_deltas,
+    self_overlapping,
+)
+from filewright.fs.chunklines import InsertAfterLine, RegexReplace, SpanReplace
+from filewright.fs.paths import Location
+from filewright.fs.textfile import TextFileError, detect_encoding
+from filewright.policy.rules import Access, risk_of
+from filewright.state.history import Entry, file_lock
+
+# `pipeline.Change` and `pipeline.Outcome` (not imported: the pipeline imports this).
+Change = Any
+Outcome = Any
+__all__ = [
+    "StreamAppend",
+    "StreamBatch",
+    "StreamInsert",
+    "StreamOp",
+    "StreamRegex",
+    "StreamReplace",
+    "StreamSpan",
+    "StreamWrite",
+    "apply_streamed",
+    "should_stream",
+    "too_large",
+]
+
+
+def should_stream(engine: Engine, change: Change, loc: Location) -> int | None:
+    """The file's size when `change` goes through this module (else None)."""
+    if change.streamed is None or not loc.exists:
+        return None
+    try:
+        size = bigfile.file_size(loc)
+    except OSError:
+        return None  # the ordinary path reports what is wrong
+    limit = engine.workspace.stream_above_bytes
+    if change.stream_above is not None:
+        limit = change.stream_above
+    return size if size > limit else None
+
+
+def too_large(path: str, size: int, limit: int) -> Exception:
+    """The one refusal for a file above the workspace's `max_change_bytes`."""
+    return fail(
+        "too_large",
+        path,
+        message=f"file is too large to change: {size} bytes (limit {limit} bytes); "
+        + TOO_LARGE_ADVICE,
+        size=size,
+        limit=limit,
+        advice=TOO_LARGE_ADVICE,
+    )
+
+
+def apply_streamed(
+    engine: Engine, loc: Location, access: Access, change: Change, outcome: Outcome
+) -> None:
+    """Run `change` (with its `streamed` form) on the large file at `loc`."""
+    ws = engine.workspace
+    op = change.streamed
+    dry_run = change.dry_run or ws.dry_run
+    outcome.created = False
+    outcome.risk = risk_of(change.operation, True)
+    outcome.extra.update(streamed=True, mode="streaming")
+    if (access == Access.CONFIRM or change.confirm) and not dry_run:
+        _confirm(engine, loc, change, outcome, op)
+    with file_lock(ws.state_dir, str(loc.real)), bigfile.open_file(loc) as opened:
+        src = opened
+        if heal_torn_append(engine, loc, src.size) != src.size:
+            src = bigfile.Opened(src.fd, os.fstat(src.fd))
+        if src.size > ws.max_change_bytes:
+            raise too_large(change.path, src.size, ws.max_change_bytes)
+        fmt = _format(change.path, src.fd)
+        outcome.encoding = fmt.encoding + ("-sig" if fmt.bom else "")
+        current = bigfile.identity(src.fd, src.st, ws.max_file_bytes)
+        _check_reads(engine, loc, change, current)
+        outcome.extra["size_before"] = src.size
+        if isinstance(op, StreamAppend):
+            _append(engine, loc, change, outcome, fmt.encode(op.text), src, dry_run)
+        elif isinstance(op, StreamWrite):
+            _write(engine, loc, change, outcome, fmt, op, src, dry_run)
+        else:
+            _rewrite(engine, loc, change, outcome, fmt, op, src, dry_run)
+
+
+def _format(path: str, fd: int) -> Format:
+    def detect(head: bytes) -> str:
+        try:
+            return detect_encoding(head)[0]
+        except TextFileError as exc:
+            raise StreamError(exc.code, exc.detail) from None
+
+    try:
+        return head_format(bigfile.head(fd), detect)
+    except StreamError as exc:
+        raise fail(exc.code, path, message=exc.message, **exc.detail) from None
+
+
+def _check_reads(engine: Engine, loc: Location, change: Change, current: str) -> None:
+    seen = engine.last_read(loc)
+    if change.require_read and seen is None:
+        raise fail("not_read", change.path, message=f"file has not been read yet: {change.path}")
+    if change.expected_hash is not None and change.expected_hash != current:
+        raise fail(
+            "stale",
+            change.path,
+            message=f"file changed since it was read: {change.path}",
+            expected_hash=change.expected_hash,
+            actual_hash=current,
+        )
+    if change.check_stale and seen is not None and seen != current:
+        raise fail(
+            "stale", change.path, message=f"file was modified since it was last read: {change.path}"
+        )
+
+
+def _confirm(engine: Engine, loc: Location, change: Change, outcome: Outcome, op: Any) -> None:
+    ws = engine.workspace
+    if ws.confirm is None:
+        raise fail(
+            "no_confirmation",
+            change.path,
+            message=f"this change needs the user's confirmation and nobody can be asked: {change.path}",
+        )
+    outcome.diff = describe(op, loc.lexical_rel)
+    request = ConfirmRequest(
+        path=str(loc.path),
+        operation=change.operation,
+        risk=outcome.risk.value,
+        diff=outcome.diff,
+        toolset=engine.toolset,
+        created=False,
+    )
+    if not ws.confirm(request):
+        raise fail("rejected", change.path, message="the user rejected this change")
+
+
+# --------------------------------------------------------------------------- append
+
+
+def _append(
+    engine: Engine,
+    loc: Location,
+    change: Change,
+    outcome: Outcome,
+    data: bytes,
+    src: bigfile.Opened,
+    dry_run: bool,
+) -> None:
+    ws = engine.workspace
+    size, mtime = src.size, src.st.st_mtime_ns
+    outcome.replacements = 1 if data else 0
+    outcome.strategy = "append"
+    outcome.diff = describe(StreamAppend(data.decode(errors="replace")), loc.lexical_rel)
+    if dry_run:
+        outcome.dry_run = True
+        outcome.bytes_written = len(data)
+        return
+    if not data:
+        raise fail("no_change", change.path, message="nothing to append")
+    rel = str(loc.real)
+    entry = None
+    if change.backup:
+        # Write-ahead: the entry names the append before it happens; a crash between
+        # the two leaves an entry undo recognises (the file still has its old size).
+        entry = ws.history.record_large(
+            rel,
+            change.operation,
+            append_mark(size + len(data), data),
+            kind="truncate",
+            size_before=size,
+            size_after=size + len(data),
+            mtime_before=mtime,
+        )
+    try:
+        bigfile.append(loc, data)
+    except BaseException:
+        if entry is not None:
+            with contextlib.suppress(OSError):
+                bigfile.truncate(loc, size, mtime)
+            ws.history.pop(rel)
+        raise
+    digest = bigfile.identity_after(loc, ws.max_file_bytes)
+    if entry is not None:
+        ws.history.amend_last(rel, digest)
+    _finish(engine, loc, outcome, digest, len(data))
+    outcome.changed_lines = None
+
+
+def append_mark(size_after: int, data: bytes) -> str:
+    """The identity an append's entry holds until the append is done: its size after
+    and the hash of the appended bytes (what undo checks when the process died between)."""
+    import hashlib
+
+    return f"append:{size_after}:{hashlib.sha256(data).hexdigest()}"
+
+
+def heal_torn_append(engine: Engine, loc: Location, size: int) -> int:
+    """Roll back an append that a killed process left half-written: the last entry is
+    an append never confirmed, and the file is longer than before it but shorter than
+    after it. Returns the size of the file afterwards."""
+    ws = engine.workspace
+    rel = str(loc.real)
+    entries = ws.history.entries(rel)
+    if not entries:
+        return size
+    last = entries[-1]
+    if last.kind != "truncate" or not last.hash_after.startswith("append:"):
+        return size
+    if last.size_before < size < last.size_after:
+        bigfile.truncate(loc, last.size_before, last.mtime_before or None)
+        ws.history.pop(rel)
+        return last.size_before
+    if size == last.size_before:
+        ws.history.pop(rel)  # the append never happened
+    return size
+
+
+# --------------------------------------------------------------------------- whole write
+
+
+def _write(
+    engine: Engine,
+    loc: Location,
+    change: Change,
+    outcome: Outcome,
+    fmt: Format,
+    op: StreamWrite,
+    src: bigfile.Opened,
+    dry_run: bool,
+) -> None:
+    ws = engine.workspace
+    try:
+        data = fmt.bom + fmt.encode(op.text)
+    except StreamError as exc:
+        raise fail(exc.code, change.path, message=exc.message) from None
+    outcome.strategy = "write"
+    outcome.diff = describe(op, loc.lexical_rel)
+    if dry_run:
+        outcome.dry_run = True
+        outcome.bytes_written = len(data)
+        return
+    if len(data) == src.size and _same_bytes(src.fd, data):
+        outcome.bytes_written = 0
+        return  # the file already holds exactly this
+    rel = str(loc.real)
+    with bigfile.Staged(loc, src.st) as staged:
+        staged.write([data])
+        _check_unchanged(loc, src, change.path)
+        staged.sync()
+        digest = staged.identity(ws.max_file_bytes)
+        entry = None
+        if change.backup:
+            entry = ws.history.record_large(
+                rel,
+                change.operation,
+                digest,
+                kind="full",
+                size_before=src.size,
+                size_after=len(data),
+                store=lambda target: _keep_old(loc, src, target),
+                mtime_before=src.st.st_mtime_ns,
+            )
+            _note_history(ws, outcome, entry, src.size)
+        try:
+            staged.commit()
+        except BaseException:
+            if entry is not None:
+                ws.history.pop(rel)
+            raise
+    _finish(engine, loc, outcome, digest, len(data))
+
+
+def _check_unchanged(loc: Location, src: bigfile.Opened, path: str) -> None:
+    """Another program (which does not take filewright's lock) may have written the file,
+    or put a new one in its place, since it was opened: then nothing is written."""
+    now = os.fstat(src.fd)
+    try:
+        named = os.stat(loc.real, follow_symlinks=False)
+    except FileNotFoundError:
+        named = None
+    same = (now.st_size, now.st_mtime_ns) == (src.st.st_size, src.st.st_mtime_ns)
+    if not same or named is None or (named.st_ino, named.st_dev) != (now.st_ino, now.st_dev):
+        raise fail("stale", path, message=f"file changed while it was being changed: {path}")
+
+
+def _same_bytes(fd: int, data: bytes) -> bool:
+    pos = 0
+    for chunk in bigfile.chunks(fd):
+        if data[pos : pos + len(chunk)] != chunk:
+            return False
+        pos += len(chunk)
+    return pos == len(data)
+
+
+def _keep_old(loc: Location, src: bigfile.Opened, target: os.PathLike[str] | str) -> int:
+    """Keep the old bytes at `target` (in the state directory): a hard link to the old
+    file (which the rename then leaves only there), else a copy. Returns the bytes kept."""
+    with contextlib.suppress(OSError):
+        st = os.stat(loc.real, follow_symlinks=False)
+        if st.st_ino == src.st.st_ino and st.st_dev == src.st.st_dev:
+            os.link(loc.real, target, follow_symlinks=False)
+            return src.size
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        for chunk in bigfile.chunks(src.fd):
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+    return src.size
+
+
+# --------------------------------------------------------------------------- rewrite
+
+
+def _transforms(op: Any, fmt: Format, path: str) -> list[Any]:
+    ops = op.ops if isinstance(op, StreamBatch) else (op,)
+    out: list[Any] = []
+    for one in ops:
+        if isinstance(one, StreamReplace):
+            old, new = fmt.encode(one.old), fmt.encode(one.new)
+            if old == new:
+                raise fail("no_change", path, message="old and new text are the same")
+            limit = {"first": 1, "count": one.count}.get(one.mode)
+            if one.mode == "all" and not self_overlapping(old):
+                out.append(ReplaceAll(old, new))
+            else:
+                out.append(LiteralReplace(old, new, limit=limit, unique=one.mode == "unique"))
+        elif isinstance(one, StreamRegex):
+            from filewright.core import regexes
+
+            out.append(
+                RegexReplace(
+                    one.pattern,
+                    one.template,
+                    fmt,
+                    limit=one.count,
+                    literal=one.literal,
+                    finditer=lambda p, s, pos: regexes.finditer(p, s, pos),
+                )
+            )
+        elif isinstance(one, StreamSpan):
+            out.append(
+                SpanReplace(
+                    fmt.encode(one.start),
+                    fmt.encode(one.end),
+                    fmt,
+                    _span_compute(one.compute),
+                    after=fmt.encode(one.search_after or ""),
+                )
+            )
+        elif isinstance(one, StreamInsert):
+            text = one.text if one.text.endswith("\n") else one.text + "\n"
+            if one.text == "":
+                raise fail("no_change", path, message="nothing to insert")
+            out.append(InsertAfterLine(one.line, fmt.encode(text), fmt.newline, len(fmt.bom)))
+        else:
+            raise TypeError(f"not a streamed operation: {one!r}")
+    return out
+
+
+def _span_compute(compute: Any) -> Any:
+    def run(text: str) -> str:
+        result = compute(text)
+        if isinstance(result, str):
+            return result
+        if hasattr(result, "code") and hasattr(result, "detail"):
+            raise StreamError(result.code, result.code, **dict(result.detail))
+        return str(result.text)
+
+    return run
+
+
+class Chain:
+    """Transforms run one after another over one stream (each sees the previous's output)."""
+
+    def __init__(self, stages: list[Any]) -> None:
+        self.stages = stages
+
+    def feed(self, chunk: bytes) -> list[Any]:
+        pieces: list[Any] = [chunk]
+        for index, stage in enumerate(self.stages):
+            joined = pieces[0] if len(pieces) == 1 else b"".join(pieces)
+            with _naming_stage(index):
+                pieces = stage.feed(bytes(joined) if isinstance(joined, memoryview) else joined)
+        return pieces
+
+    def finish(self) -> list[Any]:
+        pieces: list[Any] = []
+        for index, stage in enumerate(self.stages):
+            with _naming_stage(index):
+                fed = stage.feed(b"".join(pieces)) if pieces else []
+                pieces = [*fed, *stage.finish()]
+        return pieces
+
+
+@contextlib.contextmanager
+def _naming_stage(index: int) -> Any:
+    """A failure of a chained stage names it (`edit_index`), as a batch in memory does."""
+    try:
+        yield
+    except StreamError as exc:
+        exc.detail.setdefault("edit_index", index)
+        raise
+
+
+class _Count:
+    """A sink that only counts bytes (for dry runs)."""
+
+    def __init__(self) -> None:
+        self.size = 0
+
+    def write(self, pieces: list[Any]) -> None:
+        self.size += sum(len(p) for p in pieces)
+
+
+def _rewrite(
+    engine: Engine,
+    loc: Location,
+    change: Change,
+    outcome: Outcome,
+    fmt: Format,
+    op: Any,
+    src: bigfile.Opened,
+    dry_run: bool,
+) -> None:
+    ws = engine.workspace
+    stages = _transforms(op, fmt, change.path)
+    chain = Chain(stages)
+    outcome.diff = describe(op, loc.lexical_rel)
+    sink: Any
+    with contextlib.ExitStack() as stack:
+        if dry_run:
+            sink = _Count()
+        else:
+            sink = stack.enter_context(
+                bigfile.Staged(loc, src.st, hashing=src.size <= 2 * ws.max_file_bytes)
+            )
+        where = _FirstChange(stages[0])
+        try:
+            for chunk in bigfile.chunks(src.fd):
+                sink.write(chain.feed(chunk))
+                where.passed(chunk)
+            sink.write(chain.finish())
+            where.passed(b"")
+        except StreamError as exc:
+            raise _stream_failure(exc, change.path, ws.stream_above_bytes) from None
+        _check_counts(op, stages, change.path)
+        outcome.replacements = sum(getattr(s, "count", 1) for s in stages)
+        outcome.strategy = "exact" if not isinstance(op, StreamInsert) else "insert"
+        outcome.extra["note"] = EXACT_ONLY_NOTE.format(limit=ws.stream_above_bytes)
+        if where.line is not None:
+            outcome.changed_lines = (where.line, where.line)
+        if dry_run:
+            outcome.dry_run = True
+            outcome.bytes_written = sink.size
+            return
+        if not any(getattr(s, "changed", True) for s in stages):
+            outcome.bytes_written, outcome.hash = 0, None
+            return  # every match replaced by the same bytes: nothing to write or undo
+        _check_unchanged(loc, src, change.path)
+        sink.sync()
+        digest = sink.identity(ws.max_file_bytes)
+        rel = str(loc.real)
+        if change.backup:
+            entry = ws.history.record_large(
+                rel,
+                change.operation,
+                digest,
+                kind="delta",
+                size_before=src.size,
+                size_after=sink.size,
+                delta=pack_deltas([s.delta for s in stages]),
+                mtime_before=src.st.st_mtime_ns,
+            )
+            _note_history(ws, outcome, entry, src.size)
+        try:
+            sink.commit()
+        except BaseException:
+            if change.backup and outcome.extra.get("history") != "skipped":
+                ws.history.pop(rel)
+            raise
+    _finish(engine, loc, outcome, digest, sink.size)
+
+
+def _check_counts(op: Any, stages: list[Any], path: str) -> None:
+    ops = op.ops if isinstance(op, StreamBatch) else (op,)
+    for index, (one, stage) in enumerate(zip(ops, stages, strict=True)):
+        if isinstance(one, StreamReplace) and one.expected not in (None, stage.count):
+            raise fail(
+                "count_mismatch",
+                path,
+                message=f"expected {one.expected} matches, found {stage.count}",
+                expected=one.expected,
+                found=stage.count,
+                edit_index=index,
+                streamed=True,
+            )
+
+
+class _FirstChange:
+    """The line of the first change, counted in the old file's chunks as they pass (a
+    replace-all, which changes lines everywhere, is not counted)."""
+
+    def __init__(self, stage: Any) -> None:
+        self.stage = stage
+        self.line: int | None = None
+        self._lines = 1
+        self._base = 0
+        self._prev = b""
+        self._off = isinstance(stage, ReplaceAll)
+
+    def passed(self, chunk: bytes) -> None:
+        if self._off or self.line is not None:
+            return
+        gaps = self.stage.delta.gaps
+        if len(gaps):
+            first = gaps[0]
+            if first < self._base:  # in the held-back end of the previous chunk
+                before = self._base - len(self._prev)
+                self.line = self._lines - self._prev.count(b"\n", first - before)
+            else:
+                self.line = self._lines + chunk.count(b"\n", 0, first - self._base)
+            return
+        self._lines += chunk.count(b"\n")
+        self._base += len(chunk)
+        self._prev = chunk
+
+
+def _stream_failure(exc: StreamError, path: str, limit: int) -> Exception:
+    detail = dict(exc.detail)
+    if exc.code == "no_match":
+        detail.update(
+            strategies_tried=["exact"],
+            closest=[],
+            streamed=True,
+            note=EXACT_ONLY_NOTE.format(limit=limit),
+        )
+        return fail("no_match", path, message=f"{exc.message}; " + detail["note"], **detail)
+    if exc.code == "ambiguous":
+        detail.update(streamed=True, locations=[], strategy="exact")
+    return fail(exc.code, path, message=exc.message, **detail)
+
+
+def _note_history(ws: Any, outcome: Outcome, entry: Entry | None, size: int) -> None:
+    if entry is None:
+        outcome.extra["history"] = "skipped"
+        outcome.extra["history_note"] = (
+            f"undo is not available for this change: what it needs ({size} bytes or more) "
+            f"exceeds the history limit ({ws.history.max_bytes} bytes)"
+        )
+    if ws.history.last_pruned:
+        outcome.extra["history_pruned"] = ws.history.last_pruned
+
+
+def _finish(engine: Engine, loc: Location, outcome: Outcome, digest: str, size: int) -> None:
+    outcome.hash = digest
+    outcome.bytes_written = size
+    if engine.last_read(loc) is not None:
+        engine.record_read(loc, digest)

@@ -1,0 +1,101 @@
+"""Undo of a change recorded by the streamed path: replay a reverse delta in one pass,
+truncate an append, or put back a large file kept whole; the file's mtime comes back too.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from typing import Any
+
+from filewright.core.result import fail
+from filewright.engine.streamed import Chain, Outcome, append_mark, heal_torn_append
+from filewright.engine.workspace import Engine
+from filewright.fs import bigfile
+from filewright.fs.chunked import Reverse, StreamError, unpack_deltas
+from filewright.fs.paths import Location
+from filewright.state.history import Entry
+
+
+def undo_large(engine: Engine, loc: Location, last: Entry, outcome: Outcome, dry_run: bool) -> None:
+    """Undo `last` (a "delta", "truncate" or large "full" entry), with the lock held."""
+    ws = engine.workspace
+    rel = str(loc.real)
+    path = loc.given
+    with bigfile.open_file(loc) as src:
+        size = src.size
+        if last.kind == "truncate" and last.hash_after.startswith("append:"):
+            if last.size_before <= size < last.size_after or size == last.size_before:
+                # killed during or before the append: roll it back, it never completed
+                if not dry_run:
+                    heal_torn_append(engine, loc, size)
+                outcome.extra["undone"] = last.to_dict()
+                return
+            current = append_mark(size, os.pread(src.fd, size - last.size_before, last.size_before))
+        else:
+            current = bigfile.identity(src.fd, src.st, ws.max_file_bytes)
+        if current != last.hash_after:
+            raise fail(
+                "stale",
+                path,
+                message=f"file changed after its last recorded change; undo would lose that: {path}",
+            )
+        outcome.extra["undone"] = last.to_dict()
+        outcome.extra["streamed"] = True
+        if dry_run:
+            outcome.dry_run = True
+            return
+        if last.kind == "truncate":
+            bigfile.truncate(loc, last.size_before, last.mtime_before or None)
+            digest = bigfile.identity_after(loc, ws.max_file_bytes)
+            outcome.bytes_written = 0
+        elif last.kind == "delta":
+            stages = [
+                Reverse(d) for d in reversed(unpack_deltas(ws.history.delta_bytes(rel, last)))
+            ]
+            digest = _replay(loc, src, stages, ws.max_file_bytes, last.mtime_before or None)
+            outcome.bytes_written = last.size_before
+        else:
+            digest = _restore_full(ws, loc, src, last)
+            outcome.bytes_written = last.size_before
+    if engine.last_read(loc) is not None:
+        engine.record_read(loc, digest)
+    ws.history.pop(rel)
+
+
+def _replay(
+    loc: Location, src: bigfile.Opened, stages: list[Any], hash_limit: int, mtime: int | None
+) -> str:
+    chain = Chain(stages)
+    with bigfile.Staged(loc, src.st, hashing=src.size <= 2 * hash_limit) as staged:
+        try:
+            for chunk in bigfile.chunks(src.fd):
+                staged.write(chain.feed(chunk))
+            staged.write(chain.finish())
+        except StreamError as exc:
+            raise fail("io_error", loc.given, message=f"cannot undo: {exc.message}") from None
+        staged.sync(mtime)
+        digest = staged.identity(hash_limit)
+        staged.commit()
+    return digest
+
+
+def _restore_full(ws: Any, loc: Location, src: bigfile.Opened, last: Entry) -> str:
+    path = ws.history.backup_path(str(loc.real), last)
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        with bigfile.Staged(loc, src.st) as staged:
+            for chunk in bigfile.chunks(fd):
+                staged.write([chunk])
+            staged.sync(last.mtime_before or None)
+            digest = staged.identity(ws.max_file_bytes)
+            staged.commit()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise fail(
+                "io_error", loc.given, message="symlink in filewright's state directory"
+            ) from None
+        raise
+    finally:
+        os.close(fd)
+    return digest

@@ -1,0 +1,133 @@
+"""kill -9 during streamed changes and in-place appends of large files.
+
+As in test_crash.py, children are started ahead of time, wait for a "go" line, change one
+file in a loop through the real engine (a workspace whose streaming threshold is 0, so
+every change takes the streamed path a gigabyte file takes) and are killed with SIGKILL
+after a random (seeded) delay.
+
+* Streamed rewrites flip one token back and forth: after every kill the file is exactly
+  one of the two versions, no temporary file is left, and undo still works.
+* Appends add fixed-size records: after every kill, once filewright has looked at the
+  file again (a half-written append of a killed process is rolled back by the next
+  change or undo of that file), the file is the original plus whole records only, and
+  undoing every recorded append gives back the original bytes.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from filewright import Workspace
+
+KILLS = 24
+BODY = b"".join(b"%07d some text of a line in a large file\n" % i for i in range(60_000))
+A = BODY + b"TOKEN-AAAA\n" + BODY[:100_000]
+B = A.replace(b"TOKEN-AAAA", b"TOKEN-B")
+RECORD = 1024 * 1024
+
+CHILD = """
+import itertools, sys
+from filewright import Workspace
+root, mode = sys.argv[1], sys.argv[2]
+tools = Workspace(root, stream_above_bytes=0, keep_backups=100_000).toolset("default")
+print("ready", flush=True)
+if sys.stdin.readline() != "go\\n":
+    sys.exit(0)
+if mode == "flip":
+    pairs = [("TOKEN-AAAA", "TOKEN-B"), ("TOKEN-B", "TOKEN-AAAA")]
+    start = int(b"TOKEN-B" in open(root + "/f.txt", "rb").read())
+    for i in itertools.count(start):
+        old, new = pairs[i % 2]
+        r = tools.call("edit", {"path": "f.txt", "old_string": old, "new_string": new})
+        assert r.ok, r.text
+else:
+    for i in itertools.count():
+        record = (b"%08d" % i).decode() + "r" * (%(record)d - 9) + "\\n"
+        r = tools.call("append", {"path": "f.txt", "content": record})
+        assert r.ok, r.text
+""".replace("%(record)d", str(RECORD))
+
+
+def _spawn(root: Path, mode: str) -> subprocess.Popen[str]:
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(root), mode],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None
+    line = child.stdout.readline()
+    if line != "ready\n":
+        _, err = child.communicate(timeout=30)
+        pytest.fail(f"child did not start: {line!r}\n{err}")
+    return child
+
+
+def _run_and_kill(child: subprocess.Popen[str], delay: float) -> None:
+    assert child.stdin is not None
+    child.stdin.write("go\n")
+    child.stdin.flush()
+    time.sleep(delay)
+    if child.poll() is not None:
+        _, err = child.communicate(timeout=10)
+        pytest.fail(f"child exited on its own ({child.returncode}): {err[-2000:]}")
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=10)
+    for stream in (child.stdin, child.stdout, child.stderr):
+        if stream is not None:
+            stream.close()
+
+
+def test_kill_during_streamed_rewrites_leaves_one_version(tmp_path: Path) -> None:
+    path = tmp_path / "f.txt"
+    path.write_bytes(A)
+    rng = random.Random(18)
+    for _ in range(KILLS):
+        child = _spawn(tmp_path, "flip")
+        _run_and_kill(child, rng.uniform(0.02, 0.6))
+        assert path.read_bytes() in (A, B)
+        assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".fwtmp")]
+    # The history is consistent with the file: undo goes back through whole versions.
+    tools = Workspace(tmp_path, stream_above_bytes=0).toolset("default")
+    for _ in range(5):
+        result = tools.call("undo", {"path": "f.txt"})
+        if not result.ok:
+            assert result.data["error"] == "no_history", result.text
+            break
+        assert path.read_bytes() in (A, B)
+
+
+def test_kill_during_appends_leaves_only_whole_appends(tmp_path: Path) -> None:
+    path = tmp_path / "f.txt"
+    path.write_bytes(A)
+    rng = random.Random(19)
+    torn = 0
+    for _ in range(KILLS):
+        child = _spawn(tmp_path, "append")
+        _run_and_kill(child, rng.uniform(0.02, 0.4))
+        extra = path.stat().st_size - len(A)
+        torn += extra % RECORD != 0
+        # filewright looks at the file again: a half-written append is rolled back
+        tools = Workspace(tmp_path, stream_above_bytes=0, keep_backups=100_000).toolset("default")
+        assert tools.call("insert", {"path": "f.txt", "line": 0, "text": "probe"}).ok
+        assert tools.call("undo", {"path": "f.txt"}).ok
+        data = path.read_bytes()
+        assert data[: len(A)] == A
+        tail = data[len(A) :]
+        assert len(tail) % RECORD == 0, f"a partial append survived ({len(tail)} bytes)"
+        for i in range(0, len(tail), RECORD):
+            record = tail[i : i + RECORD]
+            assert record.endswith(b"\n") and set(record[8:-1]) <= {ord("r")}
+    tools = Workspace(tmp_path, stream_above_bytes=0, keep_backups=100_000).toolset("default")
+    while tools.call("undo", {"path": "f.txt"}).ok:
+        pass
+    assert path.read_bytes() == A
+    print(f"{torn} of {KILLS} kills left a half-written append before recovery")

@@ -1,0 +1,488 @@
+"""Changing files of any size: the streamed change path, appends in place, reverse-delta
+history with a size cap, the one change limit, and the claude seed's large-file rules.
+
+Files are real and in temp dirs; the workspace's `stream_above_bytes` is set low so that
+small files take the streamed path (the same code a gigabyte file takes), and a few
+files are made larger than the 1 MB chunk so that matches straddle a real chunk boundary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from filewright import Workspace
+from filewright.edit.edits import insert_at_line
+from filewright.fs import bigfile
+from filewright.fs.chunked import (
+    Delta,
+    Format,
+    LiteralReplace,
+    ReplaceAll,
+    Reverse,
+    StreamError,
+    self_overlapping,
+)
+from filewright.fs.chunklines import InsertAfterLine, RegexReplace
+
+UTF8 = Format("utf-8", b"", b"\n")
+
+
+def _run(transform, data: bytes, size: int) -> bytes:
+    out = []
+    for i in range(0, len(data), size):
+        out += [bytes(p) for p in transform.feed(data[i : i + size])]
+    out += [bytes(p) for p in transform.finish()]
+    return b"".join(out)
+
+
+def _ws(root: Path, **options) -> Workspace:
+    options.setdefault("stream_above_bytes", 16)
+    return Workspace(root, **options)
+
+
+def _lines(n: int, newline: bytes = b"\n") -> bytes:
+    return b"".join(b"line %d alpha beta%s" % (i, newline) for i in range(n))
+
+
+# -- the pure transforms, against the in-memory operations ------------------------------
+
+texts = st.binary(max_size=80).map(lambda b: bytes(b"ab\n "[x % 4] for x in b))
+needles = st.binary(min_size=1, max_size=4).map(lambda b: bytes(b"ab\n "[x % 4] for x in b))
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts, needles, st.binary(max_size=4), st.integers(1, 9), st.sampled_from([None, 1, 2]))
+def test_literal_replace_in_chunks_is_bytes_replace(data, old, new, size, limit) -> None:
+    try:
+        got = _run(LiteralReplace(old, new, limit=limit), data, size)
+    except StreamError as exc:
+        assert exc.code == "no_match" and old not in data
+        return
+    assert got == data.replace(old, new, -1 if limit is None else limit)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts, needles, st.binary(max_size=4), st.integers(1, 9), st.integers(1, 9))
+def test_reverse_delta_gives_back_the_old_bytes(data, old, new, size, back_size) -> None:
+    transform = LiteralReplace(old, new)
+    try:
+        got = _run(transform, data, size)
+    except StreamError:
+        return
+    delta = Delta.from_bytes(transform.delta.to_bytes())
+    assert delta.size_before == len(data) and delta.size_after == len(got)
+    assert _run(Reverse(delta), got, back_size) == data
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts, needles, st.binary(max_size=4), st.integers(1, 9), st.integers(1, 9))
+def test_replace_all_by_regions_and_its_undo(data, old, new, size, back_size) -> None:
+    if self_overlapping(old):
+        return
+    new = bytes(b"ab\nx"[x % 4] for x in new)  # often re-creates or contains `old`
+    transform = ReplaceAll(old, new)
+    try:
+        got = _run(transform, data, size)
+    except StreamError as exc:
+        assert exc.code == "no_match" and old not in data
+        return
+    assert got == data.replace(old, new)
+    delta = Delta.from_bytes(transform.delta.to_bytes())
+    assert _run(Reverse(delta), got, back_size) == data
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts, needles, st.integers(1, 9))
+def test_unique_replace_counts_matches_across_chunks(data, old, size) -> None:
+    try:
+        got = _run(LiteralReplace(old, b"Z", unique=True), data, size)
+    except StreamError as exc:
+        expected = "ambiguous" if data.count(old) > 1 else "no_match"
+        assert exc.code == expected
+        return
+    assert data.count(old) == 1 and got == data.replace(old, b"Z")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    texts,
+    st.sampled_from([r"a+", r"^b", r"b$", r"(a)(b)?", r"\n", r"\bb", r"(?<=a)b", r"a*"]),
+    st.integers(1, 9),
+    st.sampled_from([None, 1, 3]),
+)
+def test_regex_replace_in_windows_is_re_sub(data, pattern, size, limit) -> None:
+    rx = re.compile(pattern, re.MULTILINE)
+    text = data.decode()
+    template = r"<\1>" if pattern.startswith("(a") else "X"
+    try:
+        transform = RegexReplace(rx, template, UTF8, limit=limit, margin=8)
+        got = _run(transform, data, size)
+    except StreamError as exc:
+        longest = max((len(m.group()) for m in rx.finditer(text)), default=-1)
+        assert (exc.code, longest) in (("no_match", -1), ("match_too_long", longest))
+        assert exc.code == "no_match" or longest > 8
+        return
+    assert got == rx.sub(template, text, count=limit or 0).encode()
+    assert _run(Reverse(transform.delta), got, 5) == data
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts, st.integers(0, 8), st.integers(1, 9))
+def test_insert_after_line_is_insert_at_line(data, line, size) -> None:
+    expected = insert_at_line(data.decode(), line, "NEW")
+    try:
+        got = _run(InsertAfterLine(line, b"NEW\n", b"\n"), data, size)
+    except StreamError as exc:
+        assert exc.code == "line_out_of_range" == getattr(expected, "code", None)
+        return
+    assert got == expected.text.encode()
+
+
+# -- the engine's streamed path on real files ------------------------------------------
+
+
+def test_a_match_across_a_real_chunk_boundary_is_found(tmp_path: Path) -> None:
+    cut = bigfile.CHUNK_BYTES
+    data = b"x" * (cut - 3) + b"NEEDLE" + b"y" * 1000
+    (tmp_path / "big.txt").write_bytes(data)
+    tools = _ws(tmp_path).toolset("default")
+    result = tools.call("edit", {"path": "big.txt", "old_string": "NEEDLE", "new_string": "N"})
+    assert result.ok, result.text
+    assert result.data["streamed"] is True
+    assert (tmp_path / "big.txt").read_bytes() == data.replace(b"NEEDLE", b"N")
+
+
+@pytest.mark.parametrize("shift", [1, 2, 3, 6])
+def test_the_changed_line_is_counted_across_chunk_boundaries(tmp_path: Path, shift: int) -> None:
+    before = b"a\n" * ((bigfile.CHUNK_BYTES - shift) // 2) + b"b" * (shift % 2)
+    (tmp_path / "f.txt").write_bytes(before + b"NEEDLE\n" + b"z\n" * 10)
+    tools = _ws(tmp_path).toolset("default")
+    result = tools.call("edit", {"path": "f.txt", "old_string": "NEEDLE", "new_string": "N"})
+    line = before.count(b"\n") + 1
+    assert result.data["changed_lines"] == [line, line]
+
+
+def test_line_endings_and_encodings_stay_as_they_were(tmp_path: Path) -> None:
+    crlf = _lines(50, b"\r\n")
+    (tmp_path / "crlf.txt").write_bytes(crlf)
+    latin = "café olé\n".encode("cp1252") * 20 + b"caf\xe9 end\n"
+    (tmp_path / "latin.txt").write_bytes(latin)
+    bom = b"\xef\xbb\xbf" + _lines(20)
+    (tmp_path / "bom.txt").write_bytes(bom)
+    tools = _ws(tmp_path).toolset("default")
+    edit = {"path": "crlf.txt", "old_string": "line 3 alpha beta\nline 4", "new_string": "A\nB"}
+    assert tools.call("edit", edit).ok
+    assert (tmp_path / "crlf.txt").read_bytes() == crlf.replace(
+        b"line 3 alpha beta\r\nline 4", b"A\r\nB"
+    )
+    assert tools.call("edit", {"path": "latin.txt", "old_string": "é end", "new_string": "ë"}).ok
+    assert (tmp_path / "latin.txt").read_bytes() == latin.replace(b"\xe9 end", b"\xeb")
+    assert tools.call("insert", {"path": "bom.txt", "line": 0, "text": "top"}).ok
+    assert (tmp_path / "bom.txt").read_bytes() == b"\xef\xbb\xbftop\n" + bom[3:]
+
+
+def test_encodings_a_byte_match_could_split_are_refused_with_a_reason(tmp_path: Path) -> None:
+    (tmp_path / "u16.txt").write_bytes("hello world\n".encode("utf-16") * 10)
+    (tmp_path / "gbk.txt").write_bytes("中文内容，测试编码。\n".encode("gbk") * 40)
+    tools = _ws(tmp_path).toolset("default")
+    for name in ("u16.txt", "gbk.txt"):
+        before = (tmp_path / name).read_bytes()
+        result = tools.call("edit", {"path": name, "old_string": "hello", "new_string": "x"})
+        assert not result.ok
+        assert result.data["error"] == "unsupported_encoding", result.data
+        assert "streamed changes support UTF-8 and single-byte encodings" in result.text
+        assert (tmp_path / name).read_bytes() == before
+
+
+def test_exact_only_above_the_threshold_and_the_message_says_so(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("def f():\n    return 1\n" * 5 + "x = \u201cend\u201d\n")
+    small = Workspace(tmp_path, dry_run=True).toolset("default")
+    args = {"path": "a.py", "old_string": 'x = "end"', "new_string": "x = 2"}
+    assert small.call("edit", args).ok  # in memory the ladder finds it (typography)
+    result = _ws(tmp_path).toolset("default").call("edit", args)
+    assert not result.ok
+    assert result.data["error"] == "no_match"
+    assert "only text that matches exactly is found" in result.data["note"]
+    assert result.data["strategies_tried"] == ["exact"]
+
+
+def test_worker_regex_count_and_literal_all(tmp_path: Path) -> None:
+    data = _lines(200)
+    (tmp_path / "log.txt").write_bytes(data)
+    tools = _ws(tmp_path).toolset("worker")
+    args = {"path": "log.txt", "old": r"line (\d+)", "new": r"L\1", "regex": True, "count": 5}
+    result = tools.call("replace_in_file", args)
+    assert result.ok, result.text
+    expected = re.sub(rb"line (\d+)", rb"L\1", data, count=5)
+    assert (tmp_path / "log.txt").read_bytes() == expected
+    result = tools.call("replace_in_file", {"path": "log.txt", "old": "alpha", "new": "A"})
+    assert result.text.startswith("Replaced 200 matches")
+    assert (tmp_path / "log.txt").read_bytes() == expected.replace(b"alpha", b"A")
+
+
+def test_a_dry_run_and_every_failure_write_nothing(tmp_path: Path) -> None:
+    data = _lines(100)
+    path = tmp_path / "a.txt"
+    path.write_bytes(data)
+    tools = _ws(tmp_path).toolset("default")
+    dry = _ws(tmp_path, dry_run=True).toolset("default")
+    calls = [
+        (dry, "edit", {"path": "a.txt", "old_string": "line 5 ", "new_string": "x"}),
+        (dry, "append", {"path": "a.txt", "content": "x"}),
+        (dry, "insert", {"path": "a.txt", "line": 5, "text": "x"}),
+        (tools, "edit", {"path": "a.txt", "old_string": "alpha", "new_string": "x"}),
+        (tools, "edit", {"path": "a.txt", "old_string": "nowhere", "new_string": "x"}),
+        (tools, "insert", {"path": "a.txt", "line": 500, "text": "x"}),
+    ]
+    for toolset, tool, args in calls:
+        result = toolset.call(tool, args)
+        assert result.ok == (toolset is dry), result.text
+        assert path.read_bytes() == data, (tool, args)
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".fwtmp")]
+
+
+def test_a_file_changed_after_it_was_read_is_not_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes(_lines(100))
+    ws = _ws(tmp_path, max_file_bytes=64)  # above 64 bytes: a fingerprint, not a hash
+    tools = ws.toolset("claude")
+    assert tools.call("Read", {"file_path": str(path), "limit": 2}).ok
+    path.write_bytes(_lines(100).replace(b"line 7 ", b"LINE 7 "))
+    result = tools.call("Write", {"file_path": str(path), "content": "new\n"})
+    assert not result.ok and result.data["code"] == "EXTERNAL_MODIFICATION"
+    assert tools.call("Read", {"file_path": str(path), "limit": 2}).ok
+    result = tools.call("Write", {"file_path": str(path), "content": "new\n"})
+    assert result.ok, result.text
+    assert path.read_bytes() == b"new\n"
+
+
+def test_one_change_limit_for_every_toolset(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    data = _lines(100)
+    path.write_bytes(data)
+    ws = _ws(tmp_path, max_change_bytes=1000)
+    calls = [
+        ("default", "edit", {"path": "a.txt", "old_string": "line 5 ", "new_string": "x"}),
+        ("default", "write", {"path": "a.txt", "content": "x"}),
+        ("default", "append", {"path": "a.txt", "content": "x"}),
+        ("default", "insert", {"path": "a.txt", "line": 1, "text": "x"}),
+        ("worker", "append_to_file", {"path": "a.txt", "content": "x"}),
+        ("worker", "write_file", {"path": "a.txt", "content": "x"}),
+        ("worker", "replace_in_file", {"path": "a.txt", "old": "alpha", "new": "x"}),
+    ]
+    for toolset, tool, args in calls:
+        result = ws.toolset(toolset).call(tool, args)
+        assert not result.ok, (toolset, tool)
+        assert f"{len(data)} bytes (limit 1000 bytes)" in result.text, result.text
+        assert "sed -i" in result.text
+        assert path.read_bytes() == data
+
+
+# -- appends and history ------------------------------------------------------------------
+
+
+def test_an_append_writes_in_place_and_undo_truncates(tmp_path: Path) -> None:
+    path = tmp_path / "log.txt"
+    data = _lines(1000)
+    path.write_bytes(data)
+    inode = path.stat().st_ino
+    tools = _ws(tmp_path).toolset("default")
+    assert tools.call("append", {"path": "log.txt", "content": "one more\n"}).ok
+    assert path.stat().st_ino == inode  # no copy: the same file, grown
+    assert path.read_bytes() == data + b"one more\n"
+    (entry,) = tools.engine.workspace.history.entries(str(path))
+    assert (entry.kind, entry.stored, entry.size_before) == ("truncate", 0, len(data))
+    assert tools.call("undo", {"path": "log.txt"}).ok
+    assert path.read_bytes() == data and path.stat().st_ino == inode
+
+
+def test_ten_edits_keep_deltas_not_copies(tmp_path: Path) -> None:
+    path = tmp_path / "big.txt"
+    data = _lines(50_000)  # ~1 MB
+    path.write_bytes(data)
+    tools = _ws(tmp_path).toolset("default")
+    for i in range(10):
+        edit = {"path": "big.txt", "old_string": f"line {i * 997} alpha", "new_string": "E"}
+        assert tools.call("edit", edit).ok
+    history = tools.engine.workspace.history
+    assert history.total_bytes() < 10 * 1000  # ten copies would be 10 MB
+    for _ in range(10):
+        assert tools.call("undo", {"path": "big.txt"}).ok
+    assert path.read_bytes() == data
+
+
+def test_the_history_cap_drops_the_oldest_with_a_notice(tmp_path: Path) -> None:
+    names = ("a.txt", "b.txt", "c.txt")
+    for name in names:
+        (tmp_path / name).write_bytes(_lines(60_000))  # ~1.3 MB each
+    ws = _ws(tmp_path, history_max_bytes=3 * 1024 * 1024)
+    tools = ws.toolset("default")
+    results = [tools.call("write", {"path": name, "content": "short\n"}) for name in names]
+    assert all(r.ok for r in results)
+    assert "history_pruned" not in results[1].data
+    pruned = results[2].data["history_pruned"]
+    assert [(p["path"], p["id"]) for p in pruned] == [(str(tmp_path / "a.txt"), 1)]
+    assert ws.history.total_bytes() <= 3 * 1024 * 1024
+    assert not tools.call("undo", {"path": "a.txt"}).ok
+    assert tools.call("undo", {"path": "c.txt"}).ok
+    assert (tmp_path / "c.txt").read_bytes() == _lines(60_000)
+    # what one change needs beyond the cap is not kept, and the result says so
+    small = _ws(tmp_path, history_max_bytes=1000).toolset("default")
+    result = small.call("write", {"path": "c.txt", "content": "y"})
+    assert result.ok and result.data["history"] == "skipped"
+    assert "undo is not available" in result.data["history_note"]
+
+
+def test_cli_history_prune(tmp_path: Path, filewright_exe: Path) -> None:
+    (tmp_path / "a.txt").write_bytes(_lines(1000))
+    tools = Workspace(tmp_path).toolset("default")
+    for i in range(3):
+        assert tools.call(
+            "edit", {"path": "a.txt", "old_string": f"line {i} ", "new_string": "x"}
+        ).ok
+    cmd = [str(filewright_exe), "history", "--root", str(tmp_path), "--prune"]
+    out = subprocess.run([*cmd, "--max-bytes", "0"], capture_output=True, text=True, check=True)
+    report = json.loads(out.stdout)
+    assert report["ok"] and len(report["data"]["dropped"]) == 3
+    assert report["data"]["bytes_after"] == 0
+    assert Workspace(tmp_path).history.entries(str(tmp_path / "a.txt")) == []
+    bad = subprocess.run([*cmd, "--max-bytes", "-1"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr + bad.stdout
+
+
+# -- any sequence of changes and undos gives back the exact bytes ------------------------
+
+OPS = st.one_of(
+    st.tuples(st.just("edit"), st.integers(0, 400), st.sampled_from(["Q", "", "x\ny"])),
+    st.tuples(st.just("all"), st.sampled_from(["alpha", "beta", "\n"]), st.sampled_from(["", "é"])),
+    st.tuples(st.just("insert"), st.integers(0, 400), st.sampled_from(["ins", "a\nb"])),
+    st.tuples(st.just("append"), st.sampled_from(["tail\n", "é", "x"])),
+    st.tuples(st.just("write"), st.sampled_from(["", "short\n", "w" * 300])),
+    st.tuples(st.just("undo")),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lines=st.integers(0, 400),
+    crlf=st.booleans(),
+    threshold=st.sampled_from([0, 200, 5000, 10**9]),
+    ops=st.lists(OPS, max_size=12),
+)
+def test_any_changes_and_undos_give_back_the_exact_bytes(
+    tmp_path_factory: pytest.TempPathFactory, lines: int, crlf: bool, threshold: int, ops
+) -> None:
+    root = tmp_path_factory.mktemp("prop")
+    path = root / "f.txt"
+    path.write_bytes(_lines(lines, b"\r\n" if crlf else b"\n"))
+    tools = Workspace(root, stream_above_bytes=threshold).toolset("default")
+    versions = [path.read_bytes()]
+    for op in ops:
+        kind = op[0]
+        if kind == "undo":
+            result = tools.call("undo", {"path": "f.txt"})
+            if len(versions) > 1:
+                assert result.ok, result.text
+                versions.pop()
+            assert path.read_bytes() == versions[-1]
+            continue
+        if kind == "edit":
+            args = {"old_string": f"line {op[1]} ", "new_string": op[2]}
+            result = tools.call("edit", {"path": "f.txt", **args})
+        elif kind == "all":
+            args = {"old_string": op[1], "new_string": op[2], "replace_all": True}
+            result = tools.call("edit", {"path": "f.txt", **args})
+        elif kind == "insert":
+            result = tools.call("insert", {"path": "f.txt", "line": op[1], "text": op[2]})
+        elif kind == "append":
+            result = tools.call("append", {"path": "f.txt", "content": op[1]})
+        else:
+            result = tools.call("write", {"path": "f.txt", "content": op[1]})
+        now = path.read_bytes()
+        if result.ok and now != versions[-1]:
+            versions.append(now)
+        elif not result.ok:
+            assert now == versions[-1], result.text
+    while len(versions) > 1:
+        assert tools.call("undo", {"path": "f.txt"}).ok
+        versions.pop()
+        assert path.read_bytes() == versions[-1]
+    assert path.read_bytes() == versions[0]
+    os.sync()
+
+
+def test_a_half_written_append_is_rolled_back(tmp_path: Path) -> None:
+    """The state a process killed inside its append's write leaves: the history entry
+    written ahead (never confirmed) and part of the appended bytes on disk."""
+    from filewright.engine.streamed import append_mark
+
+    path = tmp_path / "log.txt"
+    data = _lines(1000)
+    path.write_bytes(data)
+    tools = _ws(tmp_path).toolset("default")
+    record = "r" * 5000 + "\n"
+    assert tools.call("append", {"path": "log.txt", "content": record}).ok
+    history = tools.engine.workspace.history
+    history.amend_last(str(path), append_mark(len(data) + len(record), record.encode()))
+    os.truncate(path, len(data) + 1234)  # the kill came mid-write
+    assert tools.call("append", {"path": "log.txt", "content": "next\n"}).ok
+    assert path.read_bytes() == data + b"next\n"
+    assert tools.call("undo", {"path": "log.txt"}).ok
+    assert path.read_bytes() == data
+    assert not tools.call("undo", {"path": "log.txt"}).ok  # the torn one is gone
+
+
+def test_a_span_edit_streams_with_the_in_memory_rules(tmp_path: Path) -> None:
+    text = "".join(f"line {i}\n" for i in range(3000))
+    text += "## Section\n<!-- BEGIN -->\nold body\nmore\n<!-- END -->\ntail\n" + text
+    args = {
+        "path": "doc.md",
+        "search_after": "## Section",
+        "start": "<!-- BEGIN -->",
+        "end": "<!-- END -->",
+        "new_text": "new body\n",
+    }
+    (tmp_path / "doc.md").write_text(text)
+    assert Workspace(tmp_path).toolset("default").call("replace_span", args).ok
+    expected = (tmp_path / "doc.md").read_bytes()
+    (tmp_path / "doc.md").write_text(text)
+    tools = _ws(tmp_path).toolset("default")
+    result = tools.call("replace_span", args)
+    assert result.ok and result.data["streamed"] is True, result.text
+    assert (tmp_path / "doc.md").read_bytes() == expected
+    assert tools.call("undo", {"path": "doc.md"}).ok
+    assert (tmp_path / "doc.md").read_text() == text
+    missing = tools.call("replace_span", {**args, "end": "<!-- NOWHERE -->"})
+    assert not missing.ok and missing.data["error"] == "marker_not_found"
+    assert (tmp_path / "doc.md").read_text() == text
+
+
+def test_claude_multi_edit_streamed_names_the_edit_that_failed(tmp_path: Path) -> None:
+    path = tmp_path / "big.txt"
+    data = _lines(2000)
+    path.write_bytes(data)
+    tools = Workspace(tmp_path).toolset("claude", max_edit_bytes=1000)
+    assert tools.call("Read", {"file_path": str(path), "limit": 1}).ok
+    edits = [
+        {"old_string": "line 1 alpha", "new_string": "ONE"},
+        {"old_string": "no such text", "new_string": "x"},
+    ]
+    result = tools.call("MultiEdit", {"file_path": str(path), "edits": edits})
+    assert not result.ok
+    assert result.text.startswith(f"Edit 2 of 2 failed; no changes were made to {path}.")
+    assert "old_string must match the file exactly" in result.text
+    assert path.read_bytes() == data
+    edits[1]["old_string"] = "line 2 alpha"
+    result = tools.call("MultiEdit", {"file_path": str(path), "edits": edits})
+    assert result.ok and "edited in streaming mode" in result.text, result.text
+    assert path.read_bytes() == data.replace(b"line 1 alpha", b"ONE", 1).replace(
+        b"line 2 alpha", b"x", 1
+    )
