@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from types import TracebackType
 
 DEFAULT_KEEP = 10
+#: `Entry.hash_after` of a change that left no file (a delete, the source of a move).
+ABSENT_HASH = "absent"
 LOCK_TIMEOUT = 30.0
 _PLANTED_LINK = "symlink in filewright's state directory (remove it)"
 _INDEX_SLOTS = ("index.a.json", "index.b.json")
