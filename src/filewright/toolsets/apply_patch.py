@@ -75,14 +75,9 @@ class ApplyPatchToolset(Toolset):
                 self.run,
                 destructive=True,
                 title="Apply patch",
+                responses_builtin={"type": "apply_patch"},
             )
         ]
-
-    def definitions(self, format: str = "openai") -> list[dict[str, Any]]:
-        """As every toolset's, except for the Responses API: its built-in tool type."""
-        if format == "openai-responses":
-            return [{"type": "apply_patch"}]
-        return super().definitions(format)
 
     # -- the function tool --------------------------------------------------------------
 
