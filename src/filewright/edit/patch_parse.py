@@ -3,9 +3,9 @@
 The grammar, as Codex CLI's apply-patch tool and the Responses API's built-in tool use it::
 
     patch   := "*** Begin Patch" NL { file-op } "*** End Patch" [NL]
-    file-op := "*** Add File: " path NL { "+" line NL }
-             | "*** Delete File: " path NL
-             | "*** Update File: " path NL [ "*** Move to: " path NL ] { hunk }
+    file-op := "*** Add File:" path NL { "+" line NL }
+             | "*** Delete File:" path NL
+             | "*** Update File:" path NL [ "*** Move to:" path NL ] { hunk }
     hunk    := { "@@" [ " " scope ] NL } { (" " | "-" | "+") line NL } [ "*** End of File" NL ]
 
 Consecutive ``@@`` lines name nested scopes (``@@ class A`` then ``@@ def f():``); the
@@ -26,10 +26,10 @@ from dataclasses import dataclass
 
 BEGIN = "*** Begin Patch"
 END = "*** End Patch"
-ADD = "*** Add File: "
-DELETE = "*** Delete File: "
-UPDATE = "*** Update File: "
-MOVE = "*** Move to: "
+ADD = "*** Add File:"
+DELETE = "*** Delete File:"
+UPDATE = "*** Update File:"
+MOVE = "*** Move to:"
 END_OF_FILE = "*** End of File"
 _FILE_MARKERS = (ADD, DELETE, UPDATE)
 _HEREDOC = re.compile(r"^(?:apply_patch\s+)?<<-?\s*(['\"]?)([A-Za-z_]\w*)\1\s*$")
@@ -172,7 +172,7 @@ def parse_patch(text: str) -> Patch | PatchError:
 def _path(line: str, prefix: str, n: int) -> str:
     path = line[len(prefix) :].strip()
     if not path:
-        raise _Invalid(n, f"'{prefix.strip()}' needs a path")
+        raise _Invalid(n, f"'{prefix}' needs a path")
     return path
 
 
@@ -198,14 +198,15 @@ def _parse_operations(lines: list[str], first: int) -> list[Operation]:
             body, i = _take_body(lines, i)
             hunks = _parse_hunks(body, first)
             if not any(h.changes for h in hunks) and move_to is None:
-                raise _Invalid(n, f"'{UPDATE}{path}' has no hunk that changes anything")
+                raise _Invalid(n, f"'{UPDATE} {path}' has no hunk that changes anything")
             ops.append(UpdateFile(path, tuple(hunks), move_to, n))
         elif not line.strip():
             i += 1
         else:
             raise _Invalid(
                 n,
-                f"expected '{ADD}', '{DELETE}', '{UPDATE}' or '{END}', got {_show(lines[i])}",
+                f"expected '{ADD} path', '{DELETE} path', '{UPDATE} path' or '{END}', "
+                f"got {_show(lines[i])}",
             )
     return ops
 
