@@ -192,7 +192,7 @@ def _run_step(engine: Engine, slots: dict[Path, _Slot], step: FileStep, index: i
         return
     if dest.text is not None:
         raise _fail(
-            "exists",
+            "move_target_exists",
             step.move_to,
             index,
             f"cannot move {step.path} to {step.move_to}: a file is there "
