@@ -351,3 +351,100 @@ def test_cli_call(tree: Path) -> None:
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert proc.returncode == 1 and json.loads(proc.stdout)["data"]["error"] == "patch_no_match"
+
+
+def test_delete_or_move_of_a_symlink_is_refused(tree: Path) -> None:
+    (tree / "link.py").symlink_to(tree / "a.py")
+    before = snapshot(tree)
+    for body in (("*** Delete File: link.py",), ("*** Update File: link.py", "*** Move to: z.py")):
+        r = tools(tree).call("apply_patch", {"input": patch(*body)})
+        assert not r.ok and r.data["error"] == "is_link", r.text
+        assert snapshot(tree) == before and (tree / "link.py").is_symlink()
+    # an update writes through the link to its target, as every edit does
+    r = tools(tree).call(
+        "apply_patch",
+        {"input": patch("*** Update File: link.py", "-    return 1", "+    return 7")},
+    )
+    assert r.ok and (tree / "link.py").is_symlink()
+    assert (tree / "a.py").read_text() == "def f():\n    return 7\n"
+
+
+def _as_nobody(fn: Any) -> Any:
+    """Run `fn` in a forked child with the `nobody` user's ids (root) or as we are (others);
+    return what it returns (JSON-able)."""
+    import pwd
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.close(read)
+        code = 0
+        try:
+            if os.geteuid() == 0:
+                nobody = pwd.getpwnam("nobody")
+                os.setgroups([])
+                os.setgid(nobody.pw_gid)
+                os.setuid(nobody.pw_uid)
+                os.environ["FILEWRIGHT_POLICY"] = (
+                    "/nonexistent/policy.toml"  # root's HOME is closed
+                )
+            out = json.dumps(fn()).encode()
+        except BaseException as exc:
+            import traceback
+
+            out = json.dumps({"child_error": repr(exc), "trace": traceback.format_exc()}).encode()
+            code = 1
+        os.write(write, out)
+        os._exit(code)
+    os.close(write)
+    chunks = []
+    while chunk := os.read(read, 65536):
+        chunks.append(chunk)
+    os.close(read)
+    os.waitpid(pid, 0)
+    return json.loads(b"".join(chunks))
+
+
+def test_unprivileged_user_whose_second_write_is_denied_gets_nothing_changed() -> None:
+    """As an ordinary user: a.py is theirs, the directory of the second file is not
+    writable for them. The patch is checked, a.py written, the second write refused by the
+    system: a.py is restored and its history entry dropped."""
+    import pwd
+    import shutil
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="fw-nobody-"))
+    try:
+        (base / "locked").mkdir()
+        (base / "a.py").write_text("def f():\n    return 1\n")
+        if os.geteuid() == 0:
+            nobody = pwd.getpwnam("nobody")
+            os.chmod(base, 0o755)
+            os.chown(base, nobody.pw_uid, nobody.pw_gid)
+            os.chown(base / "a.py", nobody.pw_uid, nobody.pw_gid)
+        else:
+            os.chmod(base / "locked", 0o555)
+        warm = Workspace(tempfile.mkdtemp()).toolset("apply_patch")  # imports done before the fork
+        warm.call("apply_patch", {"input": patch("*** Add File: w.txt", "+w")})
+        text = patch(
+            "*** Update File: a.py", "-    return 1", "+    return 2",
+            "*** Add File: locked/x.txt", "+x",
+        )  # fmt: skip
+
+        def run() -> Any:
+            ws = Workspace(str(base))
+            r = ws.toolset("apply_patch").call("apply_patch", {"input": text})
+            return {"ok": r.ok, "data": r.data, "text": r.text,
+                    "history": len(ws.history.entries(str((base / "a.py").resolve())))}  # fmt: skip
+
+        got = _as_nobody(run)
+        assert "child_error" not in got, got
+        assert not got["ok"] and got["data"]["error"] == "io_error", got
+        assert got["data"]["restored"] == ["a.py"], got
+        assert "the files already written were restored: a.py" in got["text"]
+        assert got["history"] == 0
+        assert (base / "a.py").read_text() == "def f():\n    return 1\n"
+        assert not (base / "locked" / "x.txt").exists()
+    finally:
+        os.chmod(base / "locked", 0o755)
+        shutil.rmtree(base, ignore_errors=True)

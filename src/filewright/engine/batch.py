@@ -139,6 +139,7 @@ def apply_batch(
 
 
 def _slot(engine: Engine, slots: dict[Path, _Slot], path: str, index: int) -> _Slot:
+    """The slot of the file `path` names (loaded on first use)."""
     try:
         loc, access = engine.locate(path, purpose="write", expect="file")
         key = loc.real
@@ -159,8 +160,21 @@ def _fail(code: str, path: str, index: int, message: str, **detail: Any) -> _Ste
     return _StepFailed(Failure(code, path, {"message": message, **detail}), index)
 
 
+def _refuse_link(engine: Engine, path: str, index: int) -> None:
+    """Deleting or moving `path` when it is a symbolic link would act on its target."""
+    if engine.workspace.sandbox.resolve(path, expect="file").is_link:
+        raise _fail(
+            "is_link",
+            path,
+            index,
+            f"{path} is a symbolic link; only regular files are deleted or moved",
+        )
+
+
 def _run_step(engine: Engine, slots: dict[Path, _Slot], step: FileStep, index: int) -> None:
     slot = _slot(engine, slots, step.path, index)
+    if step.kind == "delete" or step.move_to is not None:
+        _refuse_link(engine, step.path, index)
     if step.kind == "add":
         if slot.text is not None:
             raise _fail("exists", step.path, index, f"file already exists: {step.path}")
