@@ -108,3 +108,17 @@ def test_two_hunks_on_the_same_lines_are_refused() -> None:
 def test_blank_context_lines_at_the_edges_do_not_block_a_match() -> None:
     text = "a\nb\nc\n"
     assert ok(text, "@@\n \n a\n-b\n+B\n \n") == "a\nB\nc\n"
+
+
+def test_closest_text_inside_the_scope_comes_first() -> None:
+    text = (
+        "def total(items):\n    for it in items:\n        s += it.price\n\n"
+        "def count(items):\n    for it in items:\n        s += 1\n"
+    )
+    out = run(
+        text, "@@ def count(items):\n     for it in items:\n-        s += it.cost\n+        x"
+    )
+    assert isinstance(out, EditFailure) and out.code == "patch_no_match"
+    assert out.detail["closest"][0]["start_line"] == 6
+    plain = run(text, "@@\n     for it in items:\n-        s += it.cost\n+        x")
+    assert isinstance(plain, EditFailure) and plain.detail["closest"][0]["start_line"] == 2

@@ -316,12 +316,24 @@ def _ladder_splice(t: _Text, c: _Candidate, outcome: MatchOutcome, new: list[str
 
 
 def _no_match(t: _Text, hunk: Hunk, number: int, expected: str) -> EditFailure:
+    """Not found: with the closest real text (inside the hunk's scope first, if it has one)."""
+    hints = closest(t.text, expected, limit=6)
+    if hunk.scopes:
+        blocks = _scope_blocks(t.lines, hunk.scopes)
+
+        def later(hint: dict[str, object]) -> bool:
+            """Hints outside the scope, or not close, after close ones inside it."""
+            line = int(hint["start_line"]) - 1  # type: ignore[call-overload]
+            close = float(hint["similarity"]) >= 0.5  # type: ignore[arg-type]
+            return not (close and any(a <= line <= b for a, b in blocks))
+
+        hints.sort(key=later)
     return EditFailure(
         "patch_no_match",
         {
             "hunk": number,
             "patch_line": hunk.patch_line,
             "expected": expected,
-            "closest": closest(t.text, expected),
+            "closest": hints[:3],
         },
     )
