@@ -35,7 +35,6 @@ from filewright.edit.matching import LADDER, MatchOutcome, Region, adapt_replace
 from filewright.edit.normalize import collapse_spaces, fold_typography
 from filewright.edit.outcome import Edited, EditFailure, Result, edited
 from filewright.edit.patch_parse import Hunk
-from filewright.edit.suggest import closest, locations
 
 
 @dataclass(frozen=True)
@@ -142,6 +141,8 @@ def _place(
         return _no_match(t, hunk, number, "\n".join(old))
     cands = _narrow(t, hunk, cands, prev_end)
     if len(cands) > 1:
+        from filewright.edit.suggest import locations  # rapidfuzz: loaded on failure only
+
         spans = [(t.offset(c.first), c.first + 1, c.last) for c in cands]
         return EditFailure(
             "patch_ambiguous",
@@ -317,6 +318,8 @@ def _ladder_splice(t: _Text, c: _Candidate, outcome: MatchOutcome, new: list[str
 
 def _no_match(t: _Text, hunk: Hunk, number: int, expected: str) -> EditFailure:
     """Not found: with the closest real text (inside the hunk's scope first, if it has one)."""
+    from filewright.edit.suggest import closest  # rapidfuzz: loaded on failure only
+
     hints = closest(t.text, expected, limit=6)
     if hunk.scopes:
         blocks = _scope_blocks(t.lines, hunk.scopes)

@@ -192,9 +192,13 @@ def _numbered(text: str, first: int) -> str:
     return "\n".join(f"  {first + i:>5}  {line}" for i, line in enumerate(text.split("\n")))
 
 
+def _clip(line: str, width: int = 300) -> str:
+    return line if len(line) <= width else line[:width] + "…"
+
+
 def _quoted(text: str, limit: int = 12) -> str:
     lines = text.split("\n")
-    shown = "\n".join(f"    {x}" for x in lines[:limit])
+    shown = "\n".join(f"    {_clip(x)}" for x in lines[:limit])
     return shown + (f"\n    … ({len(lines) - limit} more lines)" if len(lines) > limit else "")
 
 
