@@ -122,3 +122,10 @@ def test_closest_text_inside_the_scope_comes_first() -> None:
     assert out.detail["closest"][0]["start_line"] == 6
     plain = run(text, "@@\n     for it in items:\n-        s += it.cost\n+        x")
     assert isinstance(plain, EditFailure) and plain.detail["closest"][0]["start_line"] == 2
+
+
+def test_adjacent_hunks_that_delete_up_to_the_end() -> None:
+    assert ok("alpha\nalpha\nbeta", "@@\n-alpha\n-alpha\n@@\n-beta") == ""
+    assert ok("a\nb\nc", "@@\n-a\n@@\n-b\n@@\n c") == "c"
+    assert ok("a\nb\nc", "@@\n a\n-b\n@@\n-c") == "a"
+    assert ok("a\nb\nc\n", "@@\n-b\n@@\n-c\n+C") == "a\nC\n"

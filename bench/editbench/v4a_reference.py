@@ -31,13 +31,13 @@ def _hunks(diff: str) -> list[tuple[str | None, list[tuple[str, str]], bool]]:
         elif raw[:1] in (" ", "-", "+"):
             lines.append((raw[0], raw[1:]))
         elif raw == "":
-            lines.append((" ", ""))
+            lines.append(("", ""))  # an empty context line, unless it ends the hunk
     if lines:
         hunks.append((scope, lines, eof))
-    for k, (s, ls, e) in enumerate(hunks):  # trailing bare blank lines are separators
-        while ls and ls[-1] == (" ", "") and not e:
+    for k, (s, ls, e) in enumerate(hunks):  # trailing bare empty lines are separators
+        while ls and ls[-1] == ("", "") and not e:
             ls = ls[:-1]
-        hunks[k] = (s, ls, e)
+        hunks[k] = (s, [(kind or " ", t) for kind, t in ls], e)
     return hunks
 
 

@@ -105,8 +105,11 @@ def apply_hunks(text: str, hunks: tuple[Hunk, ...] | list[Hunk]) -> Result:
         out.append(s.new)
         pos = s.end
     out.append(text[pos:])
+    new_text = "".join(out)
+    if text and not text.endswith("\n") and new_text.endswith("\n"):
+        new_text = new_text[:-1]  # the file ended without a newline: so does the result
     strategy = max((s.strategy for s in splices), key=_rank, default="exact")
-    result = edited(text, "".join(out), len(splices), strategy)
+    result = edited(text, new_text, len(splices), strategy)
     if isinstance(result, EditFailure):  # the hunks change nothing: not an error for a patch
         return Edited(text, 0, strategy, None)
     return result
@@ -181,7 +184,7 @@ def _append(t: _Text, new: list[str]) -> _Splice:
     end = len(t.text)
     body = "".join(x + "\n" for x in new)
     if t.text and not t.ends_with_newline:
-        body = "\n" + body.removesuffix("\n")
+        body = "\n" + body
     n = len(t.lines)
     return _Splice(end, end, body, (n, n), "exact")
 
@@ -296,15 +299,12 @@ def _scope_blocks(lines: list[str], scopes: tuple[str, ...]) -> list[tuple[int, 
 
 
 def _line_splice(t: _Text, first: int, last: int, new: list[str], strategy: str) -> _Splice:
-    """Replace whole lines ``[first, last)`` with ``new`` (removing their newlines too)."""
-    start, end = t.offset(first), t.line_end(last - 1)
-    if new:
-        return _Splice(start, end, "\n".join(new), (first, last), strategy)
-    if end < len(t.text):
-        end += 1  # the removed lines' own newline
-    elif start > 0:
-        start -= 1  # the last line of a file without a final newline: drop the one before
-    return _Splice(start, end, "", (first, last), strategy)
+    """Replace whole lines ``[first, last)``, newlines included, with ``new``'s lines.
+
+    Every line written ends with a newline; `apply_hunks` takes the last one off again
+    when the file had none, so its final-newline state is kept."""
+    start, end = t.offset(first), t.offset(last)
+    return _Splice(start, end, "".join(x + "\n" for x in new), (first, last), strategy)
 
 
 def _ladder_splice(t: _Text, c: _Candidate, outcome: MatchOutcome, new: list[str]) -> _Splice:
