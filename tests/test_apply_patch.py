@@ -238,6 +238,9 @@ def test_unencodable_text_changes_nothing(tmp_path: Path) -> None:
         (("*** Update File: a.py", "*** Move to: secret/x.py"), "denied"),
         (("*** Delete File: .filewright/x",), "hidden"),
         (("*** Update File: keep.txt", "-k", "+K"), "protected"),
+        (("*** Update File: keep.txt", "*** Move to: k2.txt"), "protected"),
+        (("*** Delete File: keep.txt",), "protected"),
+        (("*** Update File: b.py", "*** Move to: keep.txt"), "protected"),
     ],
 )
 def test_sandbox_and_policy_refuse_and_nothing_changes(
@@ -313,6 +316,26 @@ def test_a_commit_failing_midway_restores_the_files_written(tree: Path) -> None:
     assert (tree / "old.txt").read_text() == "old\n"
     assert ws.history.entries(str((tree / "a.py").resolve())) == []
     assert ws.history.entries(str((tree / "old.txt").resolve())) == []
+
+
+def test_a_file_changed_by_another_process_before_the_commit_is_refused(tree: Path) -> None:
+    def other_process_writes(req: ConfirmRequest) -> bool:
+        (tree / "b.py").write_text("def g():\n    return 2\n# edited meanwhile\n")
+        return True
+
+    ws = Workspace(str(tree), rules=[Rule("a.py", Access.CONFIRM)], confirm=other_process_writes)
+    r = ws.toolset("apply_patch").call(
+        "apply_patch",
+        {
+            "input": patch(
+                "*** Update File: a.py", "-    return 1", "+    return 10",
+                "*** Update File: b.py", "-    return 2", "+    return 20",
+            )
+        },
+    )  # fmt: skip
+    assert not r.ok and r.data["error"] == "stale", r.text
+    assert (tree / "a.py").read_text() == "def f():\n    return 1\n"
+    assert (tree / "b.py").read_text().endswith("# edited meanwhile\n")
 
 
 def test_stale_read_is_refused(tree: Path) -> None:
