@@ -194,6 +194,43 @@ def run_reference(tasks: list[T.Task]) -> dict[int, str | None]:
     return out
 
 
+def scaling(files: list[corpus.SourceFile]) -> dict[str, float]:
+    """Seconds to apply a one-hunk patch near the end of ~1 MB and ~10 MB of real text
+    (filewright and the reference, best of two), and for filewright to refuse one whose
+    context is misremembered (the ladder runs, then the hints)."""
+    base = "\n".join(f.text for f in files if f.ext == ".py") or "\n".join(f.text for f in files)
+    out: dict[str, float] = {}
+    for label, size in (("1mb", 1_000_000), ("10mb", 10_000_000)):
+        text = ((base + "\n") * (size // max(1, len(base)) + 1))[:size]
+        lines = text.split("\n")
+        j = len(lines) - 50
+        marker = "UNIQUE_MARKER_LINE = 1"
+        lines[j] = marker
+        text = "\n".join(lines)
+        diff = f"@@\n {lines[j - 1]}\n-{marker}\n+UNIQUE_MARKER_LINE = 2\n {lines[j + 1]}"
+        hunks = parse_patch(f"*** Begin Patch\n*** Update File: f\n{diff}\n*** End Patch\n")
+        assert not isinstance(hunks, PatchError)
+        op = hunks.operations[0]
+        assert isinstance(op, UpdateFile)
+        for name, fn in (
+            ("filewright", lambda t=text, h=op.hunks: apply_hunks(t, h)),
+            ("reference", lambda t=text, d=diff: apply_reference(t, d)),
+        ):
+            times = []
+            for _ in range(2):
+                t0 = time.perf_counter()
+                fn()
+                times.append(time.perf_counter() - t0)
+            out[f"{name}_{label}_s"] = min(times)
+        bad = op.hunks[0].__class__(
+            (), ((" ", lines[j - 1] + "_zz"), ("-", marker + "x"), ("+", "y")), False, 1
+        )
+        t0 = time.perf_counter()
+        apply_hunks(text, (bad,))
+        out[f"filewright_refusal_{label}_s"] = time.perf_counter() - t0
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="editbench.patches", description=__doc__)
     ap.add_argument("--seed", type=int, default=7)
@@ -201,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--files", type=int, default=160)
     ap.add_argument("--json", type=Path)
     ap.add_argument("--show-wrong", action="store_true")
+    ap.add_argument("--no-scaling", action="store_true")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     files = corpus.load(args.seed, args.files)
@@ -243,6 +281,15 @@ def main(argv: list[str] | None = None) -> int:
                 print(as_patch(t)[1])
                 if t.id in details:
                     print({k: v for k, v in details[t.id].items() if k != "closest"})
+    if not args.no_scaling:
+        sc = scaling(files)
+        for label in ("1mb", "10mb"):
+            fw_s, ref_s = sc[f"filewright_{label}_s"], sc[f"reference_{label}_s"]
+            print(
+                f"scaling {label}: apply filewright {fw_s:.3f}s, reference {ref_s:.3f}s "
+                f"(ratio {fw_s / ref_s:.2f}x); refusal with hints {sc[f'filewright_refusal_{label}_s']:.2f}s"
+            )
+        summary["scaling"] = sc
     print(f"\ntotal {time.perf_counter() - t0:.0f}s")
     if args.json:
         args.json.write_text(json.dumps(summary, indent=2))
