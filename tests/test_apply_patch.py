@@ -471,3 +471,19 @@ def test_unprivileged_user_whose_second_write_is_denied_gets_nothing_changed() -
     finally:
         os.chmod(base / "locked", 0o755)
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_a_planted_link_in_the_state_directory_is_a_clear_failure(
+    tree: Path, tmp_path_factory: Any
+) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    t = tools(tree)  # planted after the workspace opened: found when the patch locks files
+    (tree / ".filewright").mkdir()
+    (tree / ".filewright" / "locks").symlink_to(outside, target_is_directory=True)
+    before = snapshot(tree)
+    r = t.call(
+        "apply_patch", {"input": patch("*** Update File: a.py", "-    return 1", "+    return 2")}
+    )
+    assert not r.ok and r.data["error"] == "io_error", r.text
+    assert "no file was changed" in r.text and "Traceback" not in r.text
+    assert snapshot(tree) == before and list(outside.iterdir()) == []
