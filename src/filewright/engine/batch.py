@@ -112,7 +112,6 @@ def apply_batch(
 ) -> BatchOutcome:
     """Run `steps` as one change (see module docstring); never raises for expected failures."""
     slots: dict[Path, _Slot] = {}
-    index = -1
     try:
         for index, step in enumerate(steps):
             _run_step(engine, slots, step, index)
@@ -133,6 +132,10 @@ def apply_batch(
         return BatchOutcome(
             False, failure=Failure("busy", "", {"message": "a file is locked by another process"})
         )
+    except (OSError, PathRefused) as exc:  # before any write: a write's failure is handled
+        reason = exc.detail if isinstance(exc, PathRefused) else (exc.strerror or str(exc))
+        name = exc.path if isinstance(exc, PathRefused) else str(exc.filename or "")
+        return BatchOutcome(False, failure=Failure("io_error", name, {"message": reason}))
 
 
 # -- plan: the steps against a virtual view of the files ---------------------------------
