@@ -129,3 +129,9 @@ def test_adjacent_hunks_that_delete_up_to_the_end() -> None:
     assert ok("a\nb\nc", "@@\n-a\n@@\n-b\n@@\n c") == "c"
     assert ok("a\nb\nc", "@@\n a\n-b\n@@\n-c") == "a"
     assert ok("a\nb\nc\n", "@@\n-b\n@@\n-c\n+C") == "a\nC\n"
+
+
+def test_many_places_are_counted_and_the_first_twenty_listed() -> None:
+    out = run("x\n" * 5000, "@@ x\n-x\n+y")
+    assert isinstance(out, EditFailure) and out.code == "patch_ambiguous"
+    assert out.detail["count"] == 5000 and len(out.detail["locations"]) == 20

@@ -28,13 +28,17 @@ Failures are `EditFailure` values: ``patch_no_match`` (``hunk``, ``patch_line``,
 
 from __future__ import annotations
 
+import bisect
 import itertools
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from filewright.edit.matching import LADDER, MatchOutcome, Region, adapt_replacement, find
 from filewright.edit.normalize import collapse_spaces, fold_typography
 from filewright.edit.outcome import Edited, EditFailure, Result, edited
 from filewright.edit.patch_parse import Hunk
+
+_MAX_LOCATIONS = 20  # places listed for an ambiguous hunk (``count`` says how many there are)
 
 
 @dataclass(frozen=True)
@@ -146,7 +150,7 @@ def _place(
     if len(cands) > 1:
         from filewright.edit.suggest import locations  # rapidfuzz: loaded on failure only
 
-        spans = [(t.offset(c.first), c.first + 1, c.last) for c in cands]
+        spans = [(t.offset(c.first), c.first + 1, c.last) for c in cands[:_MAX_LOCATIONS]]
         return EditFailure(
             "patch_ambiguous",
             {
@@ -232,8 +236,8 @@ def _narrow(t: _Text, hunk: Hunk, cands: list[_Candidate], prev_end: int) -> lis
     if len(cands) > 1 and hunk.end_of_file:
         cands = keep([c for c in cands if c.last == len(t.lines)])
     if len(cands) > 1 and hunk.scopes:
-        blocks = _scope_blocks(t.lines, hunk.scopes)
-        cands = keep([c for c in cands if any(a <= c.first <= b for a, b in blocks)])
+        inside = _inside(_scope_blocks(t.lines, hunk.scopes))
+        cands = keep([c for c in cands if inside(c.first)])
     if len(cands) > 1 and prev_end:
         cands = keep([c for c in cands if c.first >= prev_end])
     return cands
@@ -280,18 +284,33 @@ def _block(lines: list[str], s: int) -> tuple[int, int]:
     return s, e
 
 
+def _inside(blocks: list[tuple[int, int]]) -> Callable[[int], bool]:
+    """A test of whether a line lies in one of ``blocks`` (sorted), in O(log n)."""
+    starts = [a for a, _ in blocks]
+    reach = list(itertools.accumulate((b for _, b in blocks), max))
+
+    def test(line: int) -> bool:
+        k = bisect.bisect_right(starts, line) - 1
+        return k >= 0 and reach[k] >= line
+
+    return test
+
+
+def _union(blocks: list[tuple[int, int]]) -> Iterator[int]:
+    """Each line of the (sorted, possibly nested) blocks once."""
+    nxt = 0
+    for a, b in blocks:
+        yield from range(max(a, nxt), b + 1)
+        nxt = max(nxt, b + 1)
+
+
 def _scope_blocks(lines: list[str], scopes: tuple[str, ...]) -> list[tuple[int, int]]:
     """The blocks of the innermost scope lines that sit inside blocks of the outer ones
     (empty when a scope is not found: then the scopes do not narrow)."""
     blocks: list[tuple[int, int]] = [(0, len(lines) - 1)]
     for scope in scopes:
         want = _norm(scope)
-        found = {
-            _block(lines, j)
-            for a, b in blocks
-            for j in range(a, b + 1)
-            if want and _starts_scope(lines[j], want)
-        }
+        found = {_block(lines, j) for j in _union(blocks) if want and _starts_scope(lines[j], want)}
         if not found:
             return []
         blocks = sorted(found)
@@ -322,13 +341,13 @@ def _no_match(t: _Text, hunk: Hunk, number: int, expected: str) -> EditFailure:
 
     hints = closest(t.text, expected, limit=6)
     if hunk.scopes:
-        blocks = _scope_blocks(t.lines, hunk.scopes)
+        inside = _inside(_scope_blocks(t.lines, hunk.scopes))
 
         def later(hint: dict[str, object]) -> bool:
             """Hints outside the scope, or not close, after close ones inside it."""
             line = int(hint["start_line"]) - 1  # type: ignore[call-overload]
             close = float(hint["similarity"]) >= 0.5  # type: ignore[arg-type]
-            return not (close and any(a <= line <= b for a, b in blocks))
+            return not (close and inside(line))
 
         hints.sort(key=later)
     return EditFailure(
