@@ -286,7 +286,14 @@ def _run_apply_patch(toolset: Toolset, call: ToolCall) -> Result:
             {"error": "unknown_tool"},
         )
     args = call.arguments if isinstance(call.arguments, dict) else {}
-    result: Result = apply(args.get("operation") or {})
+    try:
+        result: Result = apply(args.get("operation") or {})
+    except Exception as exc:  # the model must never see a traceback
+        return Result(
+            False,
+            f"apply_patch failed unexpectedly: {type(exc).__name__}: {exc}; nothing was changed.",
+            {"error": "internal"},
+        )
     return result
 
 
