@@ -327,7 +327,7 @@ def _commit_all(engine: Engine, changed: list[_Slot], outcome: BatchOutcome) -> 
         for slot in changed:
             try:
                 _commit_one(engine, slot)
-            except (OSError, PathRefused) as exc:
+            except Exception as exc:  # whatever stopped it: put back what was written
                 restore_failed = _roll_back(engine, done)
                 raise _commit_failure(slot, exc, done, restore_failed) from None
             done.append(slot)
@@ -394,7 +394,12 @@ def _roll_back(engine: Engine, done: list[_Slot]) -> list[str]:
 def _commit_failure(
     slot: _Slot, exc: BaseException, done: list[_Slot], restore_failed: list[str]
 ) -> OperationFailed:
-    reason = exc.detail if isinstance(exc, PathRefused) else (exc.strerror or str(exc))
+    if isinstance(exc, PathRefused):
+        reason = exc.detail
+    elif isinstance(exc, OSError):
+        reason = exc.strerror or str(exc)
+    else:
+        reason = f"{type(exc).__name__}: {exc}"
     if restore_failed:
         tail = (
             "could not restore "
