@@ -184,6 +184,10 @@ READS = {
     "worker": ("write_file", {"path": "b.txt", "content": "new"}),
     "companion": ("read", {"path": "a.txt"}),
     "memo": ("memo_read", {}),
+    "apply_patch": (
+        "apply_patch",
+        {"input": "*** Begin Patch\n*** Update File: a.txt\n-hello\n+hi\n*** End Patch"},
+    ),
 }
 
 

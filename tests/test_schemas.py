@@ -113,6 +113,9 @@ def test_definitions_match_the_parameter_models(workspace: Workspace, name: str,
     defs = workspace.toolset(name).definitions(fmt)
     assert len(defs) == len(tools)
     for tool, d in zip(tools, defs, strict=True):
+        if fmt == "openai-responses" and tool.responses_builtin:
+            assert d == tool.responses_builtin  # a built-in tool type: no schema of ours
+            continue
         want = expected(tool)
         params = generic_parameters(fmt, d) or {"properties": {}}
         props = params.get("properties", {})
@@ -153,11 +156,26 @@ def test_openai_chat_definitions_validate(workspace: Workspace, name: str) -> No
 
 @pytest.mark.parametrize("name", TOOLSETS)
 def test_openai_responses_definitions_validate(workspace: Workspace, name: str) -> None:
-    from openai.types.responses import FunctionTool, FunctionToolParam
+    from openai.types.responses import FunctionTool, FunctionToolParam, Tool, ToolParam
 
     for d in workspace.toolset(name).definitions("openai-responses"):
-        check_typed_dict(d, FunctionToolParam)
-        FunctionTool.model_validate(d)
+        TypeAdapter(ToolParam).validate_python(d)
+        TypeAdapter(Tool).validate_python(d)
+        if d["type"] == "function":
+            check_typed_dict(d, FunctionToolParam)
+            FunctionTool.model_validate(d)
+
+
+def test_apply_patch_is_the_responses_builtin_tool(workspace: Workspace) -> None:
+    from openai.types.responses import ApplyPatchTool, ApplyPatchToolParam
+
+    defs = workspace.toolset("apply_patch").definitions("openai-responses")
+    assert defs == [{"type": "apply_patch"}]
+    check_typed_dict(defs[0], ApplyPatchToolParam)
+    ApplyPatchTool.model_validate(defs[0])
+    chat = workspace.toolset("apply_patch").definitions("openai")
+    assert [d["function"]["name"] for d in chat] == ["apply_patch"]
+    assert chat[0]["function"]["parameters"]["required"] == ["input"]
 
 
 @pytest.mark.parametrize("name", TOOLSETS)
@@ -217,7 +235,7 @@ READ_ONLY = {
 ADDITIVE = {"append", "append_to_file"}
 DESTRUCTIVE = {"write", "Write", "edit", "Edit", "MultiEdit", "write_file", "replace",
                "replace_in_file", "memo_replace_literal", "memo_replace_span", "undo",
-               "str_replace_based_edit_tool"}  # fmt: skip
+               "str_replace_based_edit_tool", "apply_patch"}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", TOOLSETS)

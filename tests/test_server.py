@@ -162,6 +162,12 @@ SCENARIOS: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("memo_replace_span", {"old_span_start": "ALPHA", "old_span_end": "beta", "new_text": "x"}),
         ("memo_replace_literal", {"old_text": "absent", "new_text": "x"}),
     ],
+    "apply_patch": [
+        ("apply_patch", {"input": "*** Begin Patch\n*** Update File: notes.txt\n alpha\n-beta\n+BETA\n"
+                                  "*** Add File: sub/new.txt\n+new\n*** End Patch"}),
+        ("apply_patch", {"input": "*** Begin Patch\n*** Update File: notes.txt\n-absent\n+x\n*** End Patch"}),
+        ("apply_patch", {"input": "*** Begin Patch\n*** Delete File: MEMORY.md\n*** End Patch"}),
+    ],
 }  # fmt: skip
 
 TIMES = re.compile(

@@ -10,7 +10,7 @@ from filewright.fs import fsio
 from filewright.fs.paths import PathRefused
 from filewright.fs.textfile import content_hash
 from filewright.policy.rules import Access, Risk
-from filewright.state.history import file_lock
+from filewright.state.history import ABSENT_HASH, file_lock
 
 
 def undo(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
@@ -36,7 +36,7 @@ def undo(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
                 outcome.ok = True
                 return outcome
             current = fsio.read_bytes(loc).data if loc.real.exists() else None
-            current_hash = content_hash(current) if current is not None else None
+            current_hash = content_hash(current) if current is not None else ABSENT_HASH
             before = ws.history.before_bytes(str(loc.real), last)
             if current_hash != last.hash_after and current == before:
                 # The last change never landed, or an undo of it was cut short (a crash

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 DEFAULT_KEEP = 10
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024  # all of a root's history: oldest dropped beyond
 _PRUNE_CHECK_BYTES = 1024 * 1024  # a record that stores this much checks the total
+#: `Entry.hash_after` of a change that left no file (a delete, the source of a move).
+ABSENT_HASH = "absent"
 LOCK_TIMEOUT = 30.0
 _PLANTED_LINK = "symlink in filewright's state directory (remove it)"
 _INDEX_SLOTS = ("index.a.json", "index.b.json")

@@ -6,8 +6,13 @@ Formats (the same names as `filewright.tools.schemas.FORMATS`):
 |--------------------|----------------------------------------------------------------|----------------------------------------------------------------|
 | `openai`           | `{"id", "type": "function", "function": {"name", "arguments": "<JSON>"}}` | `{"role": "tool", "tool_call_id", "content"}` (+ a user message with the images) |
 | `openai-responses` | `{"type": "function_call", "call_id", "name", "arguments": "<JSON>"}` | `{"type": "function_call_output", "call_id", "output"}` |
+|                    | `{"type": "apply_patch_call", "call_id", "operation": {...}}` (the built-in tool) | `{"type": "apply_patch_call_output", "call_id", "status", "output"}` |
 | `anthropic`        | `{"type": "tool_use", "id", "name", "input": {...}}`           | `{"type": "tool_result", "tool_use_id", "content": [...], "is_error"}` |
 | `gemini`           | `{"functionCall": {"name", "args", "id"}}` (or the bare call)  | `{"functionResponse": {"name", "response", "id"}}` (+ `inlineData` parts) |
+
+An `apply_patch_call` (the Responses API's built-in apply_patch tool) is run by the
+toolset's `apply_operation` (the `apply_patch` toolset has one); a toolset without it
+answers with a failed output that says so.
 
 Calls may be plain dicts or the SDKs' own objects (anything with `model_dump`).
 `dispatch` returns a *list* of items to append to the conversation: chat messages,
@@ -32,6 +37,7 @@ if TYPE_CHECKING:
     from filewright.tools.base import Toolset
 
 CALL_FORMATS = ("openai", "openai-responses", "anthropic", "gemini")
+APPLY_PATCH_CALL = "apply_patch_call"
 EMPTY_TEXT = "(no output)"
 
 
@@ -47,6 +53,7 @@ class ToolCall:
     id: str | None
     name: str
     arguments: dict[str, Any] | str | None
+    kind: str = "function"  # or "apply_patch_call": `arguments` is {"operation": {...}}
 
 
 # -- images -------------------------------------------------------------------------------
@@ -97,7 +104,7 @@ def detect_format(call: Any) -> str:
     if isinstance(d.get("function"), dict):
         return "openai"
     kind = d.get("type")
-    if kind == "function_call":
+    if kind in ("function_call", APPLY_PATCH_CALL):
         return "openai-responses"
     if kind == "tool_use":
         return "anthropic"
@@ -115,6 +122,15 @@ def parse_call(call: Any, format: str | None = None) -> ToolCall:
     if fmt == "openai":
         fn = d.get("function") or {}
         return ToolCall(fmt, d.get("id"), str(fn.get("name", "")), fn.get("arguments"))
+    if fmt == "openai-responses" and d.get("type") == APPLY_PATCH_CALL:
+        operation = d.get("operation")
+        return ToolCall(
+            fmt,
+            d.get("call_id") or d.get("id"),
+            "apply_patch",
+            {"operation": operation if isinstance(operation, dict) else {}},
+            APPLY_PATCH_CALL,
+        )
     if fmt == "openai-responses":
         return ToolCall(
             fmt, d.get("call_id") or d.get("id"), str(d.get("name", "")), d.get("arguments")
@@ -204,6 +220,12 @@ def format_result(call: ToolCall, result: Result) -> list[dict[str, Any]]:
             ]
             items.append({"role": "user", "content": parts})
         return items
+    if call.kind == APPLY_PATCH_CALL:
+        status = "completed" if result.ok else "failed"
+        return [
+            {"type": "apply_patch_call_output", "call_id": call.id or "", "status": status,
+             "output": text}
+        ]  # fmt: skip
     if call.format == "openai-responses":
         output: str | list[dict[str, Any]] = text
         if images:
@@ -248,7 +270,31 @@ def format_result(call: ToolCall, result: Result) -> list[dict[str, Any]]:
 
 def run_call(toolset: Toolset, call: ToolCall) -> Result:
     """Run one normalised call on `toolset` (never raises for bad arguments)."""
+    if call.kind == APPLY_PATCH_CALL:
+        return _run_apply_patch(toolset, call)
     return toolset.call(call.name, call.arguments if call.arguments is not None else {})
+
+
+def _run_apply_patch(toolset: Toolset, call: ToolCall) -> Result:
+    from filewright.core.result import Result
+
+    apply = getattr(toolset, "apply_operation", None)
+    if not callable(apply):
+        return Result(
+            False,
+            f"This tool set ({toolset.name}) does not apply patches; nothing was changed.",
+            {"error": "unknown_tool"},
+        )
+    args = call.arguments if isinstance(call.arguments, dict) else {}
+    try:
+        result: Result = apply(args.get("operation") or {})
+    except Exception as exc:  # the model must never see a traceback
+        return Result(
+            False,
+            f"apply_patch failed unexpectedly: {type(exc).__name__}: {exc}; nothing was changed.",
+            {"error": "internal"},
+        )
+    return result
 
 
 def dispatch(toolset: Toolset, call: Any, format: str | None = None) -> list[dict[str, Any]]:
@@ -268,6 +314,7 @@ def dispatch_response(
 
 
 __all__ = [
+    "APPLY_PATCH_CALL",
     "CALL_FORMATS",
     "ToolCall",
     "detect_format",

@@ -39,6 +39,7 @@ MODEL_MODULES: dict[str, tuple[str, ...]] = {
         "ReadParamsMemoryOn", "WriteParamsMemoryOn", "EditParamsMemoryOn",
         "ReadParamsMemoryOff", "WriteParamsMemoryOff", "EditParamsMemoryOff",
     ),
+    "filewright.toolsets.apply_patch_params": ("ApplyPatchParams",),
 }  # fmt: skip
 
 _ALLOWED = frozenset({

@@ -33,7 +33,7 @@ class Tool:
 
     __slots__ = (
         "_model", "_ref", "description", "destructive", "handler", "idempotent", "name",
-        "read_only", "title",
+        "read_only", "responses_builtin", "title",
     )  # fmt: skip
 
     def __init__(
@@ -46,8 +46,12 @@ class Tool:
         destructive: bool = False,
         idempotent: bool = False,
         title: str | None = None,
+        responses_builtin: dict[str, Any] | None = None,
     ) -> None:
         self.name, self.description, self.handler = name, description, handler
+        # A Responses API built-in tool type this tool stands for (e.g. {"type": "apply_patch"}):
+        # its definition in the `openai-responses` format, instead of a function tool.
+        self.responses_builtin = responses_builtin
         self.read_only, self.destructive, self.idempotent = read_only, destructive, idempotent
         self.title = title
         self._ref = params if isinstance(params, str) else None

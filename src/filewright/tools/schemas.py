@@ -4,7 +4,9 @@ One pydantic model per tool is the single source; every format is derived from i
 Schema:
 
 - `openai`: Chat Completions `tools` entries (`{"type": "function", "function": {...}}`).
-- `openai-responses`: Responses API function tools (`{"type": "function", "name", ...}`).
+- `openai-responses`: Responses API function tools (`{"type": "function", "name", ...}`),
+  or the built-in tool type a tool stands for (`Tool.responses_builtin`, e.g.
+  `{"type": "apply_patch"}` for the `apply_patch` toolset).
 - `anthropic`: Messages API `tools` entries (`{"name", "description", "input_schema"}`).
 - `gemini`: function declarations in the OpenAPI subset Gemini accepts (upper-case
   types, no `additionalProperties` / `default` / `const` / `$ref`, string enums only).
@@ -200,6 +202,9 @@ def tool_annotations(tool: Tool) -> dict[str, Any]:
 
 def definition(tool: Tool, format: str) -> dict[str, Any]:
     """The definition of one tool in `format` (see `FORMATS`)."""
+    builtin = getattr(tool, "responses_builtin", None)
+    if format == "openai-responses" and builtin:
+        return dict(builtin)
     schema = parameters_schema(tool)
     if format == "openai":
         return {
