@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from filewright.core.result import Failure, OperationFailed, fail
+from filewright.engine.confirm import confirm_change
 from filewright.engine.diffs import unified_diff
 from filewright.engine.pipeline import Compute
-from filewright.engine.workspace import ConfirmRequest, Engine
+from filewright.engine.workspace import Engine
 from filewright.fs import fsio
 from filewright.fs.paths import Location, PathRefused
 from filewright.fs.textfile import TextFile, TextFileError, content_hash, encode
@@ -288,28 +289,20 @@ def _risk_order(risk: Risk) -> int:
 
 
 def _confirm_all(engine: Engine, changed: list[_Slot]) -> None:
-    """Ask for every file that needs it, before anything is written."""
-    ws = engine.workspace
+    """Ask for every file that needs it, before anything is written (the engine's one
+    confirmation: real path, the agent's name for it, invisible characters shown)."""
     for slot in changed:
         if slot.access != Access.CONFIRM:
             continue
-        if ws.confirm is None:
-            raise fail(
-                "no_confirmation",
-                slot.named,
-                message=f"this change needs the user's confirmation and nobody can be asked: "
-                f"{slot.named}",
-            )
-        request = ConfirmRequest(
-            path=str(slot.loc.path),
-            operation=_operation(slot),
-            risk=_risk(slot).value,
-            diff=_describe(slot).diff,
-            toolset=engine.toolset,
-            created=slot.original is None,
+        confirm_change(
+            engine,
+            slot.loc,
+            slot.named,
+            _operation(slot),
+            _describe(slot).diff,
+            _risk(slot),
+            slot.original is None,
         )
-        if not ws.confirm(request):
-            raise fail("rejected", slot.named, message="the user rejected this change")
 
 
 # -- commit: all files, or none -----------------------------------------------------------

@@ -20,8 +20,9 @@ from typing import Any
 
 from filewright.core import budget
 from filewright.core.result import Failure, OperationFailed, fail
+from filewright.engine.confirm import confirm_change
 from filewright.engine.diffs import MAX_DIFF_DATA, changed_lines, clip_diff, unified_diff
-from filewright.engine.workspace import ConfirmRequest, Engine
+from filewright.engine.workspace import Engine
 from filewright.fs import fsio
 from filewright.fs.paths import Location, PathRefused
 from filewright.fs.textfile import TextFile, TextFileError, content_hash, encode, normalise_newlines
@@ -305,33 +306,6 @@ def _confirm(engine: Engine, loc: Location, change: Change, outcome: Outcome) ->
     confirm_change(
         engine, loc, change.path, change.operation, outcome.diff, outcome.risk, outcome.created
     )
-
-
-def confirm_change(
-    engine: Engine, loc: Location, given: str, operation: str, diff: str, risk: Risk, created: bool
-) -> None:
-    """Ask whoever confirms to approve `diff` to the file at `loc` (every change and every
-    restore from history asks here). The request names the file by its real path (a
-    symlink's target, not its name) and, when the agent named it otherwise, that name
-    too. Raises OperationFailed when nobody can be asked or the answer is no."""
-    ws = engine.workspace
-    if ws.confirm is None:
-        raise fail(
-            "no_confirmation",
-            given,
-            message=f"this change needs the user's confirmation and nobody can be asked: {given}",
-        )
-    request = ConfirmRequest(
-        path=str(loc.real),
-        operation=operation,
-        risk=risk.value,
-        diff=diff,
-        toolset=engine.toolset,
-        created=created,
-        named=str(loc.path) if loc.path != loc.real else "",
-    )
-    if not ws.confirm(request):
-        raise fail("rejected", given, message="the user rejected this change")
 
 
 def _recheck_under_lock(

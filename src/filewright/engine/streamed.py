@@ -17,6 +17,7 @@ import os
 from typing import Any
 
 from filewright.core.result import fail
+from filewright.engine.confirm import confirm_change
 from filewright.engine.streamops import (
     EXACT_ONLY_NOTE,
     TOO_LARGE_ADVICE,
@@ -30,7 +31,7 @@ from filewright.engine.streamops import (
     StreamWrite,
     describe,
 )
-from filewright.engine.workspace import ConfirmRequest, Engine
+from filewright.engine.workspace import Engine
 from filewright.fs import bigfile
 from filewright.fs.chunked import (
     Format,
@@ -155,24 +156,8 @@ def _check_reads(engine: Engine, loc: Location, change: Change, current: str) ->
 
 
 def _confirm(engine: Engine, loc: Location, change: Change, outcome: Outcome, op: Any) -> None:
-    ws = engine.workspace
-    if ws.confirm is None:
-        raise fail(
-            "no_confirmation",
-            change.path,
-            message=f"this change needs the user's confirmation and nobody can be asked: {change.path}",
-        )
     outcome.diff = describe(op, loc.lexical_rel)
-    request = ConfirmRequest(
-        path=str(loc.path),
-        operation=change.operation,
-        risk=outcome.risk.value,
-        diff=outcome.diff,
-        toolset=engine.toolset,
-        created=False,
-    )
-    if not ws.confirm(request):
-        raise fail("rejected", change.path, message="the user rejected this change")
+    confirm_change(engine, loc, change.path, change.operation, outcome.diff, outcome.risk, False)
 
 
 # --------------------------------------------------------------------------- append

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from filewright.core.result import Failure, OperationFailed, fail
+from filewright.engine.confirm import confirm_change
 from filewright.engine.diffs import unified_diff
-from filewright.engine.pipeline import Outcome, confirm_change
+from filewright.engine.pipeline import Outcome
 from filewright.engine.workspace import Engine
 from filewright.fs import fsio
 from filewright.fs.paths import PathRefused
@@ -29,6 +30,10 @@ def undo(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
             last = entries[-1]
             if last.size_after >= 0:  # recorded by the streamed path (a large file)
                 from filewright.engine.streamundo import undo_large
+
+                if access == Access.CONFIRM and not dry_run:
+                    what = f"restore {loc.lexical_rel} to before its last change ({last.operation})"
+                    confirm_change(engine, loc, path, "undo", what, Risk.HIGH, False)
 
                 undo_large(engine, loc, last, outcome, dry_run)
                 outcome.risk = Risk.HIGH
