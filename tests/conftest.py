@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+# Session read ledgers go to the user's state directory: keep the suite's out of the
+# real one (subprocesses inherit this).
+os.environ["FILEWRIGHT_STATE_HOME"] = tempfile.mkdtemp(prefix="filewright-state-")
 
 # One tree snapshot for the whole suite (the adversarial tests' version, which can also
 # skip entries by name).

@@ -21,6 +21,7 @@ import contextlib
 import errno
 import hashlib
 import json
+import logging
 import os
 import re
 import stat
@@ -31,6 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from types import TracebackType
+
+log = logging.getLogger("filewright.state")
 
 DEFAULT_KEEP = 10
 LOCK_TIMEOUT = 30.0
@@ -389,7 +392,9 @@ class ReadLedger:
 
     In memory, or persisted in a directory with one small file per file read (so
     separate CLI invocations share one session, and concurrent processes see each
-    other's records without a lock: each record is one atomic rename).
+    other's records without a lock: each record is one atomic rename). A persisted
+    ledger that cannot be written (read-only disk, no home directory, no permission)
+    is kept in memory for this process instead: recording what was read never fails.
     """
 
     def __init__(self, path: Path | None = None) -> None:
@@ -401,10 +406,10 @@ class ReadLedger:
         return self.path / f"{_key(str(real))}.json"
 
     def get(self, real: Path) -> str | None:
-        if self.path is None:
+        if self.path is None or str(real) in self._memory:
             return self._memory.get(str(real))
         try:
-            data = json.loads(self._entry(real).read_text(encoding="utf-8"))
+            data = json.loads(_read_state_file(self._entry(real)))
         except (OSError, ValueError):
             return None
         if not isinstance(data, dict) or data.get("path") != str(real):
@@ -413,12 +418,20 @@ class ReadLedger:
         return digest if isinstance(digest, str) else None
 
     def record(self, real: Path, digest: str | None) -> None:
-        if self.path is None:
-            if digest is None:
+        if self.path is not None:
+            try:
+                self._persist(real, digest)
                 self._memory.pop(str(real), None)
-            else:
-                self._memory[str(real)] = digest
-            return
+                return
+            except OSError as exc:
+                log.debug("read ledger not written (%s); kept in memory", exc)
+        if digest is None:
+            self._memory.pop(str(real), None)
+        else:
+            self._memory[str(real)] = digest
+
+    def _persist(self, real: Path, digest: str | None) -> None:
+        assert self.path is not None
         entry = self._entry(real)
         if digest is None:
             with contextlib.suppress(FileNotFoundError):
@@ -431,7 +444,7 @@ class ReadLedger:
             raise OSError(
                 errno.ENOTDIR, "filewright's session ledger is not a directory", str(self.path)
             )
-        self.path.mkdir(parents=True, exist_ok=True)
+        self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
         _write_json(entry, {"path": str(real), "hash": digest})
 
 
