@@ -605,7 +605,8 @@ def test_stdio_process_asks_by_elicitation(tmp_path: Path, era: str) -> None:
 
 def test_stdio_process_long_lines_crlf_and_garbage(tmp_path: Path) -> None:
     """Requests longer than a pipe read, replies longer than the pipe buffer, CRLF and CR
-    line ends and a line that is not JSON: every reply arrives whole, on stdout only."""
+    line ends and a line that is not JSON (answered with a parse error): every reply arrives
+    whole, on stdout only."""
     root = make_tree(tmp_path / "ws")
     big = "".join(f"{i:06d} the quick brown fox jumps over the lazy dog\n" for i in range(40_000))
     messages: list[tuple[dict[str, Any] | str, str]] = [
@@ -637,6 +638,9 @@ def test_stdio_process_long_lines_crlf_and_garbage(tmp_path: Path) -> None:
             proc.stdin.flush()
             if isinstance(message, dict) and "id" in message and end != "\r":
                 replies.append(json.loads(proc.stdout.readline()))
+            elif isinstance(message, str):  # not JSON: a parse error, with no id to name
+                error = json.loads(proc.stdout.readline())
+                assert error["id"] is None and error["error"]["code"] == -32700, error
         replies.append(json.loads(proc.stdout.readline()))
     finally:
         proc.stdin.close()

@@ -451,9 +451,10 @@ class FilewrightServer(MCPServer):
             if fds is None:
                 await super().run_stdio_async()
                 return
+            writer = MessageWriter(fds[1])
             await self._lowlevel_server.run(
-                cast(Any, MessageReader(fds[0])),
-                cast(Any, MessageWriter(fds[1])),
+                cast(Any, MessageReader(fds[0], writer.send_raw)),
+                cast(Any, writer),
                 self._lowlevel_server.create_initialization_options(),
             )
 
