@@ -30,7 +30,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from filewright import Result, Workspace
 from filewright.surfaces.dispatch import report_progress
-from filewright.surfaces.mcp.server import build_server
+from filewright.surfaces.mcp.server import build_server, with_roots
 from filewright.surfaces.mcp.stdio import PipeLines
 from filewright.surfaces.mcp.threads import ToolThreads
 from filewright.tools.base import Params, Tool, Toolset
@@ -81,12 +81,17 @@ def test_lists_every_tool_with_filewrights_schema(tmp_path: Path, name: str, era
     direct = Workspace(str(root)).toolset(name)
 
     async def main() -> None:
+        # --plain-descriptions: the toolset's own schemas, character for character.
+        async with Client(build_server([str(root)], name, describe_roots=False), mode=era) as c:
+            plain = (await c.list_tools()).tools
         async with Client(build_server([str(root)], name), mode=era) as client:
             listed = (await client.list_tools()).tools
         expected = direct.definitions("mcp")
         assert [t.name for t in listed] == [d["name"] for d in expected]
-        for tool, d in zip(listed, expected, strict=True):
-            assert tool.input_schema == d["inputSchema"]
+        for tool, bare, d in zip(listed, plain, expected, strict=True):
+            assert bare.input_schema == d["inputSchema"]
+            # By default the path parameters' descriptions also name the root.
+            assert tool.input_schema == with_roots(d, [str(root)], name)["inputSchema"]
             assert tool.description == d["description"]
             assert tool.annotations is not None
             got = tool.annotations.model_dump(by_alias=True, exclude_none=True)

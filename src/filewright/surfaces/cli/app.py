@@ -312,16 +312,28 @@ def history(
     )
 
 
+class ConfirmBy(StrEnum):
+    client = "client"
+    host = "host"
+    none = "none"
+
+
 @app.command(
     epilog="Roots: --root given → those directories only. Without --root, over stdio, the "
     "client's MCP roots when it offers them, else the current directory; over HTTP the "
-    "client is not asked.\n\n"
-    "Confirmation: asked through MCP elicitation (the diff in the message) when the client "
-    "supports it; otherwise refused, or approved when --yes is given.\n\n"
+    "client is not asked. The server instructions and the path parameters' descriptions "
+    "name the roots.\n\n"
+    "Confirmation (--confirm): client = MCP elicitation (the diff in the question) when the "
+    "client supports it, else refused (approved with --yes); host = the host asks the user "
+    "before each tool call (Gemini CLI, Claude Desktop), so what reaches the server is "
+    "approved; none = such changes are refused.\n\n"
+    "HTTP: a bearer token (--token-file PATH or $FILEWRIGHT_TOKEN) is required of every "
+    "request when given; an address other than loopback needs one (or --allow-no-token).\n\n"
     "Examples:\n\n"
     "  filewright serve --toolset claude --root ~/project\n\n"
+    "  filewright serve --toolset gemini --confirm host --root ~/project\n\n"
     "  filewright serve --http 127.0.0.1:8765 --root ~/notes --toolset memo\n\n"
-    "  claude mcp add filewright -- uvx filewright serve --toolset claude"
+    "  claude mcp add filewright -- filewright serve --toolset claude --root ~/project"
 )
 def serve(
     root: Roots = None,
@@ -334,13 +346,45 @@ def serve(
             help="Serve streamable HTTP on HOST:PORT (path /mcp) instead of stdio.",
         ),
     ] = None,
+    confirm: Annotated[
+        ConfirmBy,
+        typer.Option(
+            "--confirm",
+            help="Who confirms changes that need approval: client (MCP elicitation), host "
+            "(the host's own tool approval), none (refuse them).",
+        ),
+    ] = ConfirmBy.client,
     locale: Annotated[Locale, typer.Option(help="Language of engine messages.")] = Locale.en,
     memory: Annotated[OnOff, typer.Option(help="Memory switch (companion).")] = OnOff.on,
     yes: Annotated[
         bool,
         typer.Option(
             "--yes",
-            help="Approve confirmations when the client cannot be asked (no elicitation support).",
+            help="With --confirm client: approve when the client cannot be asked (no "
+            "elicitation support).",
+        ),
+    ] = False,
+    token_file: Annotated[
+        str | None,
+        typer.Option(
+            "--token-file",
+            metavar="PATH",
+            help="HTTP: require 'Authorization: Bearer TOKEN', TOKEN being this file's first "
+            "line (default: $FILEWRIGHT_TOKEN when set).",
+        ),
+    ] = None,
+    allow_no_token: Annotated[
+        bool,
+        typer.Option(
+            "--allow-no-token",
+            help="HTTP: serve an address other than loopback without a token.",
+        ),
+    ] = False,
+    plain_descriptions: Annotated[
+        bool,
+        typer.Option(
+            "--plain-descriptions",
+            help="Serve the toolset's parameter descriptions exactly, without the roots.",
         ),
     ] = False,
 ) -> None:
@@ -357,9 +401,16 @@ def serve(
             locale=locale.value,
             memory=memory == OnOff.on,
             yes=yes,
+            confirm=confirm.value,
+            token_file=token_file,
+            allow_no_token=allow_no_token,
+            describe_roots=not plain_descriptions,
         )
     except ValueError as exc:
         raise _fail(UsageError(str(exc)), json_out=False) from None
+    except KeyboardInterrupt:
+        print("filewright: stopped", file=sys.stderr)
+        raise typer.Exit(130) from None
 
 
 def run_app(args: list[str]) -> int:
