@@ -13,8 +13,12 @@ from filewright.policy.rules import Risk
 from filewright.state.history import file_lock
 
 
-def undo(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
-    """Restore the file's content from before its last recorded change."""
+def undo(engine: Engine, path: str, *, dry_run: bool = False, force: bool = False) -> Outcome:
+    """Restore the file's content from before its last recorded change.
+
+    A file changed since that change (by hand, by another tool) is refused as `stale`,
+    unless `force`: then its current content is first recorded as a change of its own
+    (operation `undo --force`), so that the next undo brings it back."""
     outcome = Outcome(ok=False)
     try:
         loc, _access = engine.locate(path, purpose="write", expect="file")
@@ -26,7 +30,7 @@ def undo(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
                 raise fail("no_history", path, message=f"no recorded change to undo for {path}")
             last = entries[-1]
             current = fsio.read_bytes(loc).data if loc.real.exists() else None
-            current_hash = content_hash(current) if current is not None else None
+            current_hash = content_hash(current) if current is not None else ""  # "": absent
             before = ws.history.before_bytes(str(loc.real), last)
             if current_hash != last.hash_after and current == before:
                 # The last change never landed, or an undo of it was cut short (a crash
@@ -39,7 +43,7 @@ def undo(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
                     ws.history.pop(str(loc.real))
                 outcome.ok = True
                 return outcome
-            if current_hash != last.hash_after:
+            if current_hash != last.hash_after and not force:
                 raise fail(
                     "stale",
                     path,
@@ -54,6 +58,13 @@ def undo(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
                 outcome.dry_run = True
                 outcome.ok = True
                 return outcome
+            if current_hash != last.hash_after:  # forced: keep what is there now
+                ws.history.record(
+                    str(loc.real),
+                    current,
+                    "undo --force",
+                    content_hash(before) if before is not None else "",
+                )
             if before is None:
                 fsio.remove_file(loc)
                 engine.record_read(loc, None)
@@ -61,8 +72,12 @@ def undo(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
                 fsio.write_atomic(loc, before)
                 engine.record_read(loc, content_hash(before))
                 outcome.bytes_written = len(before)
-            ws.history.pop(str(loc.real))
-            outcome.extra["remaining"] = len(entries) - 1
+            if current_hash == last.hash_after:
+                ws.history.pop(str(loc.real))
+                outcome.extra["remaining"] = len(entries) - 1
+            else:
+                outcome.extra["forced"] = True
+                outcome.extra["remaining"] = len(entries) + 1
         outcome.ok = True
     except OperationFailed as exc:
         outcome.failure = exc.failure

@@ -461,6 +461,26 @@ def build_server(
     )
 
 
+def _stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def stop_on_interrupt() -> None:
+    """Ctrl-C ends the process at once: the SDK's terminal transport reads stdin on a
+    worker thread that no cancellation reaches. Safe for files: every write is atomic
+    (a temp file renamed into place), so an interrupted change leaves the old file."""
+    import signal
+
+    def stop(_signum: int, _frame: Any) -> None:
+        print("\nfilewright: stopped", file=sys.stderr, flush=True)
+        os._exit(130)
+
+    signal.signal(signal.SIGINT, stop)
+
+
 def run_server(
     roots: list[str] | None = None,
     toolset: str = "default",
@@ -497,12 +517,13 @@ def run_server(
         describe_roots=describe_roots,
     )
     if address is None:
-        if sys.stdin is not None and sys.stdin.isatty():
+        if _stdin_is_terminal():
             print(
                 f"filewright: serving toolset {toolset!r} over stdio: an MCP client (agent host) "
                 "starts this command and talks on stdin/stdout; Ctrl-C stops it",
                 file=sys.stderr,
             )
+            stop_on_interrupt()
         anyio.run(server.run_stdio_async)
         return
     http_transport.serve(server, address, token, toolset)
