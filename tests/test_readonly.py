@@ -260,3 +260,33 @@ def test_a_plain_read_leaves_the_tree_untouched(tmp_path: Path) -> None:
     status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"],
                             cwd=root, capture_output=True, text=True)  # fmt: skip
     assert ".filewright" not in status.stdout
+
+
+def test_the_ledger_is_hidden_when_a_root_holds_it(tmp_path: Path) -> None:
+    """A root at $HOME holds the user's state directory: the session ledgers in it are
+    as invisible to the agent as `.filewright/` (it could forge a read otherwise)."""
+    home = tmp_path / "home"
+    state = home / ".local" / "state" / "filewright"
+    (home / "a.txt").parent.mkdir(parents=True)
+    (home / "a.txt").write_text("alpha\n")
+    env = {**os.environ, "FILEWRIGHT_STATE_HOME": str(state)}
+    cli = [PY, "-c", CLI, "call", "--root", str(home)]
+    subprocess.run([*cli, "read", '{"path": "a.txt"}'], env=env, check=True, capture_output=True)
+    ledgers = [p for p in state.rglob("*.json")]
+    assert ledgers, "the read was not recorded"
+    rel = str(ledgers[0].relative_to(home))
+    for tool, args in [("read", {"path": rel}), ("list", {"path": ".local/state"}),
+                       ("glob", {"pattern": "**/*.json"}), ("grep", {"pattern": "hash"}),
+                       ("write", {"path": rel, "content": "{}"})]:  # fmt: skip
+        out = json.loads(subprocess.run([*cli, "--yes", tool, json.dumps(args)], env=env,
+                                        capture_output=True, text=True).stdout)  # fmt: skip
+        if tool in ("read", "write"):  # answered exactly as for a missing file
+            missing = "nope/missing.json"
+            other = json.loads(subprocess.run([*cli, "--yes", tool, json.dumps({**args, "path": missing})],
+                                              env=env, capture_output=True, text=True).stdout)  # fmt: skip
+            assert not out["ok"], (tool, out)
+            if tool == "read":
+                assert out["text"].replace(rel, "P") == other["text"].replace(missing, "P")
+        else:
+            assert out["ok"] and ledgers[0].name not in out["text"], (tool, out["text"])
+            assert "sessions" not in out["text"], (tool, out["text"])

@@ -102,6 +102,7 @@ log = logging.getLogger("filewright.surfaces.mcp.server")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 MODERN = "2026-07-28"  # first protocol revision with input_required rounds
 PROGRESS_INTERVAL = 0.1
+LIST_ROOTS_TIMEOUT = 10.0  # seconds a tools/list waits for the client's roots
 NO_ROOT_MESSAGE = (
     "no workspace: the server was started without --root, the client names no roots, and the "
     "current directory is the filesystem root; start it with --root DIR"
@@ -330,7 +331,9 @@ class FilewrightServer(MCPServer):
         if roots is None and self.client_roots_enabled:
             try:
                 context = Context(request_context=ctx, mcp_server=self)
-                found = await self.roots_for(context, RoundState())
+                found: Any = None
+                with anyio.move_on_after(LIST_ROOTS_TIMEOUT):  # a client that never answers
+                    found = await self.roots_for(context, RoundState())
                 roots = found if isinstance(found, list) else None
             except Exception as exc:
                 log.info("client roots unavailable for the listing: %s", exc)
