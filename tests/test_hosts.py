@@ -55,6 +55,7 @@ class HostReplay:
         self.asked: list[str] = []
         self.notifications: list[str] = []
         self.ids = itertools.count(1)
+        self._buffer = b""
         self.init = self.request("initialize", initialize["params"])
         self.notify("notifications/initialized")
 
@@ -70,13 +71,10 @@ class HostReplay:
         rid = next(self.ids)
         self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params or {}})
         deadline = time.monotonic() + 60
-        assert self.proc.stdout is not None
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([self.proc.stdout], [], [], 1)
-            if not ready:
+            line = self.readline(deadline)
+            if line is None:
                 continue
-            line = self.proc.stdout.readline()
-            assert line, self.proc.stderr.read() if self.proc.stderr else "server exited"
             message = json.loads(line)
             if message.get("id") == rid and "method" not in message:
                 assert "error" not in message, message
@@ -86,6 +84,26 @@ class HostReplay:
             elif "method" in message:
                 self.notifications.append(message["method"])
         raise AssertionError(f"no answer to {method}")
+
+    def readline(self, deadline: float) -> bytes | None:
+        """The next line from the server (None at the deadline), read with os.read into a
+        buffer of our own: a buffered file could hold a whole line that select() never
+        reports."""
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            ready, _, _ = select.select(
+                [fd], [], [], max(0.0, min(1.0, deadline - time.monotonic()))
+            )
+            if not ready:
+                if time.monotonic() >= deadline:
+                    return None
+                continue
+            chunk = os.read(fd, 1 << 16)
+            assert chunk, self.proc.stderr.read() if self.proc.stderr else "server exited"
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line
 
     def answer(self, message: dict[str, Any]) -> dict[str, Any]:
         method = message["method"]

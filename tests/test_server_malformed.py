@@ -5,6 +5,7 @@ and the server keeps serving the requests that follow."""
 from __future__ import annotations
 
 import json
+import os
 import select
 import subprocess
 import sys
@@ -72,13 +73,17 @@ def test_every_malformed_request_gets_an_error_and_serving_goes_on(tmp_path: Pat
         proc.stdin.flush()
         wanted = len(MALFORMED) + 2
         deadline = time.monotonic() + 60
+        fd, buffer = proc.stdout.fileno(), b""
         while len(replies) < wanted and time.monotonic() < deadline:
-            ready, _, _ = select.select([proc.stdout], [], [], 1)
+            # os.read, not readline: a buffered file may hold lines select() never reports
+            ready, _, _ = select.select([fd], [], [], 1)
             if ready:
-                raw = proc.stdout.readline()
-                if not raw:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
                     break
-                replies.append(json.loads(raw))
+                buffer += chunk
+                *lines, buffer = buffer.split(b"\n")
+                replies += [json.loads(line) for line in lines if line.strip()]
     finally:
         proc.stdin.close()
         proc.wait(timeout=60)
