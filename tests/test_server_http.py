@@ -160,6 +160,14 @@ def test_bad_tokens_and_busy_ports_are_usage_errors(tmp_path: Path) -> None:
         )  # fmt: skip
     assert proc.returncode == 2 and "cannot listen" in proc.stderr
     assert "serving" not in proc.stderr and "Traceback" not in proc.stderr
+    stdio = subprocess.run([*SERVE, "--root", str(root), "--token-file", "/nonexistent"],
+                           capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert stdio.returncode == 2 and "apply to --http" in stdio.stderr
+    missing = subprocess.run(
+        [*SERVE, "--root", str(root), "--http", f"127.0.0.1:{free_port()}", "--token-file",
+         str(tmp_path / "nope")], capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert missing.returncode == 2 and "cannot read it" in missing.stderr
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "127.1", "localhost", "::1"])

@@ -506,6 +506,8 @@ def run_server(
     from filewright.surfaces.mcp import http as http_transport
 
     address = parse_http(http) if http else None
+    if address is None and (token_file or allow_no_token):
+        raise ValueError("--token-file and --allow-no-token apply to --http HOST:PORT only")
     token = http_transport.load_token(token_file) if address is not None else None
     if address is not None:
         http_transport.check_exposure(address[0], token, allow_no_token)
