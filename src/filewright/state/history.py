@@ -21,7 +21,6 @@ import contextlib
 import errno
 import hashlib
 import json
-import logging
 import os
 import re
 import stat
@@ -32,8 +31,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from types import TracebackType
-
-log = logging.getLogger("filewright.state")
 
 DEFAULT_KEEP = 10
 LOCK_TIMEOUT = 30.0
@@ -423,8 +420,8 @@ class ReadLedger:
                 self._persist(real, digest)
                 self._memory.pop(str(real), None)
                 return
-            except OSError as exc:
-                log.debug("read ledger not written (%s); kept in memory", exc)
+            except OSError:  # read-only disk, no home, no permission: this process remembers
+                pass
         if digest is None:
             self._memory.pop(str(real), None)
         else:
