@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,6 +15,11 @@ import pytest
 # One tree snapshot for the whole suite (the adversarial tests' version, which can also
 # skip entries by name).
 from adversarial.support import Snapshot, take_snapshot
+
+# Session read ledgers go to the user's state directory: keep the suite's out of the
+# real one (subprocesses inherit this), and remove it when the run ends.
+os.environ["FILEWRIGHT_STATE_HOME"] = tempfile.mkdtemp(prefix="filewright-state-")
+atexit.register(shutil.rmtree, os.environ["FILEWRIGHT_STATE_HOME"], True)
 
 
 @pytest.fixture

@@ -312,10 +312,10 @@ def test_extract_calls_from_whole_responses(tools: Any) -> None:
     assert "missing required parameter" in items[1]["content"]
 
 
-# -- the README loops ------------------------------------------------------------------------
+# -- the documented loops (docs/agent-loops.md, linked from the README) ------------------------
 
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[1] / "docs" / "agent-loops.md"
 
 
 def readme_block(marker: str) -> str:

@@ -30,7 +30,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from filewright import Result, Workspace
 from filewright.surfaces.dispatch import report_progress
-from filewright.surfaces.mcp.server import build_server
+from filewright.surfaces.mcp.server import build_server, with_roots
 from filewright.surfaces.mcp.stdio import PipeLines
 from filewright.surfaces.mcp.threads import ToolThreads
 from filewright.tools.base import Params, Tool, Toolset
@@ -81,12 +81,17 @@ def test_lists_every_tool_with_filewrights_schema(tmp_path: Path, name: str, era
     direct = Workspace(str(root)).toolset(name)
 
     async def main() -> None:
+        # --plain-descriptions: the toolset's own schemas, character for character.
+        async with Client(build_server([str(root)], name, describe_roots=False), mode=era) as c:
+            plain = (await c.list_tools()).tools
         async with Client(build_server([str(root)], name), mode=era) as client:
             listed = (await client.list_tools()).tools
         expected = direct.definitions("mcp")
         assert [t.name for t in listed] == [d["name"] for d in expected]
-        for tool, d in zip(listed, expected, strict=True):
-            assert tool.input_schema == d["inputSchema"]
+        for tool, bare, d in zip(listed, plain, expected, strict=True):
+            assert bare.input_schema == d["inputSchema"]
+            # By default the path parameters' descriptions also name the root.
+            assert tool.input_schema == with_roots(d, [str(root)], name)["inputSchema"]
             assert tool.description == d["description"]
             assert tool.annotations is not None
             got = tool.annotations.model_dump(by_alias=True, exclude_none=True)
@@ -611,7 +616,8 @@ def test_stdio_process_asks_by_elicitation(tmp_path: Path, era: str) -> None:
 
 def test_stdio_process_long_lines_crlf_and_garbage(tmp_path: Path) -> None:
     """Requests longer than a pipe read, replies longer than the pipe buffer, CRLF and CR
-    line ends and a line that is not JSON: every reply arrives whole, on stdout only."""
+    line ends and a line that is not JSON (answered with a parse error): every reply arrives
+    whole, on stdout only."""
     root = make_tree(tmp_path / "ws")
     big = "".join(f"{i:06d} the quick brown fox jumps over the lazy dog\n" for i in range(40_000))
     messages: list[tuple[dict[str, Any] | str, str]] = [
@@ -643,6 +649,9 @@ def test_stdio_process_long_lines_crlf_and_garbage(tmp_path: Path) -> None:
             proc.stdin.flush()
             if isinstance(message, dict) and "id" in message and end != "\r":
                 replies.append(json.loads(proc.stdout.readline()))
+            elif isinstance(message, str):  # not JSON: a parse error, with no id to name
+                error = json.loads(proc.stdout.readline())
+                assert error["id"] is None and error["error"]["code"] == -32700, error
         replies.append(json.loads(proc.stdout.readline()))
     finally:
         proc.stdin.close()

@@ -116,6 +116,8 @@ def failure_text(
     template = (overrides or {}).get(failure.code) or catalogue.get(failure.code)
     params = {k: v for k, v in failure.detail.items()}
     params["path"] = path if path is not None else failure.path
+    if "lines" not in params and "line_count" in params:  # edits name the count line_count
+        params["lines"] = params["line_count"]
     if template is None:
         return str(params.get("message") or f"{failure.code}: {params['path']}")
     return render(template, **params)

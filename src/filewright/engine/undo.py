@@ -14,10 +14,14 @@ from filewright.policy.rules import Access, Risk
 from filewright.state.history import ABSENT_HASH, file_lock
 
 
-def undo(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
+def undo(engine: Engine, path: str, *, dry_run: bool = False, force: bool = False) -> Outcome:
     """Restore the file's content from before its last recorded change, asking whoever
     confirms first where the policy asks for a change to this file (a restore is a
-    change)."""
+    change).
+
+    A file changed since that change (by hand, by another tool) is refused as `stale`,
+    unless `force`: then its current content is first recorded as a change of its own
+    (operation `undo --force`), so that the next undo brings it back."""
     outcome = Outcome(ok=False)
     try:
         loc, access = engine.locate(path, purpose="write", expect="file")
@@ -54,7 +58,7 @@ def undo(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
                     ws.history.pop(str(loc.real))
                 outcome.ok = True
                 return outcome
-            if current_hash != last.hash_after:
+            if current_hash != last.hash_after and not force:
                 raise fail(
                     "stale",
                     path,
@@ -71,6 +75,13 @@ def undo(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
                 return outcome
             if access == Access.CONFIRM:
                 confirm_change(engine, loc, path, "undo", outcome.diff, outcome.risk, False)
+            if current_hash != last.hash_after:  # forced: keep what is there now
+                ws.history.record(
+                    str(loc.real),
+                    current,
+                    "undo --force",
+                    content_hash(before) if before is not None else ABSENT_HASH,
+                )
             if before is None:
                 fsio.remove_file(loc)
                 engine.record_read(loc, None)
@@ -78,8 +89,12 @@ def undo(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
                 fsio.write_atomic(loc, before)
                 engine.record_read(loc, content_hash(before))
                 outcome.bytes_written = len(before)
-            ws.history.pop(str(loc.real))
-            outcome.extra["remaining"] = len(entries) - 1
+            if current_hash == last.hash_after:
+                ws.history.pop(str(loc.real))
+                outcome.extra["remaining"] = len(entries) - 1
+            else:
+                outcome.extra["forced"] = True
+                outcome.extra["remaining"] = len(entries) + 1
         outcome.ok = True
     except OperationFailed as exc:
         outcome.failure = exc.failure

@@ -65,8 +65,12 @@ class Workspace:
     `confirm` is called for changes that need approval (a callable returning True to
     approve); None means nobody can be asked, so such changes are refused; True approves
     everything. `session` names a persisted read ledger (so separate processes, like CLI
-    calls, share what was read); None keeps it in memory. `state_dir` holds history,
-    locks and ledgers (default: `.filewright/` in the first root; hidden from agents).
+    calls, share what was read); None keeps it in memory. A persisted ledger lives in the
+    user's state directory (`user_state_home()`), keyed by the roots, never in the tree:
+    a read writes nothing in a root, and one that cannot record its ledger still
+    succeeds. `state_dir` holds history and locks (default: `.filewright/` in the first
+    root, created with its `.gitignore` at the first change; hidden from agents); given
+    explicitly, it holds the session ledgers too.
     `watch` starts a file watcher that notices external changes to files the agent read.
     `dry_run` makes every change a preview. Files above `stream_above_bytes` are changed
     in streaming mode (exact matching, bounded memory); above `max_change_bytes` no
@@ -112,8 +116,17 @@ class Workspace:
         self.history = History(self.state_dir, keep=keep_backups, max_bytes=history_max_bytes)
         ledger_path = None
         if session is not None:
-            ledger_path = self.state_dir / "sessions" / _safe_name(session)
+            sessions = (
+                self.state_dir / "sessions"
+                if state_dir
+                else user_state_home() / "sessions" / roots_key(self.sandbox.roots)
+            )
+            ledger_path = sessions / _safe_name(session)
         self.ledger = ReadLedger(ledger_path)
+        # filewright's own directories, hidden from agents even when a root holds them.
+        self.private_dirs = [self.state_dir]
+        if ledger_path is not None and not state_dir:
+            self.private_dirs.append(Path(os.path.realpath(ledger_path.parent.parent.parent)))
         workspace_rules: list[Rule] = []
         for root in self.sandbox.roots:
             config = root / CONFIG_FILE
@@ -122,7 +135,7 @@ class Workspace:
         # A workspace's own file comes with the repository: it may only tighten.
         self.workspace_rules = workspace_rules
         policy_file = user_policy_path()
-        user_rules = load_rules(policy_file) if policy_file.is_file() else []
+        user_rules = load_rules(policy_file) if _is_file(policy_file) else []
         self.user_rules = [*user_rules, *(rules or [])]
         # The trusted policy file may lie inside a root (a root at $HOME): agents must not
         # be able to write it, or they could loosen their own protections for next time.
@@ -170,6 +183,10 @@ class Workspace:
             self._toolsets[key] = create(name, self, **options)
         return self._toolsets[key]
 
+    def is_private(self, real: Path) -> bool:
+        """Whether a real path is inside filewright's own state (hidden from agents)."""
+        return any(_inside(real, d) for d in self.private_dirs)
+
     def ensure_state(self) -> Path:
         return ensure_state_dir(self.state_dir)
 
@@ -190,6 +207,37 @@ def user_policy_path() -> Path:
     return Path(user_config_dir("filewright")) / "policy.toml"
 
 
+def user_state_home() -> Path:
+    """filewright's directory in the user's state directory (read ledgers of sessions):
+    `$FILEWRIGHT_STATE_HOME`, else `$XDG_STATE_HOME/filewright` or
+    `~/.local/state/filewright` on Linux, platformdirs' `user_state_dir` elsewhere."""
+    override = os.environ.get("FILEWRIGHT_STATE_HOME", "").strip()
+    if override:
+        return Path(override)
+    if sys.platform.startswith("linux"):
+        base = os.environ.get("XDG_STATE_HOME", "").strip() or os.path.expanduser("~/.local/state")
+        return Path(base) / "filewright"
+    from platformdirs import user_state_dir
+
+    return Path(user_state_dir("filewright"))
+
+
+def roots_key(roots: list[Path]) -> str:
+    """A short name for a set of real root paths (the ledger directory of those roots)."""
+    import hashlib
+
+    joined = "\0".join(str(r) for r in roots)
+    return hashlib.sha256(joined.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def _is_file(path: Path) -> bool:
+    """`path.is_file()`, False when it cannot be looked at (a directory we may not search)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 def _safe_name(name: str) -> str:
     cleaned = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:80]
     return cleaned.lstrip(".") or "default"
@@ -207,7 +255,7 @@ class Engine:
 
     def access(self, loc: Location) -> Access:
         """The policy's answer for a location (its name and its real target)."""
-        if _inside(loc.real, self.workspace.state_dir):
+        if self.workspace.is_private(loc.real):
             return Access.HIDDEN
         # With nested roots, a rule is checked against the path relative to every root that
         # holds it, so naming a file through the inner root cannot dodge an outer rule.
@@ -224,7 +272,7 @@ class Engine:
     def is_visible_real(self, real: Path, is_dir: bool = False) -> bool:
         """For listings and searches: may this real path (its name or its content) appear
         in results? Judged under every root that holds it, like `access`."""
-        if _inside(real, self.workspace.state_dir):
+        if self.workspace.is_private(real):
             return False
         rels = self._rels_under_roots(real)
         if not rels:
@@ -246,7 +294,7 @@ class Engine:
         under every root that holds it, so the verdict is the same whichever root or tool
         reaches it."""
         base = "" if directory.rel == "." else directory.rel + "/"
-        state = self.workspace.state_dir
+        is_private = self.workspace.is_private
         root = directory.root
         real_dir = directory.real
         # Other roots nested inside or around this one: (root, real path prefix of the
@@ -265,7 +313,7 @@ class Engine:
         def visible(rel: str, is_dir: bool = False) -> bool:
             rel = rel.strip("/")
             full = base + rel
-            if _inside(root / full, state):
+            if is_private(root / full):
                 return False
             names = [full]
             for below, prefix in others:

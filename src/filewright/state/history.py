@@ -613,7 +613,9 @@ class ReadLedger:
 
     In memory, or persisted in a directory with one small file per file read (so
     separate CLI invocations share one session, and concurrent processes see each
-    other's records without a lock: each record is one atomic rename).
+    other's records without a lock: each record is one atomic rename). A persisted
+    ledger that cannot be written (read-only disk, no home directory, no permission)
+    is kept in memory for this process instead: recording what was read never fails.
     """
 
     def __init__(self, path: Path | None = None) -> None:
@@ -625,7 +627,7 @@ class ReadLedger:
         return self.path / f"{_key(str(real))}.json"
 
     def get(self, real: Path) -> str | None:
-        if self.path is None:
+        if self.path is None or str(real) in self._memory:
             return self._memory.get(str(real))
         try:
             data = json.loads(_read_state_file(self._entry(real)))
@@ -637,12 +639,20 @@ class ReadLedger:
         return digest if isinstance(digest, str) else None
 
     def record(self, real: Path, digest: str | None) -> None:
-        if self.path is None:
-            if digest is None:
+        if self.path is not None:
+            try:
+                self._persist(real, digest)
                 self._memory.pop(str(real), None)
-            else:
-                self._memory[str(real)] = digest
-            return
+                return
+            except OSError:  # read-only disk, no home, no permission: this process remembers
+                pass
+        if digest is None:
+            self._memory.pop(str(real), None)
+        else:
+            self._memory[str(real)] = digest
+
+    def _persist(self, real: Path, digest: str | None) -> None:
+        assert self.path is not None
         entry = self._entry(real)
         if digest is None:
             with contextlib.suppress(OSError):
@@ -655,7 +665,7 @@ class ReadLedger:
             raise OSError(
                 errno.ENOTDIR, "filewright's session ledger is not a directory", str(self.path)
             )
-        os.close(_dir_fd(self.path, create=True))
+        self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
         _write_json(entry, {"path": str(real), "hash": digest})
 
 

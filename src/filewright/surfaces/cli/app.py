@@ -18,7 +18,6 @@ from typer._click.exceptions import NoArgsIsHelpError
 from typer._click.exceptions import UsageError as ClickUsageError
 
 from filewright.surfaces.cli.calls import (
-    EXIT_FAILED,
     TOOLSET_NAMES,
     UsageError,
     load_toolset,
@@ -50,6 +49,8 @@ Serve them to an agent host over MCP (stdio; --http 127.0.0.1:8765 for HTTP):
 Take a change back:
 
   filewright history notes.md ; filewright undo notes.md
+
+Version: filewright --version. Also runs as python -m filewright.
 """
 
 app = typer.Typer(
@@ -60,6 +61,26 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from filewright.core.version import __version__
+
+        print(f"filewright {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print the version and exit.", is_eager=True, callback=_show_version
+        ),
+    ] = False,
+) -> None:
+    """Safe, precise and fast file tools for LLM agents."""
 
 
 class OnOff(StrEnum):
@@ -205,6 +226,7 @@ def tools(
 
 def _print_table(ts: object, name: str) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from filewright.tools.schemas import parameters_schema
@@ -216,6 +238,7 @@ def _print_table(ts: object, name: str) -> None:
         schema = parameters_schema(t)
         required = set(schema.get("required", []))
         params = ", ".join(p if p in required else f"[{p}]" for p in schema.get("properties", {}))
+        params = escape(params)  # "[offset]" is rich markup otherwise, and vanishes
         if t.read_only:
             kind = "read-only"
         elif t.destructive:
@@ -223,11 +246,22 @@ def _print_table(ts: object, name: str) -> None:
         else:
             kind = "changes (additive)"
         first = t.description.strip().split("\n")[0]
-        table.add_row(t.name, params, kind, first[:160])
+        table.add_row(escape(t.name), params, kind, escape(first[:160]))
     Console().print(table)
 
 
-@app.command()
+AsJson = Annotated[
+    bool,
+    typer.Option("--json", help="Print one JSON object even on a terminal (always when piped)."),
+]
+
+
+@app.command(
+    epilog="Examples:\n\n"
+    "  filewright undo notes.md\n\n"
+    "  filewright undo --dry-run notes.md   (show what would be restored)\n\n"
+    "  filewright undo --force notes.md     (after an edit made outside filewright)"
+)
 def undo(
     path: Annotated[str, typer.Argument(help="File whose last change to undo.")],
     root: Roots = None,
@@ -238,37 +272,37 @@ def undo(
     yes: Annotated[
         bool, typer.Option("--yes", "-y", help="Approve a restore that needs confirmation.")
     ] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Restore even though the file changed since its last recorded change; the "
+            "current content is recorded first, so undo again brings it back.",
+        ),
+    ] = False,
+    as_json: AsJson = False,
 ) -> None:
     """Restore a file to its content before its last change (repeat to go further back).
     A file the toolset's policy confirms changes to is restored only after approval."""
-    from filewright.engine.undo import undo as undo_change
+    from filewright.surfaces.cli.changes import run_undo, wants_json
 
+    as_json = wants_json(as_json)
     try:
         ws = open_workspace(_roots(root), yes=yes, toolset=toolset)
         tools = load_toolset(ws, toolset)
     except UsageError as exc:
-        raise _fail(exc) from None
-    outcome = undo_change(tools.engine, path, dry_run=dry_run)
-    if not outcome.ok:
-        from filewright.core.messages import failure_text
-
-        assert outcome.failure is not None
-        text = failure_text(outcome.failure)
-        print(json.dumps({"ok": False, "text": text, "data": outcome.data()}, ensure_ascii=False))
-        raise typer.Exit(EXIT_FAILED)
-    undone = outcome.extra.get("undone", {})
-    verb = "Would restore" if dry_run else "Restored"
-    text = f"{verb} {path} to before its {undone.get('operation', 'last')} of {undone.get('time', '?')}"
-    print(json.dumps({"ok": True, "text": text, "data": outcome.data()}, ensure_ascii=False))
+        raise _fail(exc, json_out=as_json) from None
+    raise typer.Exit(run_undo(tools.engine, path, dry_run=dry_run, force=force, as_json=as_json))
 
 
-def _prune_history(ws: object, max_bytes: int | None) -> None:
+def _prune_history(ws: object, max_bytes: int | None, as_json: bool) -> int:
     """`history --prune`: oldest entries first, until what is kept fits the cap."""
     from filewright.engine.workspace import Workspace
+    from filewright.surfaces.cli.changes import emit
 
     assert isinstance(ws, Workspace)
     if max_bytes is not None and max_bytes < 0:
-        raise _fail(UsageError("--max-bytes must be 0 or more"))
+        raise _fail(UsageError("--max-bytes must be 0 or more"), json_out=as_json)
     before = ws.history.total_bytes()
     dropped = ws.history.prune(max_bytes)
     after = before - sum(d["bytes"] for d in dropped)
@@ -277,10 +311,17 @@ def _prune_history(ws: object, max_bytes: int | None) -> None:
         f"history now holds {after} bytes"
     )
     data = {"dropped": dropped, "bytes_before": before, "bytes_after": after}
-    print(json.dumps({"ok": True, "text": text, "data": data}, ensure_ascii=False))
+    return emit(True, text, data, as_json=as_json)
 
 
-@app.command()
+@app.command(
+    epilog="Examples:\n\n"
+    "  filewright history                     (files with recorded changes)\n\n"
+    "  filewright history notes.md            (its changes, newest last)\n\n"
+    "  filewright history notes.md --diff 3   (what change 3 did)\n\n"
+    "  filewright history notes.md --show 3   (the content before change 3)\n\n"
+    "  filewright history --prune             (drop the oldest entries beyond the cap)"
+)
 def history(
     path: Annotated[
         str | None, typer.Argument(help="File to show; omit to list files with history.")
@@ -296,71 +337,55 @@ def history(
         int | None,
         typer.Option("--max-bytes", help="With --prune: the cap in bytes (default 512 MB)."),
     ] = None,
+    show: Annotated[
+        int | None,
+        typer.Option("--show", metavar="N", help="Print the file's content before change N."),
+    ] = None,
+    diff: Annotated[
+        int | None,
+        typer.Option("--diff", metavar="N", help="Show what change N did, as a diff."),
+    ] = None,
+    as_json: AsJson = False,
 ) -> None:
     """Show the recorded changes of a file (newest last), or the files that have any."""
+    from filewright.surfaces.cli.changes import run_history, wants_json
+
+    as_json = wants_json(as_json)
+    if (show is not None or diff is not None) and path is None:
+        raise _fail(UsageError("--show and --diff need a PATH"), json_out=as_json)
+    if show is not None and diff is not None:
+        raise _fail(UsageError("give --show or --diff, not both"), json_out=as_json)
     try:
         ws = open_workspace(_roots(root))
     except UsageError as exc:
-        raise _fail(exc) from None
+        raise _fail(exc, json_out=as_json) from None
     if prune:
-        _prune_history(ws, max_bytes)
-        return
-    if path is None:
-        # Listed like any listing: a file the policy denies or hides is not named.
-        engine = ws.engine()
-        files = [f for f in ws.history.files() if engine.is_visible_real(Path(f))]
-        print(
-            json.dumps(
-                {"ok": True, "text": "\n".join(files) or "(no history)", "data": {"files": files}},
-                ensure_ascii=False,
-            )
-        )
-        return
-    from filewright.core.result import OperationFailed
+        raise typer.Exit(_prune_history(ws, max_bytes, as_json))
+    raise typer.Exit(run_history(ws, path, show=show, diff=diff, as_json=as_json))
 
-    engine = ws.engine()
-    try:
-        loc, _ = engine.locate(path, purpose="read")
-    except OperationFailed as exc:
-        from filewright.core.messages import failure_text
 
-        print(
-            json.dumps(
-                {
-                    "ok": False,
-                    "text": failure_text(exc.failure),
-                    "data": {"error": exc.failure.code},
-                }
-            )
-        )
-        raise typer.Exit(EXIT_FAILED) from None
-    entries = [e.to_dict() for e in ws.history.entries(str(loc.real))]
-    lines = [
-        f"{e['id']:>3}  {e['time']}  {e['operation']:<8} {'modified' if e['existed'] else 'created'}"
-        for e in entries
-    ]
-    print(
-        json.dumps(
-            {
-                "ok": True,
-                "text": "\n".join(lines) or f"(no history for {path})",
-                "data": {"path": str(loc.path), "entries": entries},
-            },
-            ensure_ascii=False,
-        )
-    )
+class ConfirmBy(StrEnum):
+    client = "client"
+    host = "host"
+    none = "none"
 
 
 @app.command(
     epilog="Roots: --root given → those directories only. Without --root, over stdio, the "
     "client's MCP roots when it offers them, else the current directory; over HTTP the "
-    "client is not asked.\n\n"
-    "Confirmation: asked through MCP elicitation (the diff in the message) when the client "
-    "supports it; otherwise refused, or approved when --yes is given.\n\n"
+    "client is not asked. The server instructions and the path parameters' descriptions "
+    "name the roots.\n\n"
+    "Confirmation (--confirm): client = MCP elicitation (the diff in the question) when the "
+    "client supports it, else refused (approved with --yes); host = the host asks the user "
+    "before each tool call (Gemini CLI, Claude Desktop), so what reaches the server is "
+    "approved; none = such changes are refused.\n\n"
+    "HTTP: a bearer token (--token-file PATH or $FILEWRIGHT_TOKEN) is required of every "
+    "request when given; an address other than loopback needs one (or --allow-no-token).\n\n"
     "Examples:\n\n"
     "  filewright serve --toolset claude --root ~/project\n\n"
+    "  filewright serve --toolset gemini --confirm host --root ~/project\n\n"
     "  filewright serve --http 127.0.0.1:8765 --root ~/notes --toolset memo\n\n"
-    "  claude mcp add filewright -- uvx filewright serve --toolset claude"
+    "  claude mcp add filewright -- filewright serve --toolset claude --root ~/project"
 )
 def serve(
     root: Roots = None,
@@ -373,13 +398,45 @@ def serve(
             help="Serve streamable HTTP on HOST:PORT (path /mcp) instead of stdio.",
         ),
     ] = None,
+    confirm: Annotated[
+        ConfirmBy,
+        typer.Option(
+            "--confirm",
+            help="Who confirms changes that need approval: client (MCP elicitation), host "
+            "(the host's own tool approval), none (refuse them).",
+        ),
+    ] = ConfirmBy.client,
     locale: Annotated[Locale, typer.Option(help="Language of engine messages.")] = Locale.en,
     memory: Annotated[OnOff, typer.Option(help="Memory switch (companion).")] = OnOff.on,
     yes: Annotated[
         bool,
         typer.Option(
             "--yes",
-            help="Approve confirmations when the client cannot be asked (no elicitation support).",
+            help="With --confirm client: approve when the client cannot be asked (no "
+            "elicitation support).",
+        ),
+    ] = False,
+    token_file: Annotated[
+        str | None,
+        typer.Option(
+            "--token-file",
+            metavar="PATH",
+            help="HTTP: require 'Authorization: Bearer TOKEN', TOKEN being this file's first "
+            "line (default: $FILEWRIGHT_TOKEN when set).",
+        ),
+    ] = None,
+    allow_no_token: Annotated[
+        bool,
+        typer.Option(
+            "--allow-no-token",
+            help="HTTP: serve an address other than loopback without a token.",
+        ),
+    ] = False,
+    plain_descriptions: Annotated[
+        bool,
+        typer.Option(
+            "--plain-descriptions",
+            help="Serve the toolset's parameter descriptions exactly, without the roots.",
         ),
     ] = False,
 ) -> None:
@@ -396,9 +453,16 @@ def serve(
             locale=locale.value,
             memory=memory == OnOff.on,
             yes=yes,
+            confirm=confirm.value,
+            token_file=token_file,
+            allow_no_token=allow_no_token,
+            describe_roots=not plain_descriptions,
         )
     except ValueError as exc:
         raise _fail(UsageError(str(exc)), json_out=False) from None
+    except KeyboardInterrupt:
+        print("filewright: stopped", file=sys.stderr)
+        raise typer.Exit(130) from None
 
 
 def run_app(args: list[str]) -> int:

@@ -126,9 +126,11 @@ def run_call(
         try:
             parsed = json.loads(raw)
         except (ValueError, RecursionError) as exc:  # RecursionError: absurdly nested JSON
-            raise UsageError(f"JSON-ARGS is not valid JSON: {exc}") from None
+            raise UsageError(
+                f"JSON-ARGS is not valid JSON ({exc}); {args_example(tool, toolset, raw)}"
+            ) from None
         if not isinstance(parsed, dict):
-            raise UsageError('JSON-ARGS must be a JSON object, e.g. \'{"path": "a.txt"}\'')
+            raise UsageError(f"JSON-ARGS must be a JSON object; {args_example(tool, toolset, raw)}")
         ws = open_workspace(
             roots, locale=locale, memory=memory, yes=yes, dry_run=dry_run, toolset=toolset
         )
@@ -156,6 +158,34 @@ def run_call(
     return EXIT_FAILED
 
 
+def args_example(tool: str, toolset: str, given: str = "") -> str:
+    """An example command line for `tool`, its path argument taken from `given` when that
+    looks like a bare path (`read a.py` instead of `read '{"path": "a.py"}'`)."""
+    import os
+    import re
+
+    key = {"claude": "file_path", "memo": "", "companion": "path"}.get(toolset, "path")
+    if toolset == "gemini" and tool in ("write_file", "replace"):
+        key = "file_path"
+    if toolset == "text_editor":
+        return (
+            "e.g. filewright call --toolset text_editor str_replace_based_edit_tool "
+            '\'{"command": "view", "path": "/abs/a.py"}\''
+        )
+    if not key:
+        return f"e.g. filewright call --toolset {toolset} {tool} '{{}}'"
+    candidate = given.strip()
+    if not candidate or not re.fullmatch(r"[\w./~\\-][^\s{}\[\]\"']*", candidate):
+        candidate = "a.py"
+    if key == "file_path" and not os.path.isabs(candidate):
+        candidate = os.path.abspath(candidate)
+    flag = "" if toolset == "default" else f"--toolset {toolset} "
+    return (
+        "pass the arguments as one JSON object in single quotes, "
+        f"e.g. filewright call {flag}{tool} '{json.dumps({key: candidate})}'"
+    )
+
+
 def _stderr_is_terminal() -> bool:
     try:
         return sys.stderr is not None and sys.stderr.isatty()
@@ -165,18 +195,34 @@ def _stderr_is_terminal() -> bool:
 
 def print_human(result: Result) -> None:
     """Readable output: the text (green when ok, red when not) and a coloured diff."""
-    from rich.console import Console
-    from rich.syntax import Syntax
-
-    from filewright.fs.paths import printable
-
-    console = Console()
-    style = "green" if result.ok else "red"
     diff = result.data.get("diff") if isinstance(result.data, dict) else None
     text = result.text
     if diff and diff.rstrip("\n") in text:
         text = text.replace(diff.rstrip("\n"), "").rstrip()
-    console.print(printable(text), style=style, markup=False, highlight=False)
+    print_text(text, ok=result.ok, diff=diff or "")
+
+
+def print_text(text: str, *, ok: bool = True, diff: str = "") -> None:
+    """Text and a diff for a person: coloured on a terminal, never wrapped; plain (no
+    colours, no wrapping, no cropping) when stdout is piped or a file."""
+    from filewright.fs.paths import printable
+
+    try:
+        terminal = sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        terminal = False
+    if not terminal:
+        out = printable(text)
+        sys.stdout.write(out + ("\n" if out and not out.endswith("\n") else ""))
+        if diff:
+            shown = printable(diff)
+            sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")
+        return
+    from rich.console import Console
+    from rich.syntax import Syntax
+
+    console = Console(soft_wrap=True)
+    console.print(printable(text), style="green" if ok else "red", markup=False, highlight=False)
     if diff:
         console.print(
             Syntax(printable(diff), "diff", theme="ansi_dark", background_color="default")

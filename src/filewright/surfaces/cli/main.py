@@ -103,6 +103,11 @@ def parse_call_argv(argv: list[str]) -> dict[str, Any] | None:
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     args = sys.argv[1:] if argv is None else argv
+    if args in (["--version"], ["-V"]):
+        from filewright.core.version import __version__
+
+        print(f"filewright {__version__}")
+        sys.exit(0)
     try:
         fast = parse_call_argv(args)
         if fast is not None:

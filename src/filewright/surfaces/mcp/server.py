@@ -16,12 +16,21 @@ to the toolset unchanged, which validates them with its own messages.
   implicit filesystem root (hosts often start servers in "/"). Over HTTP the
   client is never asked: `--root` or the current directory, so that a remote client
   cannot widen the sandbox.
-- **Confirmation.** A change that needs approval is put to the user through MCP
-  elicitation when the client supports it (the message shows the diff; accept approves,
-  decline or cancel refuses). On 2026-07-28 connections the question travels as an
-  `input_required` round and approval is bound to the exact diff shown. A client without
-  elicitation gets a refusal (`no_confirmation`), unless the server runs with `--yes`,
-  which approves such changes.
+- **Confirmation** (`--confirm`, who confirms a change that needs approval):
+  `client` (the default) puts it to the user through MCP elicitation when the client
+  supports it (the message shows the diff; accept approves, decline or cancel refuses;
+  on 2026-07-28 connections the question travels as an `input_required` round and
+  approval is bound to the exact diff shown); a client without elicitation gets a
+  refusal (`no_confirmation`, with a hint naming `--confirm host` in the structured
+  content and on stderr), unless `--yes` is given, which approves such changes.
+  `host`: the host's own tool approval is the confirmation (Gemini CLI and Claude
+  Desktop ask the user before each tool call that is not read-only), so the server
+  approves what reaches it. `none`: nobody confirms; such changes are refused.
+- **Where the model may work.** The server instructions and every path parameter's
+  description name the workspace roots; with client roots, the listing is rebuilt when
+  they change (`notifications/tools/list_changed` is sent after the client's
+  `notifications/roots/list_changed`). `describe_roots=False` serves the seed's
+  descriptions unchanged.
 - **Progress.** A toolset handler that calls `filewright.surfaces.dispatch.report_progress` sends
   MCP progress notifications when the client asked for them.
 - **Logs** go to stderr only.
@@ -38,18 +47,14 @@ to the toolset unchanged, which validates them with its own messages.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
 import sys
 import threading
 import time
-import urllib.parse
-import urllib.request
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -63,194 +68,47 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types.version import is_version_at_least
 
 from filewright.core.progress import progress_reporter
-from filewright.core.result import fail
 from filewright.surfaces.dispatch import images_of
+from filewright.surfaces.mcp.confirm import (
+    _CURRENT,
+    CONFIRM_MODES,
+    NO_CONFIRM_MESSAGE,
+    NOBODY_CONFIRMS_MESSAGE,
+    Confirmer,
+    RoundState,
+    _confirm_current,
+    _safe,
+    approved,
+    question,
+    request_key,
+)
+from filewright.surfaces.mcp.roots import (
+    fallback_roots,
+    instructions_for,
+    root_paths,
+    with_roots,
+)
 from filewright.surfaces.mcp.stdio import MessageReader, MessageWriter, claimed_stdio
 from filewright.surfaces.mcp.threads import HAS_TOKENS, ToolThreads, from_thread
 from filewright.tools import schemas
 
 if TYPE_CHECKING:
     from filewright.core.result import Result
-    from filewright.engine.workspace import ConfirmRequest, Workspace
+    from filewright.engine.workspace import Workspace
     from filewright.tools.base import Tool, Toolset
 
 log = logging.getLogger("filewright.surfaces.mcp.server")
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 MODERN = "2026-07-28"  # first protocol revision with input_required rounds
-MAX_CONFIRM_ROUNDS = 16
-MAX_DIFF_IN_QUESTION = 20_000
 PROGRESS_INTERVAL = 0.1
-APPROVE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "approve": {"type": "boolean", "title": "Apply this change", "default": True},
-    },
-}
+LIST_ROOTS_TIMEOUT = 10.0  # seconds a tools/list waits for the client's roots
 NO_ROOT_MESSAGE = (
     "no workspace: the server was started without --root, the client names no roots, and the "
     "current directory is the filesystem root; start it with --root DIR"
 )
-NO_CONFIRM_MESSAGE = (
-    "this change needs the user's confirmation and this MCP client cannot ask "
-    "(it does not support elicitation); restart the server with --yes to approve such changes"
-)
-
-
-# -- confirmation ---------------------------------------------------------------------------
-
-
-def request_key(request: ConfirmRequest) -> str:
-    """A digest of what the user is asked to approve (path, operation and exact diff)."""
-    blob = json.dumps(
-        [request.path, request.named, request.operation, request.diff], ensure_ascii=False
-    )
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]
-
-
-def question(request: ConfirmRequest) -> str:
-    """The elicitation message: what will change, with the diff."""
-    from filewright.fs.paths import printable
-
-    verb = "create" if request.created else request.operation
-    diff = printable(request.diff)  # no terminal escapes from the content in the question
-    if len(diff) > MAX_DIFF_IN_QUESTION:
-        diff = (
-            diff[:MAX_DIFF_IN_QUESTION]
-            + f"\n… ({len(diff) - MAX_DIFF_IN_QUESTION} more characters)"
-        )
-    named = f" (named {printable(request.named)})" if request.named else ""
-    return (
-        f"filewright ({request.toolset or 'tools'}) wants to {verb} {printable(request.path)}"
-        f"{named} (risk: {request.risk}).\n\n{diff}\nApply this change?"
-    )
-
-
-def approved(result: types.ElicitResult) -> bool:
-    """Accept approves, unless the form says approve=false; decline and cancel refuse."""
-    if result.action != "accept":
-        return False
-    return (result.content or {}).get("approve", True) is not False
-
-
-@dataclass
-class RoundState:
-    """What rides `request_state` between input_required rounds (sealed by the SDK)."""
-
-    approved: list[str] = field(default_factory=list)
-    declined: list[str] = field(default_factory=list)
-    pending: str | None = None
-    asked_roots: bool = False
-
-    @classmethod
-    def load(cls, context: Context | None) -> RoundState:
-        raw = _safe(lambda: context.request_state) if context is not None else None
-        state = cls()
-        if raw:
-            try:
-                d = json.loads(raw)
-                state = cls(
-                    list(d.get("approved", [])),
-                    list(d.get("declined", [])),
-                    d.get("pending"),
-                    bool(d.get("asked_roots")),
-                )
-            except (ValueError, TypeError, AttributeError):
-                state = cls()
-        if not state.pending or context is None:
-            return state
-        answer = (_safe(lambda: context.input_responses) or {}).get("confirm")
-        if isinstance(answer, types.ElicitResult):
-            (state.approved if approved(answer) else state.declined).append(state.pending)
-            state.pending = None
-        return state
-
-    def dump(self) -> str:
-        return json.dumps(
-            {
-                "approved": self.approved,
-                "declined": self.declined,
-                "pending": self.pending,
-                "asked_roots": self.asked_roots,
-            }
-        )
-
-
-class Confirmer:
-    """Answers one tool call's confirmation requests (called on the worker thread).
-
-    Modes: `push` asks now by elicitation (handshake-era connections), `rounds` collects
-    the question for an input_required round (2026-07-28), `yes` approves (`--yes`, client
-    cannot be asked), `refuse` refuses with `no_confirmation`.
-    """
-
-    def __init__(
-        self,
-        mode: str,
-        context: Context | None,
-        state: RoundState,
-        token: Any = None,
-    ) -> None:
-        self.mode = mode
-        self.context = context
-        self.state = state
-        self.token = token  # the event loop to ask from (the call runs on a worker thread)
-        self.pending: ConfirmRequest | None = None
-
-    def __call__(self, request: ConfirmRequest) -> bool:
-        if self.mode == "yes":
-            return True
-        if self.mode == "push" and self.context is not None:
-            return from_thread(self.token, self._ask, request)
-        if self.mode == "rounds":
-            key = request_key(request)
-            if key in self.state.approved:
-                return True
-            if key in self.state.declined:
-                return False
-            if (
-                self.pending is None
-                and len(self.state.approved) + len(self.state.declined) < MAX_CONFIRM_ROUNDS
-            ):
-                self.pending = request
-            return False
-        raise fail("no_confirmation", request.path, message=NO_CONFIRM_MESSAGE)
-
-    async def _ask(self, request: ConfirmRequest) -> bool:
-        assert self.context is not None
-        try:
-            result = await self.context.session.elicit_form(
-                question(request),
-                APPROVE_SCHEMA,
-                related_request_id=self.context.request_context.request_id,
-            )
-        except Exception as exc:  # the client failed to answer: refuse, never approve
-            log.warning("elicitation failed, refusing the change: %s", exc)
-            return False
-        return approved(result)
-
-    def input_required(self) -> types.InputRequiredResult:
-        assert self.pending is not None
-        self.state.pending = request_key(self.pending)
-        ask = types.ElicitRequest(
-            params=types.ElicitRequestFormParams(
-                message=question(self.pending), requested_schema=APPROVE_SCHEMA
-            )
-        )
-        return types.InputRequiredResult(
-            input_requests={"confirm": ask}, request_state=self.state.dump()
-        )
-
-
-_CURRENT: threading.local = threading.local()
-
-
-def _confirm_current(request: ConfirmRequest) -> bool:
-    """The workspaces' confirm callback: delegates to the running call's Confirmer."""
-    confirmer: Confirmer | None = getattr(_CURRENT, "confirmer", None)
-    if confirmer is None:
-        raise fail("no_confirmation", request.path, message=NO_CONFIRM_MESSAGE)
-    return confirmer(request)
+# Toolset options the server turns on: without them a model could not see what a root holds.
+SERVE_OPTIONS: dict[str, dict[str, Any]] = {"claude": {"list_directories": True}}
 
 
 # -- results ---------------------------------------------------------------------------------
@@ -297,41 +155,6 @@ def to_mcp_result(result: Result) -> types.CallToolResult:
     )
 
 
-# -- roots -----------------------------------------------------------------------------------
-
-
-def root_paths(listing: types.ListRootsResult) -> list[str]:
-    """The existing local directories among a client's roots (non-file URIs are ignored)."""
-    out: list[str] = []
-    for root in listing.roots:
-        parsed = urllib.parse.urlparse(str(root.uri))
-        if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
-            continue
-        path = urllib.request.url2pathname(parsed.path)
-        if os.path.isdir(path) and path not in out:
-            out.append(path)
-    return out
-
-
-def fallback_roots(toolset: str) -> list[str]:
-    """The roots when neither --root nor the client names any: cwd (companion: its home)."""
-    if toolset == "companion":
-        try:
-            from filewright.toolsets.companion import default_workspace
-
-            return [str(default_workspace())]
-        except (ImportError, AttributeError):
-            pass
-    return [os.getcwd()]
-
-
-def _safe(get: Callable[[], Any]) -> Any:
-    try:
-        return get()
-    except (ValueError, AttributeError):
-        return None
-
-
 def _is_modern(context: Context) -> bool:
     version = _safe(lambda: context.protocol_version)
     return bool(version) and is_version_at_least(version, MODERN)
@@ -351,41 +174,73 @@ class FilewrightServer(MCPServer):
         locale: str = "en",
         memory: bool = True,
         yes: bool = False,
+        confirm: str = "client",
         client_roots: bool = True,
+        describe_roots: bool = True,
         log_level: str | None = None,
     ) -> None:
         from filewright.core.version import __version__
 
+        if confirm not in CONFIRM_MODES:
+            raise ValueError(
+                f"--confirm expects one of {', '.join(CONFIRM_MODES)}, not {confirm!r}"
+            )
         level = (log_level or os.environ.get("FILEWRIGHT_LOG_LEVEL") or "WARNING").upper()
+        # Absolute but not resolved: paths read as given, like the CLI and the Python API.
+        fixed = [os.path.abspath(os.path.expanduser(r)) for r in roots] if roots else None
         super().__init__(
             name="filewright",
             title="filewright file tools",
             version=__version__,
-            instructions=f"File tools (filewright toolset '{toolset}'): read, write and edit files "
-            "inside the workspace roots. Changes that need the user's approval are asked for.",
+            instructions=instructions_for(toolset, fixed, client_roots=client_roots),
             log_level=cast(Any, level if level in LOG_LEVELS else "WARNING"),
         )
         self.toolset_name = toolset
         self.locale = locale
         self.memory = memory
         self.yes = yes
+        self.confirm = confirm
+        self.describe_roots = describe_roots
         self.client_roots_enabled = client_roots and not roots
-        # Absolute but not resolved: paths read as given, like the CLI and the Python API.
-        self.fixed_roots = (
-            [os.path.abspath(os.path.expanduser(r)) for r in roots] if roots else None
-        )
+        self.fixed_roots = fixed
         self._workspaces: dict[tuple[str, ...], Workspace] = {}
         self._ws_lock = threading.Lock()
         self._client_roots: list[str] | None = None
         self._threads = ToolThreads()
+        self._hinted = False
         first = self.workspace(self.fixed_roots or fallback_roots(toolset))
         self._tools: dict[str, Tool] = {t.name: t for t in first.toolset(toolset).tools()}
-        self._listing = [
-            types.Tool.model_validate(schemas.definition(t, "mcp")) for t in self._tools.values()
-        ]
+        self._plain_listing = [schemas.definition(t, "mcp") for t in self._tools.values()]
+        self._listings: dict[tuple[str, ...], list[types.Tool]] = {}
         self._lowlevel_server.add_notification_handler(
             "notifications/roots/list_changed", types.NotificationParams, self._roots_changed
         )
+        # The listing names the roots: tell clients when it changes.
+        make_options = self._lowlevel_server.create_initialization_options
+
+        def options(notification_options: Any = None, *args: Any, **kwargs: Any) -> Any:
+            from mcp.server.lowlevel.server import NotificationOptions
+
+            return make_options(notification_options or NotificationOptions(tools_changed=True),
+                                *args, **kwargs)  # fmt: skip
+
+        self._lowlevel_server.create_initialization_options = options  # type: ignore[method-assign]
+
+    def listing(self, roots: list[str] | None) -> list[types.Tool]:
+        """The tools as listed for `roots` (their path parameters name them)."""
+        key = tuple(roots or ())
+        found = self._listings.get(key)
+        if found is None:
+            found = [
+                types.Tool.model_validate(
+                    with_roots(d, roots, self.toolset_name) if roots and self.describe_roots else d
+                )
+                for d in self._plain_listing
+            ]
+            if len(self._listings) > 16:
+                self._listings.pop(next(iter(self._listings)))
+            self._listings[key] = found
+        return found
 
     # -- workspaces and roots ---------------------------------------------------------------
 
@@ -405,8 +260,12 @@ class FilewrightServer(MCPServer):
                 self._workspaces[key] = ws
             return ws
 
-    async def _roots_changed(self, _ctx: Any, _params: Any) -> None:
+    async def _roots_changed(self, ctx: Any, _params: Any) -> None:
         self._client_roots = None
+        try:  # the path descriptions name the roots: the client should list tools again
+            await ctx.session.send_tool_list_changed()
+        except Exception as exc:
+            log.info("could not announce the new tool listing: %s", exc)
 
     async def roots_for(
         self, context: Context | None, state: RoundState
@@ -454,15 +313,33 @@ class FilewrightServer(MCPServer):
             if fds is None:
                 await super().run_stdio_async()
                 return
+            writer = MessageWriter(fds[1])
             await self._lowlevel_server.run(
-                cast(Any, MessageReader(fds[0])),
-                cast(Any, MessageWriter(fds[1])),
+                cast(Any, MessageReader(fds[0], writer.send_raw)),
+                cast(Any, writer),
                 self._lowlevel_server.create_initialization_options(),
             )
 
     async def list_tools(self) -> list[types.Tool]:
         """The toolset's tools with filewright's own schemas and annotations."""
-        return list(self._listing)
+        return list(self.listing(self.fixed_roots or self._client_roots or None))
+
+    async def _handle_list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
+        """tools/list (overrides the SDK's handler, to learn the client's roots first so
+        that the path descriptions can name them)."""
+        roots: list[str] | None = self.fixed_roots
+        if roots is None and self.client_roots_enabled:
+            try:
+                context = Context(request_context=ctx, mcp_server=self)
+                found: Any = None
+                with anyio.move_on_after(LIST_ROOTS_TIMEOUT):  # a client that never answers
+                    found = await self.roots_for(context, RoundState())
+                roots = found if isinstance(found, list) else None
+            except Exception as exc:
+                log.info("client roots unavailable for the listing: %s", exc)
+        if roots is None or any(Path(r).resolve() == Path(r).resolve().parent for r in roots):
+            roots = None  # never describe "/" as the workspace
+        return types.ListToolsResult(tools=list(self.listing(roots)))
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
@@ -480,7 +357,9 @@ class FilewrightServer(MCPServer):
             # Hosts often start servers in "/": never make the whole disk the implicit workspace.
             raise ToolError(NO_ROOT_MESSAGE)
         try:
-            toolset = self.workspace(roots).toolset(self.toolset_name)
+            toolset = self.workspace(roots).toolset(
+                self.toolset_name, **SERVE_OPTIONS.get(self.toolset_name, {})
+            )
         except ValueError as exc:
             raise ToolError(f"workspace unavailable: {exc}") from None
         token = anyio.lowlevel.current_token() if HAS_TOKENS else None
@@ -489,10 +368,21 @@ class FilewrightServer(MCPServer):
         result = await self._threads.run(_run, toolset, name, arguments, confirmer, reporter)
         if confirmer.pending is not None:
             return confirmer.input_required()
+        if result.data.get("error") == "no_confirmation":
+            hint = NOBODY_CONFIRMS_MESSAGE if self.confirm == "none" else NO_CONFIRM_MESSAGE
+            result.data["hint"] = hint
+            if not self._hinted:
+                self._hinted = True
+                log.warning("a change was refused: %s", hint)
         return to_mcp_result(result)
 
     def confirm_mode(self, context: Context | None) -> str:
-        """push / rounds when the client can be asked, else yes (--yes) or refuse."""
+        """Who confirms this call's changes: `--confirm host` → yes, `none` → nobody;
+        `client` → push / rounds when the client can be asked, else yes (--yes) or refuse."""
+        if self.confirm == "host":
+            return "yes"
+        if self.confirm == "none":
+            return "nobody"
         caps = _safe(lambda: context.client_capabilities) if context is not None else None
         elicit = caps.elicitation if caps is not None else None
         if elicit is not None and (elicit.form is not None or elicit.url is None):
@@ -558,11 +448,40 @@ def build_server(
     locale: str = "en",
     memory: bool = True,
     yes: bool = False,
+    confirm: str = "client",
+    describe_roots: bool = True,
 ) -> FilewrightServer:
     """A configured server (raises ValueError for an unknown toolset or an invalid root)."""
     return FilewrightServer(
-        roots, toolset, locale=locale, memory=memory, yes=yes, client_roots=not http
+        roots,
+        toolset,
+        locale=locale,
+        memory=memory,
+        yes=yes,
+        confirm=confirm,
+        client_roots=not http,
+        describe_roots=describe_roots,
     )
+
+
+def _stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def stop_on_interrupt() -> None:
+    """Ctrl-C ends the process at once: the SDK's terminal transport reads stdin on a
+    worker thread that no cancellation reaches. Safe for files: every write is atomic
+    (a temp file renamed into place), so an interrupted change leaves the old file."""
+    import signal
+
+    def stop(_signum: int, _frame: Any) -> None:
+        print("\nfilewright: stopped", file=sys.stderr, flush=True)
+        os._exit(130)
+
+    signal.signal(signal.SIGINT, stop)
 
 
 def run_server(
@@ -572,20 +491,58 @@ def run_server(
     locale: str = "en",
     memory: bool = True,
     yes: bool = False,
+    confirm: str = "client",
+    token_file: str | None = None,
+    allow_no_token: bool = False,
+    describe_roots: bool = True,
 ) -> None:
-    """Serve `toolset` over stdio, or streamable HTTP at `http` ("HOST:PORT", path /mcp)."""
+    """Serve `toolset` over stdio, or streamable HTTP at `http` ("HOST:PORT", path /mcp).
+
+    Over HTTP a bearer token (`token_file`, else `$FILEWRIGHT_TOKEN`) is required of every
+    request when one is given; a non-loopback address is refused without a token unless
+    `allow_no_token`. Raises ValueError for every usage problem, OSError when the address
+    cannot be bound.
+    """
+    from filewright.surfaces.mcp import http as http_transport
+
     address = parse_http(http) if http else None
+    if address is None and (token_file or allow_no_token):
+        raise ValueError("--token-file and --allow-no-token apply to --http HOST:PORT only")
+    token = http_transport.load_token(token_file) if address is not None else None
+    if address is not None:
+        http_transport.check_exposure(address[0], token, allow_no_token)
     server = build_server(
-        roots, toolset, http=address is not None, locale=locale, memory=memory, yes=yes
+        roots,
+        toolset,
+        http=address is not None,
+        locale=locale,
+        memory=memory,
+        yes=yes,
+        confirm=confirm,
+        describe_roots=describe_roots,
     )
     if address is None:
+        if _stdin_is_terminal():
+            print(
+                f"filewright: serving toolset {toolset!r} over stdio: an MCP client (agent host) "
+                "starts this command and talks on stdin/stdout; Ctrl-C stops it",
+                file=sys.stderr,
+            )
+            stop_on_interrupt()
         anyio.run(server.run_stdio_async)
-    else:
-        host, port = address
-        print(
-            f"filewright: serving toolset {toolset!r} on http://{host}:{port}/mcp", file=sys.stderr
-        )
-        anyio.run(lambda: server.run_streamable_http_async(host=host, port=port))
+        return
+    http_transport.serve(server, address, token, toolset)
 
 
-__all__ = ["FilewrightServer", "build_server", "parse_http", "run_server", "to_mcp_result"]
+__all__ = [
+    "FilewrightServer",
+    "approved",
+    "build_server",
+    "parse_http",
+    "question",
+    "request_key",
+    "root_paths",
+    "run_server",
+    "to_mcp_result",
+    "with_roots",
+]

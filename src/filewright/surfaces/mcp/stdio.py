@@ -9,17 +9,24 @@ of its own that use the descriptors directly, waiting on the event loop for read
 JSON-RPC parsing, dispatch and serialisation stay the SDK's. The standard descriptors
 are claimed as the SDK claims them: fd 0 reads the null device and fd 1 writes to
 stderr while serving, so stray output never reaches the wire.
+
+Every request gets an answer: a line the SDK cannot take (not JSON, nested too deeply,
+a lone surrogate escape such as `\\udc80`, not a JSON-RPC message) is answered with a
+JSON-RPC error carrying the request's id when one can be found (`invalid_line_reply`),
+instead of being dropped while the client waits.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
+import re
 import stat
 import sys
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import anyio
@@ -105,22 +112,139 @@ class PipeWriter:
         """Nothing is buffered: every write went to the descriptor."""
 
 
-class MessageReader:
-    """The SDK's read stream over stdin: JSON-RPC lines parsed by the SDK's own adapter
-    (a line that does not parse is passed on as its exception, as the SDK's reader does)."""
+PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
+_NO_ID = object()
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"?|[{}\[\]]|[^"{}\[\]]+', re.S)
 
-    def __init__(self, fd: int) -> None:
+
+def top_level_id(text: str) -> Any:
+    """The `id` member of the top-level JSON object in `text`, found without parsing the
+    whole (which may be nested too deeply or not be JSON); `_NO_ID` when there is none,
+    None when it is not a string or an integer."""
+    depth, key, after_colon = 0, None, False
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        if token in ("{", "["):
+            depth += 1
+        elif token in ("}", "]"):
+            depth -= 1
+        elif depth != 1:
+            continue
+        elif token.startswith('"'):
+            if after_colon and key == "id":
+                return _id_value(token)
+            key = None if after_colon else _json_or_none(token)
+            after_colon = False
+        else:
+            head, colon, rest = token.partition(":")
+            if colon and not head.strip() and key == "id":
+                value = rest.split(",")[0].strip()
+                if value:
+                    return _id_value(value)
+                after_colon = True
+                continue
+            after_colon = bool(colon)
+            if "," in token:
+                key, after_colon = None, False
+    return _NO_ID
+
+
+def _json_or_none(token: str) -> Any:
+    try:
+        return json.loads(token)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _id_value(token: str) -> Any:
+    value = _json_or_none(token)
+    return value if type(value) in (int, str) else None
+
+
+def _has_lone_surrogate(value: Any, depth: int = 0) -> bool:
+    if isinstance(value, str):
+        return any("\ud800" <= c <= "\udfff" for c in value)
+    if depth > 64:
+        return False
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k, depth + 1) or _has_lone_surrogate(v, depth + 1)
+                   for k, v in value.items())  # fmt: skip
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(v, depth + 1) for v in value)
+    return False
+
+
+def invalid_line_reply(line: str, problem: str = "") -> dict[str, Any] | None:
+    """The JSON-RPC error answering a line the SDK could not take, or None when nothing
+    should answer it (a blank line, a notification, a response from the client)."""
+    if not line.strip():
+        return None
+    try:
+        message = json.loads(line)
+    except RecursionError:
+        request_id = top_level_id(line)
+        code, text = INVALID_REQUEST, "Invalid Request: the message is nested too deeply"
+    except ValueError as exc:
+        request_id = top_level_id(line)
+        code, text = PARSE_ERROR, f"Parse error: not JSON ({exc})"
+    else:
+        if isinstance(message, dict):
+            if "method" not in message and ("result" in message or "error" in message):
+                return None  # a malformed response: there is nobody to answer
+            if "method" in message and "id" not in message:
+                return None  # a notification is never answered
+            request_id = message.get("id", _NO_ID)
+            if type(request_id) not in (int, str):
+                request_id = None
+        else:
+            request_id = None
+        if _has_lone_surrogate(message):
+            code = INVALID_PARAMS
+            text = (
+                "Invalid params: the request holds a lone surrogate escape (such as \\udc80), "
+                "which is not a Unicode character"
+            )
+        else:
+            code = INVALID_REQUEST
+            detail = problem.strip().splitlines()
+            text = "Invalid Request: not a valid JSON-RPC 2.0 message" + (
+                f" ({detail[-1].strip()[:200]})" if detail else ""
+            )
+    return {
+        "jsonrpc": "2.0",
+        "id": None if request_id is _NO_ID else request_id,
+        "error": {"code": code, "message": text},
+    }
+
+
+class MessageReader:
+    """The SDK's read stream over stdin: JSON-RPC lines parsed by the SDK's own adapter.
+    A line that does not parse is answered with a JSON-RPC error through `answer` (which
+    writes one reply to the client) and skipped."""
+
+    def __init__(
+        self, fd: int, answer: Callable[[dict[str, Any]], Awaitable[None]] | None = None
+    ) -> None:
         self.lines = PipeLines(fd)
+        self.answer = answer
 
     async def receive(self) -> SessionMessage | Exception:
-        try:
-            line = await self.lines.__anext__()
-        except StopAsyncIteration:
-            raise anyio.EndOfStream from None
-        try:
-            return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
-        except Exception as exc:
-            return exc
+        while True:
+            try:
+                line = await self.lines.__anext__()
+            except StopAsyncIteration:
+                raise anyio.EndOfStream from None
+            try:
+                return SessionMessage(
+                    types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                )
+            except Exception as exc:
+                if self.answer is None:
+                    return exc
+                reply = invalid_line_reply(line, str(exc))
+                log.info("stdio: a line that is not a valid message: %s", str(exc)[:300])
+                if reply is not None:
+                    await self.answer(reply)
 
     def __aiter__(self) -> MessageReader:
         return self
@@ -160,6 +284,16 @@ class MessageWriter:
             except (BrokenPipeError, ConnectionResetError):  # the client stopped reading
                 self._closed = True
                 raise anyio.BrokenResourceError from None
+
+    async def send_raw(self, reply: dict[str, Any]) -> None:
+        """Write one reply built outside the SDK (ASCII JSON: any text is safe to write)."""
+        if self._closed:
+            return
+        async with self._lock:
+            try:
+                await self.out.write(json.dumps(reply, ensure_ascii=True) + "\n")
+            except (BrokenPipeError, ConnectionResetError):
+                self._closed = True
 
     async def aclose(self) -> None:
         self._closed = True

@@ -6,6 +6,11 @@ line), 2000 lines by default, lines over 2000 characters cut with ` ... [truncat
 out. Images come back as images (`data["images"]`), PDFs as text page by page, notebooks
 cell by cell. `data` carries the seed's metadata names: totalLines, fileSize, encoding,
 mimeType, readLines, truncated.
+
+With the toolset option `list_directories=True` (off by default; the MCP server turns it
+on, where a model has no other way to see what a root holds), Read of a directory lists
+it one level deep, as Claude Code's LS tool would: `- /abs/dir/` then one `  - name` line
+per entry (directories with a trailing `/`), gitignored and hidden entries left out.
 """
 
 from __future__ import annotations
@@ -21,10 +26,14 @@ if TYPE_CHECKING:
     from filewright.engine.workspace import Engine
 
 
+MAX_LISTED = 1000
+
+
 class ReadingToolset(Protocol):
-    """What reading needs of the claude toolset: its engine and its failure wording."""
+    """What reading needs of the claude toolset: its engine, options and failure wording."""
 
     engine: Engine
+    options: dict[str, Any]
 
     def fail_with(self, failure: Failure, path: str, **extra: Any) -> Result: ...
 
@@ -52,12 +61,44 @@ def read_file(
             max_line_chars=M.MAX_LINE_LENGTH,
         )
     except OperationFailed as exc:
+        if exc.failure.code == "is_directory" and toolset.options.get("list_directories"):
+            return list_directory(toolset, path)
         mime = exc.failure.detail.get("mime_type") or M.mime_type(path, "application/octet-stream")
         return toolset.fail_with(exc.failure, path, mime=mime)
     result = _result(outcome, path)
     if size > max_bytes:
         result.data["streamed"] = True
     return result
+
+
+def list_directory(toolset: ReadingToolset, path: str) -> Result:
+    """Read of a directory (`list_directories` on): its entries, one level deep."""
+    from filewright import search
+
+    engine = toolset.engine
+    try:
+        loc = engine.locate_dir(path)
+        found = search.list_directory(
+            loc.real,
+            visible=engine.visibility(loc),
+            ignore_root=loc.root,
+            symlink_root=loc.root,
+        )
+    except OperationFailed as exc:
+        return toolset.fail_with(exc.failure, path)
+    entries = found.entries[:MAX_LISTED]
+    lines = [f"- {str(loc.path).rstrip('/')}/"]
+    lines += [f"  - {e.name}{'/' if e.is_dir else ''}" for e in entries]
+    if len(found.entries) > MAX_LISTED:
+        lines.append(f"  ({len(found.entries) - MAX_LISTED} more entries not shown)")
+    data = {
+        "path": str(loc.path),
+        "kind": "directory",
+        "entries": [{"name": e.name, "is_dir": e.is_dir} for e in entries],
+        "total": len(found.entries),
+        "ignored": found.ignored_count,
+    }
+    return Result(True, "\n".join(lines), data)
 
 
 def _result(outcome: readers.ReadOutcome, path: str) -> Result:

@@ -1,0 +1,172 @@
+"""The MCP server over streamable HTTP: who may connect, and binding before announcing.
+
+- **Bearer token.** With a token (`--token-file PATH`, else `$FILEWRIGHT_TOKEN`) every
+  request to `/mcp` must carry `Authorization: Bearer <token>`; anything else gets 401
+  and reaches no tool. The check is the MCP SDK's own bearer middleware with a verifier
+  that compares in constant time (`hmac.compare_digest`).
+- **Exposure.** An address that is not loopback (`0.0.0.0`, a LAN address, a name that
+  resolves elsewhere) is refused without a token unless `--allow-no-token` says so.
+- **DNS rebinding.** On every loopback address (`127.0.0.0/8`, `::1`, `localhost`, …)
+  requests whose `Host` is not a loopback name or address get 421 and those with a
+  foreign `Origin` 403 (the SDK's transport security, with the bound host allowed too).
+- **Announce after bind.** The socket is bound and listening before "serving on …" is
+  printed, so a port in use is a clear error, never a false announcement.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import os
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+TOKEN_ENV = "FILEWRIGHT_TOKEN"
+MIN_TOKEN_LENGTH = 16
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def load_token(token_file: str | None) -> str | None:
+    """The bearer token: the first line of `token_file`, else `$FILEWRIGHT_TOKEN`, else
+    None. Raises ValueError for an unreadable file or a token that is too short."""
+    if token_file:
+        try:
+            text = Path(token_file).expanduser().read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"--token-file {token_file}: cannot read it ({exc})") from None
+        token = text.strip().splitlines()[0].strip() if text.strip() else ""
+        source = f"--token-file {token_file}"
+    else:
+        token = os.environ.get(TOKEN_ENV, "").strip()
+        source = f"${TOKEN_ENV}"
+        if not token:
+            return None
+    if len(token) < MIN_TOKEN_LENGTH or any(c.isspace() for c in token):
+        raise ValueError(
+            f"{source}: the token must be one word of at least {MIN_TOKEN_LENGTH} characters "
+            "(e.g. from: python -c 'import secrets; print(secrets.token_urlsafe(32))')"
+        )
+    return token
+
+
+def is_loopback(host: str) -> bool:
+    """Whether every address `host` names is a loopback address (127.0.0.0/8, ::1)."""
+    try:
+        infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return False
+    addresses = {info[4][0] for info in infos}
+    try:
+        return bool(addresses) and all(
+            ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses
+        )
+    except ValueError:
+        return False
+
+
+def check_exposure(host: str, token: str | None, allow_no_token: bool) -> None:
+    """Refuse (ValueError) to serve a non-loopback address without a token."""
+    if token is None and not allow_no_token and not is_loopback(host):
+        raise ValueError(
+            f"{host} is reachable from other machines and no token is set: give one with "
+            f"--token-file PATH or ${TOKEN_ENV} (clients send 'Authorization: Bearer TOKEN'), "
+            "or pass --allow-no-token to serve write tools to the network unauthenticated"
+        )
+
+
+def _bracketed(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def rebinding_protection(host: str, port: int) -> Any:
+    """The SDK's transport security for a loopback address: loopback Hosts and Origins
+    only (the bound host as written included); None for other addresses."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    if not is_loopback(host):
+        return None
+    names = dict.fromkeys([*LOOPBACK_NAMES, _bracketed(host)])
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[h for n in names for h in (n, f"{n}:*")],
+        allowed_origins=[o for n in names for o in (f"http://{n}", f"http://{n}:*")],
+    )
+
+
+class StaticTokenVerifier:
+    """The SDK's TokenVerifier for one shared token, compared in constant time."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token.encode("utf-8")
+
+    async def verify_token(self, token: str) -> Any:
+        from mcp.server.auth.provider import AccessToken
+
+        if hmac.compare_digest(token.encode("utf-8", "surrogatepass"), self._token):
+            return AccessToken(token="<bearer>", client_id="filewright-token", scopes=[])
+        return None
+
+
+def http_app(server: Any, host: str, port: int, token: str | None) -> Any:
+    """The Starlette app serving `server` (a FilewrightServer) at /mcp, with the token check and rebinding
+    protection that fit `host`."""
+    auth: Any = None
+    verifier: Any = None
+    if token is not None:
+        from mcp.server.auth.settings import AuthSettings
+
+        auth = AuthSettings(
+            issuer_url=f"http://{_bracketed(host)}:{port}", resource_server_url=None
+        )
+        verifier = StaticTokenVerifier(token)
+    return server._lowlevel_server.streamable_http_app(
+        streamable_http_path="/mcp",
+        transport_security=rebinding_protection(host, port),
+        host=host,
+        auth=auth,
+        token_verifier=verifier,
+    )
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port (OSError when it cannot be had)."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+        sock.set_inheritable(True)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def serve(server: Any, address: tuple[str, int], token: str | None, toolset: str) -> None:
+    """Bind, announce on stderr, and serve until interrupted (Ctrl-C, SIGTERM)."""
+    import anyio
+    import uvicorn
+
+    host, port = address
+    try:
+        sock = bind(host, port)
+    except OSError as exc:
+        raise ValueError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    bound_port = sock.getsockname()[1]
+    app = http_app(server, host, bound_port, token)
+    config = uvicorn.Config(app, log_level=server.settings.log_level.lower())
+    guard = "bearer token required" if token else "no token"
+    print(
+        f"filewright: serving toolset {toolset!r} on http://{_bracketed(host)}:{bound_port}/mcp "
+        f"({guard}); Ctrl-C stops it",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
+    finally:
+        sock.close()

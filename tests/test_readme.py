@@ -1,0 +1,37 @@
+"""The README's first steps work as written: the commands a newcomer runs after installing
+(all but `serve`, which waits for a client), in an empty directory, with `filewright` on
+PATH as `uv tool install` puts it there."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def first_steps() -> list[str]:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"install first \(above\), then:\n\n```bash\n(.*?)```", readme, re.S)
+    assert block, "the README's first-steps block moved"
+    return [line.split("  #")[0].strip() for line in block.group(1).splitlines() if line.strip()]
+
+
+def test_first_steps_run_without_a_failing_command(tmp_path: Path) -> None:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    steps = first_steps()
+    assert any(s.startswith("filewright serve") for s in steps)
+    for step in steps:
+        if step.startswith("filewright serve"):
+            continue
+        proc = subprocess.run(step, shell=True, cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=120)  # fmt: skip
+        assert proc.returncode == 0, f"{step}\n{proc.stdout}\n{proc.stderr}"
+        assert "Traceback" not in proc.stderr
+    assert (tmp_path / "notes.md").read_text() == "Helo, world\n"  # undone
+    assert not (tmp_path / ".git").exists()
+    assert shlex.split(steps[-1])[:2] == ["filewright", "serve"]
