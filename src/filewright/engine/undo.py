@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from filewright.core.result import Failure, OperationFailed, fail
+from filewright.engine import fileops
 from filewright.engine.diffs import unified_diff
 from filewright.engine.pipeline import Outcome
 from filewright.engine.workspace import Engine
@@ -14,10 +15,11 @@ from filewright.state.history import file_lock
 
 
 def undo(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
-    """Restore the file's content from before its last recorded change."""
+    """Restore the file's content from before its last recorded change (or reverse the
+    last move, delete or mkdir recorded at the path)."""
     outcome = Outcome(ok=False)
     try:
-        loc, _access = engine.locate(path, purpose="write", expect="file")
+        loc, _access = engine.locate(path, purpose="write", expect="any")
         outcome.loc = loc
         ws = engine.workspace
         with file_lock(ws.state_dir, str(loc.real)):
@@ -25,6 +27,15 @@ def undo(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
             if not entries:
                 raise fail("no_history", path, message=f"no recorded change to undo for {path}")
             last = entries[-1]
+            if fileops.is_file_management(last):
+                outcome.extra["undone"] = last.to_dict()
+                fileops.undo_entry(engine, loc, last, outcome, dry_run)
+                outcome.extra["remaining"] = len(ws.history.entries(str(loc.real)))
+                outcome.risk = Risk.HIGH
+                outcome.ok = True
+                return outcome
+            if loc.is_dir:
+                raise fail("is_directory", path, message=f"path is a directory: {path}")
             current = fsio.read_bytes(loc).data if loc.real.exists() else None
             current_hash = content_hash(current) if current is not None else None
             before = ws.history.before_bytes(str(loc.real), last)

@@ -232,9 +232,19 @@ class Entry:
     existed: bool
     hash_after: str
     size_before: int
+    # File management (move, delete, mkdir); written only when set, so an index without
+    # them reads as before. `kind`: "file", "dir" or "symlink" (`link`: its target);
+    # `moved_from` / `moved_to`: the other end of a move (real paths); `members`: what a
+    # recursive delete or a mkdir of several levels recorded with it (real paths).
+    kind: str = "file"
+    moved_from: str | None = None
+    moved_to: str | None = None
+    members: list[str] | None = None
+    link: str | None = None
+    mode: int | None = None  # permission bits of what a delete removed
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "id": self.id,
             "time": self.time,
             "operation": self.operation,
@@ -242,6 +252,14 @@ class Entry:
             "hash_after": self.hash_after,
             "size_before": self.size_before,
         }
+        for name in _OPTIONAL_FIELDS:
+            value = getattr(self, name)
+            if value is not None and value != "file":
+                out[name] = value
+        return out
+
+
+_OPTIONAL_FIELDS = ("kind", "moved_from", "moved_to", "members", "link", "mode")
 
 
 class History:
@@ -286,11 +304,23 @@ class History:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(d / _LEGACY_INDEX)
 
-    def record(self, rel: str, before: bytes | None, operation: str, hash_after: str) -> Entry:
+    def record(
+        self,
+        rel: str,
+        before: bytes | None,
+        operation: str,
+        hash_after: str,
+        *,
+        existed: bool | None = None,
+        **fields: Any,
+    ) -> Entry:
         """Keep `before` (the bytes the change replaced) and log the change.
 
         Call with the file's lock held (`file_lock`). The backup is written before the
         index, so an interrupted record leaves at most an unreferenced .bak file.
+        `existed` (default: `before is not None`) and `fields` (the optional fields of
+        `Entry`: kind, moved_from, moved_to, members, link, mode) describe file-management
+        changes, whose "before" is not bytes (a directory, a move, a link).
         """
         d = self._dir(rel)
         entries, generation, slot = self._load(d)
@@ -304,9 +334,10 @@ class History:
             id=next_id,
             time=_now_iso(),
             operation=operation,
-            existed=before is not None,
+            existed=before is not None if existed is None else existed,
             hash_after=hash_after,
             size_before=len(before) if before is not None else 0,
+            **fields,
         )
         entries.append(entry)
         dropped, entries = entries[: -self.keep], entries[-self.keep :]
@@ -317,8 +348,8 @@ class History:
         return entry
 
     def before_bytes(self, rel: str, entry: Entry) -> bytes | None:
-        if not entry.existed:
-            return None
+        if not entry.existed or entry.kind != "file" or entry.moved_to is not None:
+            return None  # nothing kept: it did not exist, or it is not a file's bytes
         return _read_state_file(self._dir(rel) / f"{entry.id}.bak")
 
     def pop(self, rel: str) -> None:
