@@ -22,6 +22,8 @@ MODEL_MODULES: dict[str, tuple[str, ...]] = {
     "filewright.toolsets.default_params": (
         "ReadParams", "WriteParams", "EditParams", "MultiEditParams", "ReplaceSpanParams",
         "InsertParams", "AppendParams", "UndoParams", "ListParams", "GlobParams", "GrepParams",
+        "MoveParams", "DeleteParams", "MkdirParams", "StatParams", "TreeParams",
+        "ReadManyParams", "RootsParams",
     ),
     "filewright.toolsets.claude.params": (
         "ReadParams", "WriteParams", "EditParams", "MultiEditParams",
