@@ -620,6 +620,11 @@ def stat(engine: Engine, path: str) -> dict[str, Any]:
         "accessed": _iso(st.st_atime),
         "created": _iso(_birth(st)),
         "is_symlink": link is not None,
+        "timestamps": {
+            "modified": st.st_mtime,
+            "accessed": st.st_atime,
+            "created": _birth(st),
+        },
     }
     if loc.is_dir or st.st_size > engine.workspace.max_file_bytes:
         return info
@@ -637,6 +642,16 @@ def stat(engine: Engine, path: str) -> dict[str, Any]:
         hash=text.hash,
     )
     return info
+
+
+def entry_size(engine: Engine, directory: Location, name: str) -> int:
+    """The size of `name` in a listed directory, a link's target's when that is inside the
+    roots (0 otherwise, or when it cannot be read)."""
+    try:
+        loc = engine.workspace.sandbox.resolve(str(directory.path / name), expect="any")
+        return 0 if loc.is_dir else os.stat(loc.real).st_size
+    except (PathRefused, OSError):
+        return 0
 
 
 def _birth(st: os.stat_result) -> float:

@@ -31,6 +31,7 @@ REGISTRY: dict[str, str] = {
     "worker": "filewright.toolsets.worker:WorkerToolset",
     "companion": "filewright.toolsets.companion:CompanionToolset",
     "memo": "filewright.toolsets.memo:MemoToolset",
+    "mcpfs": "filewright.toolsets.mcpfs:McpfsToolset",
 }
 
 NAMES = tuple(REGISTRY)

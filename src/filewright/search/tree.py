@@ -40,13 +40,14 @@ class Tree:
     ignored_count: int = 0
 
 
-def path_matcher(patterns: Sequence[str]) -> Callable[[str], bool]:
-    """Whether a relative path matches one of the glob patterns: a pattern with `*` is
-    matched against the whole path, one without also as a name or a directory anywhere
-    (the MCP filesystem server's rule for its `excludePatterns`)."""
+def path_matcher(patterns: Sequence[str], *, anywhere: bool = True) -> Callable[[str], bool]:
+    """Whether a relative path matches one of the glob patterns. With `anywhere`, a
+    pattern without `*` also matches as a name or a directory at any depth (the MCP
+    filesystem server's rule for directory_tree's `excludePatterns`)."""
     regexes = []
     for pattern in patterns:
-        forms = [pattern] if "*" in pattern else [pattern, f"**/{pattern}", f"**/{pattern}/**"]
+        wrap = anywhere and "*" not in pattern
+        forms = [pattern, f"**/{pattern}", f"**/{pattern}/**"] if wrap else [pattern]
         for form in forms:
             try:
                 regexes.append(compile_glob(form))
@@ -60,16 +61,17 @@ def tree(
     *,
     max_depth: int | None = None,
     max_entries: int | None = None,
-    exclude: Sequence[str] = (),
+    exclude: Callable[[str], bool] | None = None,
     respect_gitignore: bool = True,
     visible: Callable[..., bool] = lambda _rel, _is_dir=False: True,
     ignore_root: Path | None = None,
     sort: bool = True,
 ) -> Tree:
     """Walk `directory` depth-first (directories' entries by name when `sort`), at most
-    `max_depth` levels (1: only its own entries) and `max_entries` entries in all."""
+    `max_depth` levels (1: only its own entries) and `max_entries` entries in all;
+    `exclude` (say, a `path_matcher`) drops a path and, for a directory, what it holds."""
     out = Tree()
-    excluded = path_matcher(exclude) if exclude else None
+    excluded = exclude
     rules = root_rules(directory, ignore_root) if respect_gitignore else None
 
     def walk(path: Path, rel: str, depth: int, rules: DirRules | None) -> list[TreeNode]:

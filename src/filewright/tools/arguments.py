@@ -37,6 +37,11 @@ MODEL_MODULES: dict[str, tuple[str, ...]] = {
     "filewright.toolsets.worker_params": (
         "WriteFileParams", "AppendToFileParams", "ReplaceInFileParams",
     ),
+    "filewright.toolsets.mcpfs_params": (
+        "PathParams", "ReadTextFileParams", "ReadMultipleFilesParams", "WriteFileParams",
+        "EditFileParams", "ListDirectoryWithSizesParams", "DirectoryTreeParams",
+        "MoveFileParams", "SearchFilesParams", "NoParams",
+    ),
     "filewright.toolsets.companion_params": (
         "ReadParamsMemoryOn", "WriteParamsMemoryOn", "EditParamsMemoryOn",
         "ReadParamsMemoryOff", "WriteParamsMemoryOff", "EditParamsMemoryOff",

@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 
 
 class Tool:
-    """One tool: its name, description, parameter model, handler and MCP annotations.
+    """One tool: its name, description, parameter model, handler and MCP annotations
+    (`mcp`: overrides of its MCP definition).
 
     `params` may be the model class or a reference "module:Name" to it: a reference is
     imported only when the model is needed (schemas, or arguments the light check in
@@ -32,7 +33,7 @@ class Tool:
     """
 
     __slots__ = (
-        "_model", "_ref", "description", "destructive", "handler", "idempotent", "name",
+        "_model", "_ref", "description", "destructive", "handler", "idempotent", "mcp", "name",
         "read_only", "title",
     )  # fmt: skip
 
@@ -46,10 +47,16 @@ class Tool:
         destructive: bool = False,
         idempotent: bool = False,
         title: str | None = None,
+        mcp: dict[str, Any] | None = None,
     ) -> None:
         self.name, self.description, self.handler = name, description, handler
         self.read_only, self.destructive, self.idempotent = read_only, destructive, idempotent
         self.title = title
+        # Keys that replace or add to the tool's MCP definition (`annotations`,
+        # `outputSchema`), for a toolset that mirrors an MCP server's own listing. With an
+        # `outputSchema`, the MCP surface sends as structured content only the keys of
+        # `data` the schema names.
+        self.mcp = mcp
         self._ref = params if isinstance(params, str) else None
         self._model = None if isinstance(params, str) else params
 

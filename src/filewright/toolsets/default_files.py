@@ -181,14 +181,14 @@ class FileTools:
         return Result(True, f"{p.path}\n{text}", info)
 
     def tree(self: Any, p: TreeParams) -> Result:
-        from filewright.search.tree import format_tree, tree
+        from filewright.search.tree import format_tree, path_matcher, tree
 
         loc = self.engine.locate_dir(p.path)
         result = tree(
             loc.real,
             max_depth=p.max_depth,
             max_entries=p.max_entries,
-            exclude=p.exclude or (),
+            exclude=path_matcher(p.exclude) if p.exclude else None,
             respect_gitignore=p.respect_gitignore,
             visible=self.engine.visibility(loc),
             ignore_root=loc.root,
