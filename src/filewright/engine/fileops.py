@@ -645,11 +645,11 @@ def stat(engine: Engine, path: str) -> dict[str, Any]:
 
 
 def entry_size(engine: Engine, directory: Location, name: str) -> int:
-    """The size of `name` in a listed directory, a link's target's when that is inside the
-    roots (0 otherwise, or when it cannot be read)."""
+    """The size `stat` gives for `name` in a listed directory (a link's target's when that
+    is inside the roots; 0 otherwise, or when it cannot be read)."""
     try:
         loc = engine.workspace.sandbox.resolve(str(directory.path / name), expect="any")
-        return 0 if loc.is_dir else os.stat(loc.real).st_size
+        return os.stat(loc.real).st_size
     except (PathRefused, OSError):
         return 0
 

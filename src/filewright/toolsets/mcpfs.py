@@ -115,13 +115,7 @@ class McpfsToolset(Toolset):
     name = "mcpfs"
     # The server's messages for the failures its users know; the rest are filewright's.
     messages: ClassVar[dict[str, dict[str, str]]] = {
-        "*": {
-            "outside": "Access denied - path outside allowed directories: {path}",
-            "not_found": "ENOENT: no such file or directory, open '{path}'",
-            "hidden": "ENOENT: no such file or directory, open '{path}'",
-            "parent_missing": "Parent directory does not exist: {message}",
-            "is_directory": "EISDIR: illegal operation on a directory, read",
-        }
+        "*": {"is_directory": "EISDIR: illegal operation on a directory, read"}
     }
 
     def tools(self) -> list[Tool]:
@@ -301,8 +295,24 @@ class McpfsToolset(Toolset):
         """A success: the text, also as structured `content` (the server's output schema)."""
         return Result(True, text, {"content": text, **data})
 
-    def _failure(self, failure: Failure, path: str) -> Result:
-        return self.failed(failure, path)
+    def _absolute(self, path: str) -> str:
+        first = str(self.workspace.roots[0])
+        return os.path.normpath(path if os.path.isabs(path) else os.path.join(first, path))
+
+    def failed(self, failure: Failure, path: str | None = None, **data: Any) -> Result:
+        """A failure in the server's words where its users know them (Node's ENOENT for a
+        missing or hidden path, its access-denied line), else filewright's."""
+        result = super().failed(failure, path, **data)
+        path = path if path is not None else failure.path
+        if failure.code == "outside":
+            roots = ", ".join(str(r) for r in self.workspace.roots)
+            result.text = (
+                "Access denied - path outside allowed directories: "
+                f"{self._absolute(path)} not in {roots}"
+            )
+        elif failure.code in ("not_found", "hidden", "parent_missing"):
+            result.text = f"ENOENT: no such file or directory, open '{self._absolute(path)}'"
+        return result
 
     # -- reading ------------------------------------------------------------------------
 
@@ -331,7 +341,7 @@ class McpfsToolset(Toolset):
             if count < 0 or count != int(count):
                 raise ValueError
         except OperationFailed as exc:
-            return self._failure(exc.failure, p.path)
+            return self.failed(exc.failure, p.path)
         except ValueError:
             return Result(
                 False, "head and tail must be whole numbers of lines", {"error": "bad_arguments"}
@@ -348,7 +358,7 @@ class McpfsToolset(Toolset):
                 max_line_chars=1 << 30,
             )
         except OperationFailed as exc:
-            return self._failure(exc.failure, p.path)
+            return self.failed(exc.failure, p.path)
         if outcome.text is None:
             return Result(
                 False, f"Cannot read {p.path} as text: it is {outcome.kind}", {"error": "binary"}
@@ -360,7 +370,7 @@ class McpfsToolset(Toolset):
             loc, _ = self.engine.locate(p.path, purpose="read", expect="file")
             data = self.engine.read_bytes(loc).data
         except OperationFailed as exc:
-            return self._failure(exc.failure, p.path)
+            return self.failed(exc.failure, p.path)
         mime = fmt.MEDIA_TYPES.get(
             os.path.splitext(loc.real.name)[1].lower(), "application/octet-stream"
         )
@@ -382,7 +392,7 @@ class McpfsToolset(Toolset):
             try:
                 parts.append(f"{path}:\n{self._whole_text(path)[0]}\n")
             except OperationFailed as exc:
-                parts.append(f"{path}: Error - {self.text_for(exc.failure, path)}")
+                parts.append(f"{path}: Error - {self.failed(exc.failure, path).text}")
         return self._text("\n---\n".join(parts))
 
     # -- changing -----------------------------------------------------------------------
@@ -392,7 +402,7 @@ class McpfsToolset(Toolset):
         outcome = self.change(Change(p.path, "write", lambda _old: content))
         if not outcome.ok:
             assert outcome.failure is not None
-            return self._failure(outcome.failure, p.path)
+            return self.failed(outcome.failure, p.path)
         return self._text(f"Successfully wrote to {p.path}")
 
     def edit_file(self, p: EditFileParams) -> Result:
@@ -436,7 +446,7 @@ class McpfsToolset(Toolset):
                 f"{old}\nInclude more surrounding lines so that oldText matches one place."
             )
         else:
-            return self._failure(failure, p.path)
+            return self.failed(failure, p.path)
         return Result(False, text, {"error": failure.code, "edit_index": index})
 
     def create_directory(self, p: PathParams) -> Result:
@@ -445,7 +455,7 @@ class McpfsToolset(Toolset):
         outcome = fileops.mkdir(self.engine, p.path)
         if not outcome.ok:
             assert outcome.failure is not None
-            return self._failure(outcome.failure, p.path)
+            return self.failed(outcome.failure, p.path)
         return self._text(f"Successfully created directory {p.path}")
 
     def move_file(self, p: MoveFileParams) -> Result:
@@ -454,13 +464,19 @@ class McpfsToolset(Toolset):
         outcome = fileops.move(self.engine, p.source, p.destination)
         if not outcome.ok:
             assert outcome.failure is not None
-            if outcome.failure.code == "exists":
+            code = outcome.failure.code
+            if code == "exists":
+                return Result(
+                    False, f"Destination already exists: {p.destination}", {"error": code}
+                )
+            if code in ("not_found", "hidden", "parent_missing"):
+                src, dst = self._absolute(p.source), self._absolute(p.destination)
                 return Result(
                     False,
-                    f"Destination already exists: {p.destination}",
-                    {"error": "exists"},
+                    f"ENOENT: no such file or directory, rename '{src}' -> '{dst}'",
+                    {"error": code},
                 )
-            return self._failure(outcome.failure, p.source)
+            return self.failed(outcome.failure, p.source)
         return self._text(f"Successfully moved {p.source} to {p.destination}")
 
     # -- listing ------------------------------------------------------------------------
@@ -482,7 +498,7 @@ class McpfsToolset(Toolset):
     def list_directory(self, p: PathParams) -> Result:
         _loc, found = self._entries(p.path)
         text = "\n".join(
-            f"{'[DIR]' if e.is_dir and not e.is_link else '[FILE]'} {e.name}" for e in found
+            f"{'[DIR]' if e.is_dir and not e.is_symlink else '[FILE]'} {e.name}" for e in found
         )
         return self._text(text)
 
@@ -492,8 +508,8 @@ class McpfsToolset(Toolset):
         loc, found = self._entries(p.path)
         rows = []
         for e in found:
-            is_dir = e.is_dir and not e.is_link
-            size = 0 if is_dir else fileops.entry_size(self.engine, loc, e.name)
+            is_dir = e.is_dir and not e.is_symlink
+            size = fileops.entry_size(self.engine, loc, e.name)  # a directory's sorts too
             rows.append({"name": e.name, "is_dir": is_dir, "size": size})
         return self._text(fmt.sized_listing(rows, p.sortBy))
 
@@ -542,7 +558,7 @@ class McpfsToolset(Toolset):
         try:
             info = fileops.stat(self.engine, p.path)
         except OperationFailed as exc:
-            return self._failure(exc.failure, p.path)
+            return self.failed(exc.failure, p.path)
         return self._text(fmt.file_info(info))
 
     def list_allowed_directories(self, _p: NoParams) -> Result:
