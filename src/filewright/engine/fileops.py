@@ -213,6 +213,9 @@ def _move(
         raise fail(
             "into_itself", destination, message=f"cannot move {source} into itself: {destination}"
         )
+    if dst.is_link or (not dst.exists and os.path.lexists(dst.path)):
+        # A link (dangling or not) is there: never move through it to where it points.
+        raise fail("exists", destination, message=f"destination already exists: {destination}")
     replacing = dst.exists
     if replacing and not overwrite:
         raise fail("exists", destination, message=f"destination already exists: {destination}")
@@ -417,7 +420,7 @@ def mkdir(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
 def _mkdir(engine: Engine, path: str, dry_run: bool, outcome: Outcome) -> None:
     loc, access = _locate(engine, path)
     outcome.loc = loc
-    if loc.exists and not loc.is_dir:
+    if (loc.exists and not loc.is_dir) or (not loc.exists and os.path.lexists(loc.path)):
         raise fail("exists", path, message=f"a file already exists at {path}")
     outcome.risk = Risk.LOW
     if loc.exists:
