@@ -512,26 +512,50 @@ def _undo_mkdir(
 def _undo_delete(
     engine: Engine, loc: Location, entry: Entry, outcome: Outcome, dry_run: bool
 ) -> None:
+    """Restore what a delete removed. An entry still there as it was (a delete cut short
+    by a crash, or an undo cut short) is only forgotten; one there but different is
+    refused, never replaced."""
+    history = engine.workspace.history
     members = [_at(engine, p) for p in entry.members or []]
-    for item in [loc, *members]:
-        if _same(item).exists and not (item is loc and entry.kind == "dir"):
-            raise fail(
-                "exists", item.given, message=f"{item.path} exists again; undo would replace it"
-            )
-    outcome.diff = f"restore {loc.lexical_rel}\n" + "".join(
-        f"restore {m.lexical_rel}\n" for m in members
+    plan = []
+    for item in [loc, *members]:  # parents before children
+        last = entry if item is loc else _last(history, item)
+        if last is None or last.operation != "delete":
+            continue
+        plan.append((item, last, _still_there(engine, item, last)))
+    outcome.diff = "".join(
+        f"restore {item.lexical_rel}\n" for item, _last_entry, there in plan if not there
     )
     if dry_run:
         outcome.dry_run = True
         return
-    history = engine.workspace.history
-    for item in [loc, *members]:  # parents before children
-        with _locked(engine, item.real) if item is not loc else contextlib.nullcontext():
-            last = history.entries(str(item.real))
-            if not last or last[-1].operation != "delete":
-                continue
-            _restore(engine, _same(item), last[-1])
+    for item, last, there in plan:
+        with _locked(engine, item.real, held=loc.real):
+            if not there:
+                _restore(engine, _same(item), last)
             history.pop(str(item.real))
+
+
+def _last(history: Any, item: Location) -> Entry | None:
+    found = history.entries(str(item.real))
+    return found[-1] if found else None
+
+
+def _still_there(engine: Engine, item: Location, entry: Entry) -> bool:
+    """True when `item` holds what the delete removed; False when it is gone; refused
+    (OperationFailed) when something else is there now."""
+    now = _same(item)
+    if not now.exists and not now.is_link:
+        return False
+    if entry.kind == "dir" and now.is_dir and not now.is_link:
+        return True
+    if entry.kind == "symlink" and now.is_link and os.readlink(now.real) == entry.link:
+        return True
+    if entry.kind == "file" and not now.is_dir and not now.is_link:
+        kept = engine.workspace.history.before_bytes(str(item.real), entry)
+        if engine.read_bytes(now).data == kept:
+            return True
+    raise fail("exists", item.given, message=f"{item.path} exists again; undo would replace it")
 
 
 def _restore(engine: Engine, loc: Location, entry: Entry) -> None:
@@ -559,6 +583,10 @@ def _undo_move(
         src, dst = loc, _at(engine, entry.moved_to)
         dst_entries = history.entries(str(dst.real))
         if not dst_entries or dst_entries[-1].moved_from != str(src.real):
+            if _same(src).exists and not dry_run:
+                # Cut short between the two ends' records: the move never happened.
+                history.pop(str(src.real))
+                return
             raise fail("stale", loc.given, message=f"{dst.path} changed after the move")
         dst_entry = dst_entries[-1]
     else:
