@@ -250,7 +250,9 @@ def _move(
         _confirm(engine, src, "move", outcome.diff, outcome)
     with _locked(engine, src.real, dst.real):
         now_src, now_dst = _same(src), _same(dst)
-        if not now_src.exists or now_src.is_dir != src.is_dir or now_src.is_link:
+        if not now_src.exists:  # another process moved or deleted it meanwhile
+            raise fail("not_found", source, message=f"not found: {source}")
+        if now_src.is_dir != src.is_dir or now_src.is_link:
             raise fail("stale", source, message=f"{source} changed while in use")
         if now_dst.exists != replacing:
             raise fail("exists", destination, message=f"destination already exists: {destination}")
@@ -337,7 +339,9 @@ def _delete(engine: Engine, path: str, recursive: bool, dry_run: bool, outcome: 
         _confirm(engine, loc, "delete", outcome.diff, outcome)
     with _locked(engine, loc.real):
         now = _same(loc)
-        if not now.exists or now.is_dir != loc.is_dir or now.is_link != loc.is_link:
+        if not now.exists and not now.is_link:  # deleted or moved meanwhile
+            raise fail("not_found", path, message=f"not found: {path}")
+        if now.is_dir != loc.is_dir or now.is_link != loc.is_link:
             raise fail("stale", path, message=f"{path} changed while in use")
         if kind == "file" and engine.read_bytes(loc).data != data:
             raise fail("stale", path, message=f"{path} changed while in use")
