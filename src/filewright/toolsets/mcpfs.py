@@ -12,6 +12,7 @@ encoding and line endings; binary files are not returned as text.
 from __future__ import annotations
 
 import base64
+import math
 import os
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -338,7 +339,7 @@ class McpfsToolset(Toolset):
         try:
             if not count:
                 return self._text(self._whole_text(p.path)[0])
-            if count < 0 or count != int(count):
+            if not math.isfinite(count) or count < 0 or count != int(count):
                 raise ValueError
         except OperationFailed as exc:
             return self.failed(exc.failure, p.path)
