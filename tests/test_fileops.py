@@ -412,3 +412,49 @@ def test_move_and_undo_through_the_command_line(root: Path) -> None:
     assert (root / "z.txt").exists()
     assert cli("undo", json.dumps({"path": "z.txt"}))["ok"]
     assert snapshot(root) == before
+
+
+def test_an_unprivileged_user_gets_clear_refusals_and_nothing_changes(tmp_path: Path) -> None:
+    """As a user who may not write a directory (nobody, when the tests run as root):
+    moving, deleting and making directories there fail cleanly and change nothing."""
+    import shutil
+    import tempfile
+
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as root without setpriv: cannot drop to nobody")
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    base = Path(tempfile.mkdtemp(dir="/tmp", prefix="fw-nobody-"))
+    try:
+        base.chmod(0o755)
+        ws = base / "ws"
+        (ws / "locked").mkdir(parents=True)
+        (ws / "locked" / "f.txt").write_text("keep\n")
+        (ws / "free.txt").write_text("free\n")
+        if prefix:
+            for path in (ws, ws / "locked", ws / "locked" / "f.txt", ws / "free.txt"):
+                os.chown(path, 65534, 65534)
+        (ws / "locked").chmod(0o555)
+        before = snapshot(ws)
+        calls = [
+            ("delete", {"path": "locked/f.txt"}),
+            ("move", {"source": "locked/f.txt", "destination": "g.txt"}),
+            ("move", {"source": "free.txt", "destination": "locked/free.txt"}),
+            ("mkdir", {"path": "locked/sub"}),
+        ]
+        for tool, args in calls:
+            proc = subprocess.run(
+                [*prefix, sys.executable, "-c",
+                 "from filewright.surfaces.cli.main import main; main()",
+                 "call", "--root", str(ws), "--yes", tool, json.dumps(args)],
+                capture_output=True, text=True, timeout=60, env={**os.environ, "HOME": str(base)},
+            )  # fmt: skip
+            assert proc.returncode == 1, (tool, proc.stdout, proc.stderr)
+            answer = json.loads(proc.stdout)
+            assert answer["data"]["error"] in ("permission", "io_error"), answer
+            assert "Traceback" not in proc.stdout + proc.stderr
+            assert snapshot(ws) == before, tool
+    finally:
+        (base / "ws" / "locked").chmod(0o755)
+        shutil.rmtree(base, ignore_errors=True)
