@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from filewright.core.result import Failure, OperationFailed, fail
-from filewright.engine import fileops
+from filewright.engine import fileundo
 from filewright.engine.diffs import unified_diff
 from filewright.engine.pipeline import Outcome
 from filewright.engine.workspace import Engine
@@ -27,9 +27,9 @@ def undo(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
             if not entries:
                 raise fail("no_history", path, message=f"no recorded change to undo for {path}")
             last = entries[-1]
-            if fileops.is_file_management(last):
+            if fileundo.is_file_management(last):
                 outcome.extra["undone"] = last.to_dict()
-                fileops.undo_entry(engine, loc, last, outcome, dry_run)
+                fileundo.undo_entry(engine, loc, last, outcome, dry_run)
                 outcome.extra["remaining"] = len(ws.history.entries(str(loc.real)))
                 outcome.risk = Risk.HIGH
                 outcome.ok = True

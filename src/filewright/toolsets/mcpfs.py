@@ -20,6 +20,7 @@ from filewright.core.result import Failure, OperationFailed, Result
 from filewright.engine.pipeline import Change
 from filewright.tools.base import Tool, Toolset
 from filewright.toolsets import mcpfs_format as fmt
+from filewright.toolsets.mcpfs_schemas import MEDIA_OUTPUT, READ_ONLY, hints, mcp_listing
 
 if TYPE_CHECKING:
     from filewright.fs.paths import Location
@@ -38,69 +39,6 @@ if TYPE_CHECKING:
 
 MODELS = "filewright.toolsets.mcpfs_params:"
 MAX_WALK = 200_000  # entries a directory_tree or search_files walks at most
-_DRAFT7 = "http://json-schema.org/draft-07/schema#"
-TEXT_OUTPUT = {
-    "$schema": _DRAFT7,
-    "type": "object",
-    "properties": {"content": {"type": "string"}},
-    "required": ["content"],
-    "additionalProperties": False,
-}
-_MEDIA_BLOCK = {
-    "anyOf": [
-        {
-            "type": "object",
-            "properties": {
-                "type": {"type": "string", "enum": ["image", "audio"]},
-                "data": {"type": "string"},
-                "mimeType": {"type": "string"},
-            },
-            "required": ["type", "data", "mimeType"],
-            "additionalProperties": False,
-        },
-        {
-            "type": "object",
-            "properties": {
-                "type": {"type": "string", "const": "resource"},
-                "resource": {
-                    "type": "object",
-                    "properties": {
-                        "uri": {"type": "string"},
-                        "mimeType": {"type": "string"},
-                        "blob": {"type": "string"},
-                    },
-                    "required": ["uri", "blob"],
-                    "additionalProperties": False,
-                },
-            },
-            "required": ["type", "resource"],
-            "additionalProperties": False,
-        },
-    ]
-}
-MEDIA_OUTPUT = {
-    "$schema": _DRAFT7,
-    "type": "object",
-    "properties": {"content": {"type": "array", "items": _MEDIA_BLOCK}},
-    "required": ["content"],
-    "additionalProperties": False,
-}
-_READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
-
-
-def _hints(idempotent: bool, destructive: bool) -> dict[str, Any]:
-    return {
-        "readOnlyHint": False,
-        "idempotentHint": idempotent,
-        "destructiveHint": destructive,
-        "openWorldHint": False,
-    }
-
-
-def _mcp(annotations: dict[str, Any], output: dict[str, Any] = TEXT_OUTPUT) -> dict[str, Any]:
-    return {"annotations": annotations, "outputSchema": output}
-
-
 READ_TEXT_DESCRIPTION = (
     "Read the complete contents of a file from the file system as text. "
     "Handles various text encodings and provides detailed error messages "
@@ -128,7 +66,7 @@ class McpfsToolset(Toolset):
                 self.read_text_file,
                 read_only=True,
                 title="Read File (Deprecated)",
-                mcp=_mcp(_READ_ONLY),
+                mcp=mcp_listing(READ_ONLY),
             ),
             Tool(
                 "read_text_file",
@@ -137,7 +75,7 @@ class McpfsToolset(Toolset):
                 self.read_text_file,
                 read_only=True,
                 title="Read Text File",
-                mcp=_mcp(_READ_ONLY),
+                mcp=mcp_listing(READ_ONLY),
             ),
             Tool(
                 "read_media_file",
@@ -148,7 +86,7 @@ class McpfsToolset(Toolset):
                 self.read_media_file,
                 read_only=True,
                 title="Read Media File",
-                mcp=_mcp(_READ_ONLY, MEDIA_OUTPUT),
+                mcp=mcp_listing(READ_ONLY, MEDIA_OUTPUT),
             ),
             Tool(
                 "read_multiple_files",
@@ -161,7 +99,7 @@ class McpfsToolset(Toolset):
                 self.read_multiple_files,
                 read_only=True,
                 title="Read Multiple Files",
-                mcp=_mcp(_READ_ONLY),
+                mcp=mcp_listing(READ_ONLY),
             ),
             Tool(
                 "write_file",
@@ -173,7 +111,7 @@ class McpfsToolset(Toolset):
                 destructive=True,
                 idempotent=True,
                 title="Write File",
-                mcp=_mcp(_hints(True, True)),
+                mcp=mcp_listing(hints(True, True)),
             ),
             Tool(
                 "edit_file",
@@ -184,7 +122,7 @@ class McpfsToolset(Toolset):
                 self.edit_file,
                 destructive=True,
                 title="Edit File",
-                mcp=_mcp(_hints(False, True)),
+                mcp=mcp_listing(hints(False, True)),
             ),
             Tool(
                 "create_directory",
@@ -197,7 +135,7 @@ class McpfsToolset(Toolset):
                 self.create_directory,
                 idempotent=True,
                 title="Create Directory",
-                mcp=_mcp(_hints(True, False)),
+                mcp=mcp_listing(hints(True, False)),
             ),
             Tool(
                 "list_directory",
@@ -209,7 +147,7 @@ class McpfsToolset(Toolset):
                 self.list_directory,
                 read_only=True,
                 title="List Directory",
-                mcp=_mcp(_READ_ONLY),
+                mcp=mcp_listing(READ_ONLY),
             ),
             Tool(
                 "list_directory_with_sizes",
@@ -222,7 +160,7 @@ class McpfsToolset(Toolset):
                 self.list_directory_with_sizes,
                 read_only=True,
                 title="List Directory with Sizes",
-                mcp=_mcp(_READ_ONLY),
+                mcp=mcp_listing(READ_ONLY),
             ),
             Tool(
                 "directory_tree",
@@ -235,7 +173,7 @@ class McpfsToolset(Toolset):
                 self.directory_tree,
                 read_only=True,
                 title="Directory Tree",
-                mcp=_mcp(_READ_ONLY),
+                mcp=mcp_listing(READ_ONLY),
             ),
             Tool(
                 "move_file",
@@ -248,7 +186,7 @@ class McpfsToolset(Toolset):
                 self.move_file,
                 destructive=True,
                 title="Move File",
-                mcp=_mcp(_hints(False, True)),
+                mcp=mcp_listing(hints(False, True)),
             ),
             Tool(
                 "search_files",
@@ -262,7 +200,7 @@ class McpfsToolset(Toolset):
                 self.search_files,
                 read_only=True,
                 title="Search Files",
-                mcp=_mcp(_READ_ONLY),
+                mcp=mcp_listing(READ_ONLY),
             ),
             Tool(
                 "get_file_info",
@@ -274,7 +212,7 @@ class McpfsToolset(Toolset):
                 self.get_file_info,
                 read_only=True,
                 title="Get File Info",
-                mcp=_mcp(_READ_ONLY),
+                mcp=mcp_listing(READ_ONLY),
             ),
             Tool(
                 "list_allowed_directories",
@@ -286,7 +224,7 @@ class McpfsToolset(Toolset):
                 self.list_allowed_directories,
                 read_only=True,
                 title="List Allowed Directories",
-                mcp=_mcp(_READ_ONLY),
+                mcp=mcp_listing(READ_ONLY),
             ),
         ]
 
@@ -326,7 +264,7 @@ class McpfsToolset(Toolset):
             raise fail("not_found", path, message=f"file not found: {path}")
         text, _state = self.engine.load_text(loc)
         self.engine.record_read(loc, text.hash)
-        return with_eols(text.text, text.eols), loc
+        return fmt.with_eols(text.text, text.eols), loc
 
     def read_text_file(self, p: ReadTextFileParams) -> Result:
         if p.head and p.tail:
@@ -565,13 +503,3 @@ class McpfsToolset(Toolset):
     def list_allowed_directories(self, _p: NoParams) -> Result:
         dirs = [str(r) for r in self.workspace.roots]
         return self._text("Allowed directories:\n" + "\n".join(dirs))
-
-
-def with_eols(text: str, eols: tuple[str, ...]) -> str:
-    """Decoded text ("\n" newlines) with each line's own ending again (CRLF stays CRLF)."""
-    pieces = text.split("\n")
-    if len(eols) < len(pieces) - 1 or all(e in ("\n", "") for e in eols):
-        return text
-    return "".join(
-        piece + ((eols[i] or "\n") if i < len(pieces) - 1 else "") for i, piece in enumerate(pieces)
-    )

@@ -148,3 +148,13 @@ def file_info(info: dict[str, Any]) -> str:
         ("permissions", info["mode"][-3:]),
     ]
     return "\n".join(f"{k}: {v}" for k, v in rows)
+
+
+def with_eols(text: str, eols: tuple[str, ...]) -> str:
+    """Decoded text ("\n" newlines) with each line's own ending again (CRLF stays CRLF)."""
+    pieces = text.split("\n")
+    if len(eols) < len(pieces) - 1 or all(e in ("\n", "") for e in eols):
+        return text
+    return "".join(
+        piece + ((eols[i] or "\n") if i < len(pieces) - 1 else "") for i, piece in enumerate(pieces)
+    )
