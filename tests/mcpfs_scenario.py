@@ -37,7 +37,8 @@ DELIBERATE = {
 
 
 def make_tree(root: Path) -> Path:
-    """The tree every run starts from."""
+    """The tree every run starts from. Nothing in the answers depends on the file system
+    (a directory's own size does: none is shown or sorted on)."""
     root.mkdir(parents=True, exist_ok=True)
     (root / "a.txt").write_text("alpha\nbeta\ngamma\n")
     (root / "crlf.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
@@ -50,6 +51,12 @@ def make_tree(root: Path) -> Path:
     (root / "img.png").write_bytes(PNG)
     (root / "song.mp3").write_bytes(b"ID3\x03\x00\x00\x00\x00\x00\x00")
     (root / "data.bin").write_bytes(bytes(range(256)))
+    (root / "sized").mkdir()
+    for name, size in (("small", 10), ("large", 3000), ("medium", 300)):
+        (root / "sized" / f"{name}.dat").write_bytes(b"z" * size)
+    # Modes as the recording has them, whatever the umask (get_file_info shows them).
+    for path in [root, *root.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
     return root
 
 
@@ -60,7 +67,7 @@ def calls(root: str) -> list[tuple[str, str, dict[str, Any]]]:
         ("allowed", "list_allowed_directories", {}),
         ("list", "list_directory", {"path": r}),
         ("list_sizes", "list_directory_with_sizes", {"path": r}),
-        ("list_by_size", "list_directory_with_sizes", {"path": r, "sortBy": "size"}),
+        ("list_by_size", "list_directory_with_sizes", {"path": f"{r}/sized", "sortBy": "size"}),
         ("tree", "directory_tree", {"path": r}),
         ("tree_exclude", "directory_tree", {"path": r, "excludePatterns": ["deep"]}),
         ("tree_exclude_glob", "directory_tree", {"path": r, "excludePatterns": ["**/*.md"]}),
@@ -84,7 +91,6 @@ def calls(root: str) -> list[tuple[str, str, dict[str, Any]]]:
         ("media_mp3", "read_media_file", {"path": f"{r}/song.mp3"}),
         ("media_bin", "read_media_file", {"path": f"{r}/data.bin"}),
         ("info", "get_file_info", {"path": f"{r}/a.txt"}),
-        ("info_dir", "get_file_info", {"path": f"{r}/sub"}),
         ("write_new", "write_file", {"path": f"{r}/new.txt", "content": "fresh\n"}),
         ("write_over", "write_file", {"path": f"{r}/new.txt", "content": "again\n"}),
         ("write_no_parent", "write_file", {"path": f"{r}/no/such/dir.txt", "content": "x"}),
