@@ -458,3 +458,16 @@ def test_an_unprivileged_user_gets_clear_refusals_and_nothing_changes(tmp_path: 
     finally:
         (base / "ws" / "locked").chmod(0o755)
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_negative_offset_in_a_file_too_large_to_count(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from filewright.read import textread
+
+    monkeypatch.setattr(textread, "TAIL_COUNT_BYTES", 100)  # "large" from 100 bytes on
+    (root / "log.txt").write_text("".join(f"entry {i}\n" for i in range(1, 301)))
+    back = ok(tools(root).call("read", {"path": "log.txt", "offset": -5, "limit": 2}))
+    assert back.data["start_line"] == -5 and back.data["end_line"] == -4
+    assert [line.split("\t")[1] for line in back.text.split("\n")[:2]] == ["entry 296", "entry 297"]
+    assert "entry 298" not in back.text

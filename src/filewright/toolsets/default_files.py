@@ -43,14 +43,36 @@ def read_tail_or_range(
     if offset is not None and offset < 0:
         tail = -offset
         if limit is not None and limit < tail:
-            # The first of the last N lines, then `limit` lines from there.
-            first = read_result(toolset, path, tail=tail, style="default")
-            start = first.data.get("start_line") if first.ok else None
-            if not isinstance(start, int) or start < 1:
-                return first
-            return read_result(toolset, path, offset=start, limit=limit, style="default")
+            return _from_the_end(toolset, path, tail, limit)
         offset = None
     return read_result(toolset, path, offset=offset, limit=limit, tail=tail, style="default")
+
+
+def _from_the_end(toolset: Toolset, path: str, back: int, limit: int) -> Result:
+    """`limit` lines starting `back` lines before the end: the first of the last `back`
+    lines found from the end, then read forwards from there (or, in a file too large to
+    count its lines, the first `limit` of the last `back`)."""
+    import dataclasses
+
+    from filewright.read.readers import read_any, render_outcome
+
+    first = read_result(toolset, path, tail=back, style="default")
+    start = first.data.get("start_line") if first.ok else None
+    if not isinstance(start, int):
+        return first
+    if start >= 1:
+        return read_result(toolset, path, offset=start, limit=limit, style="default")
+    try:
+        outcome = read_any(toolset.engine, path, tail=back, limit=None)
+    except OperationFailed as exc:
+        return toolset.failed(exc.failure, path)
+    s = outcome.text
+    if s is None:
+        return first
+    outcome.text = dataclasses.replace(
+        s, lines=s.lines[:limit], end=s.start + min(limit, len(s.lines)) - 1, truncated=True
+    )
+    return Result(True, render_outcome(outcome, "default"), outcome.data())
 
 
 class FileTools:
