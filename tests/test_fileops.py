@@ -471,3 +471,19 @@ def test_negative_offset_in_a_file_too_large_to_count(
     assert back.data["start_line"] == -5 and back.data["end_line"] == -4
     assert [line.split("\t")[1] for line in back.text.split("\n")[:2]] == ["entry 296", "entry 297"]
     assert "entry 298" not in back.text
+
+
+def test_the_rename_itself_never_replaces_what_appeared_at_the_destination(tmp_path: Path) -> None:
+    """The last line of defence, below the checks: a file that appears at the destination
+    after they ran is not replaced (renameat2 RENAME_NOREPLACE, or check-then-rename)."""
+    from filewright.fs import entries
+    from filewright.fs.paths import Sandbox
+
+    (tmp_path / "a.txt").write_text("a")
+    sandbox = Sandbox([str(tmp_path)])
+    src, dst = sandbox.resolve("a.txt"), sandbox.resolve("b.txt")
+    (tmp_path / "b.txt").write_text("appeared meanwhile")
+    with pytest.raises(FileExistsError):
+        entries.rename(src, dst)
+    assert (tmp_path / "b.txt").read_text() == "appeared meanwhile"
+    assert (tmp_path / "a.txt").read_text() == "a"

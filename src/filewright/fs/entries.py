@@ -8,8 +8,6 @@ Knows nothing of policy or history.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import errno
 import functools
 import os
@@ -30,10 +28,12 @@ def _parts(rel: str) -> list[str]:
 
 @functools.cache
 def _renameat2() -> Callable[..., int] | None:
-    """glibc's renameat2, or None where the C library has none."""
-    name = ctypes.util.find_library("c")
+    """glibc's renameat2, or None where the C library has none (ctypes loads here, on
+    the first move, not with the module)."""
+    import ctypes
+
     try:
-        libc = ctypes.CDLL(name, use_errno=True)
+        libc = ctypes.CDLL(None, use_errno=True)  # the C library already loaded
         fn = libc.renameat2
     except (OSError, AttributeError, TypeError):
         return None
@@ -48,6 +48,8 @@ def _rename_noreplace(sfd: int, sname: str, dfd: int, dname: str) -> None:
     if fn is not None:
         if fn(sfd, os.fsencode(sname), dfd, os.fsencode(dname), _RENAME_NOREPLACE) == 0:
             return
+        import ctypes
+
         err = ctypes.get_errno()
         if err not in _NO_RENAMEAT2:
             raise OSError(err, os.strerror(err), dname)
