@@ -139,7 +139,7 @@ def test_the_light_check_accepts_only_what_pydantic_accepts_unchanged(
     [
         ({"path": "a.txt"}, True),
         ({"path": "a.txt", "offset": 3, "limit": None}, True),
-        ({"path": "a.txt", "offset": 0}, False),  # below the minimum: pydantic's message
+        ({"path": "a.txt", "limit": 0}, False),  # below the minimum: pydantic's message
         ({"path": "a.txt", "offset": True}, False),  # a bool is not an integer here
         ({"path": "a.txt", "offset": "3"}, False),  # pydantic's lax mode decides
         ({"path": "a.txt", "offset": 3.0}, False),
@@ -155,6 +155,13 @@ def test_read_arguments(args: dict[str, Any], vouched: bool) -> None:
     assert (light is not None) == vouched
     if light is not None:
         assert light.path == "a.txt" and light.offset == args.get("offset")
+
+
+def test_read_accepts_a_negative_offset() -> None:
+    schema = arguments.cached_schema("filewright.toolsets.default_params", "ReadParams")
+    assert schema is not None
+    light = arguments.check(schema, {"path": "a.txt", "offset": -5})
+    assert light is not None and light.offset == -5
 
 
 def test_defaults_are_fresh_copies_and_nested_models_are_attributes() -> None:

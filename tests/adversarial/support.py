@@ -36,7 +36,7 @@ OLD = 1_000_000_000  # the canary tree's mtime (2001), so that any touch shows
 # path relative to the snapshot base -> (kind, mode, mtime_ns, bytes or link target)
 Snapshot = dict[str, tuple[str, int, int, bytes | str]]
 
-TOOLSETS = ("default", "claude", "text_editor", "gemini", "worker", "companion", "memo")
+TOOLSETS = ("default", "claude", "text_editor", "gemini", "worker", "companion", "memo", "mcpfs")
 TEXT_EDITOR_OPTIONS = {"version": "20250124"}  # the version with undo_edit
 
 
@@ -225,6 +225,13 @@ PATH_PARAMS: dict[str, dict[str, tuple[str, ...]]] = {
         "list": ("path",),
         "glob": ("path",),
         "grep": ("path",),
+        "move": ("source", "destination"),
+        "delete": ("path",),
+        "mkdir": ("path",),
+        "stat": ("path",),
+        "tree": ("path",),
+        "read_many": (),
+        "roots": (),
     },
     "claude": {
         "Read": ("file_path",),
@@ -244,6 +251,22 @@ PATH_PARAMS: dict[str, dict[str, tuple[str, ...]]] = {
     "worker": {"write_file": ("path",), "append_to_file": ("path",), "replace_in_file": ("path",)},
     "companion": {"read": ("path",), "write": ("path",), "edit": ("path",)},
     "memo": {"memo_read": (), "memo_replace_literal": (), "memo_replace_span": ()},
+    "mcpfs": {
+        "read_file": ("path",),
+        "read_text_file": ("path",),
+        "read_media_file": ("path",),
+        "read_multiple_files": (),
+        "write_file": ("path",),
+        "edit_file": ("path",),
+        "create_directory": ("path",),
+        "list_directory": ("path",),
+        "list_directory_with_sizes": ("path",),
+        "directory_tree": ("path",),
+        "move_file": ("source", "destination"),
+        "search_files": ("path",),
+        "get_file_info": ("path",),
+        "list_allowed_directories": (),
+    },
 }
 # Toolsets whose seed insists on absolute paths.
 ABSOLUTE_ONLY = {"claude", "text_editor"}
@@ -262,6 +285,11 @@ GLOB_PARAMS = {
     ("default", "glob", "pattern"),
     ("default", "grep", "include"),
     ("default", "list", "ignore"),
+    ("default", "tree", "exclude"),
+    ("default", "read_many", "pattern"),
+    ("mcpfs", "search_files", "pattern"),
+    ("mcpfs", "search_files", "excludePatterns"),
+    ("mcpfs", "directory_tree", "excludePatterns"),
 }
 
 
@@ -343,6 +371,11 @@ def write_calls(
                 {"old_span_start": "#", "old_span_end": "\n", "new_text": content},
             ),
         ]
+    if ts_name == "mcpfs":
+        return [
+            ("write_file", {"path": path, "content": content}),
+            ("edit_file", {"path": path, "edits": [{"oldText": "\n", "newText": content}]}),
+        ]
     raise ValueError(ts_name)
 
 
@@ -370,6 +403,17 @@ def read_calls(ts_name: str, path: str) -> list[tuple[str, dict[str, Any]]]:
         return [("read", {"path": path})]
     if ts_name == "memo":
         return [("memo_read", {})]
+    if ts_name == "mcpfs":
+        return [
+            ("read_text_file", {"path": path}),
+            ("read_text_file", {"path": path, "tail": 2}),
+            ("read_media_file", {"path": path}),
+            ("get_file_info", {"path": path}),
+            ("list_directory", {"path": path}),
+            ("list_directory_with_sizes", {"path": path}),
+            ("directory_tree", {"path": path}),
+            ("search_files", {"path": path, "pattern": "**"}),
+        ]
     return []
 
 

@@ -88,6 +88,26 @@ def _escapes(arena: Arena) -> list[str]:
     ]
 
 
+def file_management_calls(ts_name: str, path: str) -> list[tuple[str, dict[str, Any]]]:
+    """Moving to and from `path`, deleting it, making a directory in it, asking about it."""
+    if ts_name == "mcpfs":
+        return [
+            ("move_file", {"source": path, "destination": "moved.txt"}),
+            ("move_file", {"source": "a.txt", "destination": path}),
+            ("create_directory", {"path": path + "/d"}),
+        ]
+    return [
+        ("move", {"source": path, "destination": "moved.txt"}),
+        ("move", {"source": "a.txt", "destination": path}),
+        ("move", {"source": "a.txt", "destination": path, "overwrite": True}),
+        ("delete", {"path": path}),
+        ("delete", {"path": path, "recursive": True}),
+        ("mkdir", {"path": path + "/d"}),
+        ("stat", {"path": path}),
+        ("tree", {"path": path}),
+    ]
+
+
 def _call_all(ts: Any, calls: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, Any]]:
     return [(tool, ts.call(tool, args)) for tool, args in calls]
 
@@ -105,6 +125,9 @@ def test_escapes_are_refused_by_every_tool(arena: Arena, ts_name: str) -> None:
         calls = read_calls(ts_name, path) + write_calls(ts_name, path)
         if ts_name == "default":
             calls.append(("undo", {"path": path}))
+            calls += file_management_calls("default", path)
+        if ts_name == "mcpfs":
+            calls += file_management_calls("mcpfs", path)
         for tool, result in _call_all(ts, calls):
             context = f"{ts_name}.{tool}({raw!r})"
             assert_clean_result(result, context)

@@ -366,7 +366,13 @@ def _commit_one(engine: Engine, slot: _Slot) -> None:
 
 
 def _history_operation(slot: _Slot) -> str:
-    return {"move_from": "move", "move_to": "move"}.get(_operation(slot), _operation(slot))
+    """The operation a history entry names. A patch's delete and move are content changes
+    of each file (undo puts the bytes back, or removes the file a move created), so they
+    are named apart from `engine.fileops`' move and delete, whose undo reverses a rename."""
+    op = _operation(slot)
+    return {"move_from": "patch move", "move_to": "patch move", "delete": "patch delete"}.get(
+        op, op
+    )
 
 
 def _roll_back(engine: Engine, done: list[_Slot]) -> list[str]:

@@ -32,6 +32,7 @@ REGISTRY: dict[str, str] = {
     "companion": "filewright.toolsets.companion:CompanionToolset",
     "memo": "filewright.toolsets.memo:MemoToolset",
     "apply_patch": "filewright.toolsets.apply_patch:ApplyPatchToolset",
+    "mcpfs": "filewright.toolsets.mcpfs:McpfsToolset",
 }
 
 NAMES = tuple(REGISTRY)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from filewright.core.result import Failure, OperationFailed, fail
+from filewright.engine import fileundo
 from filewright.engine.confirm import confirm_change
 from filewright.engine.diffs import unified_diff
 from filewright.engine.pipeline import Outcome
@@ -15,16 +16,16 @@ from filewright.state.history import ABSENT_HASH, file_lock
 
 
 def undo(engine: Engine, path: str, *, dry_run: bool = False, force: bool = False) -> Outcome:
-    """Restore the file's content from before its last recorded change, asking whoever
-    confirms first where the policy asks for a change to this file (a restore is a
-    change).
+    """Restore the file's content from before its last recorded change (or reverse the
+    last move, delete or mkdir recorded at the path), asking whoever confirms first where
+    the policy asks for a change to this file (a restore is a change).
 
     A file changed since that change (by hand, by another tool) is refused as `stale`,
     unless `force`: then its current content is first recorded as a change of its own
     (operation `undo --force`), so that the next undo brings it back."""
     outcome = Outcome(ok=False)
     try:
-        loc, access = engine.locate(path, purpose="write", expect="file")
+        loc, access = engine.locate(path, purpose="write", expect="any")
         outcome.loc = loc
         ws = engine.workspace
         with file_lock(ws.state_dir, str(loc.real)):
@@ -44,6 +45,18 @@ def undo(engine: Engine, path: str, *, dry_run: bool = False, force: bool = Fals
                 outcome.extra["remaining"] = len(entries) - 1
                 outcome.ok = True
                 return outcome
+            if fileundo.is_file_management(last):
+                if access == Access.CONFIRM and not dry_run:
+                    what = f"undo the {last.operation} recorded at {loc.lexical_rel}"
+                    confirm_change(engine, loc, path, "undo", what, Risk.HIGH, False)
+                outcome.extra["undone"] = last.to_dict()
+                fileundo.undo_entry(engine, loc, last, outcome, dry_run)
+                outcome.extra["remaining"] = len(ws.history.entries(str(loc.real)))
+                outcome.risk = Risk.HIGH
+                outcome.ok = True
+                return outcome
+            if loc.is_dir:
+                raise fail("is_directory", path, message=f"path is a directory: {path}")
             current = fsio.read_bytes(loc).data if loc.real.exists() else None
             current_hash = content_hash(current) if current is not None else ABSENT_HASH
             before = ws.history.before_bytes(str(loc.real), last)

@@ -37,7 +37,7 @@ DEFAULT_KEEP = 10
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024  # all of a root's history: oldest dropped beyond
 _PRUNE_CHECK_BYTES = 1024 * 1024  # a record that stores this much checks the total
 #: `Entry.hash_after` of a change that left no file (a delete, the source of a move).
-ABSENT_HASH = "absent"
+ABSENT_HASH = ""
 LOCK_TIMEOUT = 30.0
 _PLANTED_LINK = "symlink in filewright's state directory (remove it)"
 _INDEX_SLOTS = ("index.a.json", "index.b.json")
@@ -326,9 +326,19 @@ class Entry:
     size_after: int = -1
     stored: int = 0
     mtime_before: int = 0  # ns; undo gives the file back its mtime (large files' identity)
+    # File management (move, delete, mkdir); written only when set, so an index without
+    # them reads as before. `entry_type`: "file", "dir" or "symlink" (`link`: its target);
+    # `moved_from` / `moved_to`: the other end of a move (real paths); `members`: what a
+    # recursive delete or a mkdir of several levels recorded with it (real paths).
+    entry_type: str = "file"
+    moved_from: str | None = None
+    moved_to: str | None = None
+    members: list[str] | None = None
+    link: str | None = None
+    mode: int | None = None  # permission bits of what a delete removed
 
     def to_dict(self) -> dict[str, Any]:
-        out = {
+        out: dict[str, Any] = {
             "id": self.id,
             "time": self.time,
             "operation": self.operation,
@@ -343,7 +353,14 @@ class Entry:
                 stored=self.stored,
                 mtime_before=self.mtime_before,
             )
+        for name in _FILE_MANAGEMENT_FIELDS:
+            value = getattr(self, name)
+            if value is not None and value != "file":
+                out[name] = value
         return out
+
+
+_FILE_MANAGEMENT_FIELDS = ("entry_type", "moved_from", "moved_to", "members", "link", "mode")
 
 
 class History:
@@ -392,11 +409,23 @@ class History:
         _write_json(d / slot, data, atomic=False)
         _unlink(d / _LEGACY_INDEX)
 
-    def record(self, rel: str, before: bytes | None, operation: str, hash_after: str) -> Entry:
+    def record(
+        self,
+        rel: str,
+        before: bytes | None,
+        operation: str,
+        hash_after: str,
+        *,
+        existed: bool | None = None,
+        **fields: Any,
+    ) -> Entry:
         """Keep `before` (the bytes the change replaced) and log the change.
 
         Call with the file's lock held (`file_lock`). The backup is written before the
         index, so an interrupted record leaves at most an unreferenced .bak file.
+        `existed` (default: `before is not None`) and `fields` (the optional fields of
+        `Entry`: kind, moved_from, moved_to, members, link, mode) describe file-management
+        changes, whose "before" is not bytes (a directory, a move, a link).
         """
         d = self._dir(rel)
         entries, generation, slot = self._load(d)
@@ -410,9 +439,10 @@ class History:
             id=next_id,
             time=_now_iso(),
             operation=operation,
-            existed=before is not None,
+            existed=before is not None if existed is None else existed,
             hash_after=hash_after,
             size_before=len(before) if before is not None else 0,
+            **fields,
         )
         entries.append(entry)
         dropped, entries = entries[: -self.keep], entries[-self.keep :]
@@ -422,8 +452,8 @@ class History:
         return entry
 
     def before_bytes(self, rel: str, entry: Entry) -> bytes | None:
-        if not entry.existed:
-            return None
+        if not entry.existed or entry.entry_type != "file" or entry.moved_to is not None:
+            return None  # nothing kept: it did not exist, or it is not a file's bytes
         return _read_state_file(self._dir(rel) / f"{entry.id}.bak")
 
     def pop(self, rel: str) -> None:

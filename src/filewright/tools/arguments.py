@@ -22,6 +22,8 @@ MODEL_MODULES: dict[str, tuple[str, ...]] = {
     "filewright.toolsets.default_params": (
         "ReadParams", "WriteParams", "EditParams", "MultiEditParams", "ReplaceSpanParams",
         "InsertParams", "AppendParams", "UndoParams", "ListParams", "GlobParams", "GrepParams",
+        "MoveParams", "DeleteParams", "MkdirParams", "StatParams", "TreeParams",
+        "ReadManyParams", "RootsParams",
     ),
     "filewright.toolsets.claude.params": (
         "ReadParams", "WriteParams", "EditParams", "MultiEditParams",
@@ -34,6 +36,11 @@ MODEL_MODULES: dict[str, tuple[str, ...]] = {
     "filewright.toolsets.memo_params": ("ReadParams", "LiteralParams", "SpanParams"),
     "filewright.toolsets.worker_params": (
         "WriteFileParams", "AppendToFileParams", "ReplaceInFileParams",
+    ),
+    "filewright.toolsets.mcpfs_params": (
+        "PathParams", "ReadTextFileParams", "ReadMultipleFilesParams", "WriteFileParams",
+        "EditFileParams", "ListDirectoryWithSizesParams", "DirectoryTreeParams",
+        "MoveFileParams", "SearchFilesParams", "NoParams",
     ),
     "filewright.toolsets.companion_params": (
         "ReadParamsMemoryOn", "WriteParamsMemoryOn", "EditParamsMemoryOn",

@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 
 
 class Tool:
-    """One tool: its name, description, parameter model, handler and MCP annotations.
+    """One tool: its name, description, parameter model, handler and MCP annotations
+    (`mcp`: overrides of its MCP definition).
 
     `params` may be the model class or a reference "module:Name" to it: a reference is
     imported only when the model is needed (schemas, or arguments the light check in
@@ -32,7 +33,7 @@ class Tool:
     """
 
     __slots__ = (
-        "_model", "_ref", "description", "destructive", "handler", "idempotent", "name",
+        "_model", "_ref", "description", "destructive", "handler", "idempotent", "mcp", "name",
         "read_only", "responses_builtin", "title",
     )  # fmt: skip
 
@@ -47,6 +48,7 @@ class Tool:
         idempotent: bool = False,
         title: str | None = None,
         responses_builtin: dict[str, Any] | None = None,
+        mcp: dict[str, Any] | None = None,
     ) -> None:
         self.name, self.description, self.handler = name, description, handler
         # A Responses API built-in tool type this tool stands for (e.g. {"type": "apply_patch"}):
@@ -54,6 +56,11 @@ class Tool:
         self.responses_builtin = responses_builtin
         self.read_only, self.destructive, self.idempotent = read_only, destructive, idempotent
         self.title = title
+        # Keys that replace or add to the tool's MCP definition (`annotations`,
+        # `outputSchema`), for a toolset that mirrors an MCP server's own listing. With an
+        # `outputSchema`, the MCP surface sends as structured content only the keys of
+        # `data` the schema names.
+        self.mcp = mcp
         self._ref = params if isinstance(params, str) else None
         self._model = None if isinstance(params, str) else params
 

@@ -235,6 +235,7 @@ def definition(tool: Tool, format: str) -> dict[str, Any]:
         }
         if tool.title:
             mcp["title"] = tool.title
+        mcp.update(getattr(tool, "mcp", None) or {})
         return mcp
     raise ValueError(f"unknown definitions format {format!r}; expected one of {', '.join(FORMATS)}")
 

@@ -51,8 +51,10 @@ def read_result(
     max_output_chars: int | None = None,
     style: str = "default",
     formatter: Callable[[list[str], int], str] | None = None,
+    tail: int | None = None,
 ) -> Result:
-    """Read any file (text, image, PDF, notebook) and word the result in `style`.
+    """Read any file (text, image, PDF, notebook) and word the result in `style`
+    (`tail`: only the last N lines of a text file, streamed from its end).
 
     `formatter`, when given, numbers text lines instead of the style's own numbering
     (the style's notices are still added). Binary files get `BINARY_TEXT`.
@@ -65,6 +67,7 @@ def read_result(
             limit=limit or DEFAULT_LIMIT,
             pages=pages,
             max_output_chars=max_output_chars,
+            tail=tail,
         )
     except OperationFailed as exc:
         result = toolset.failed(exc.failure, path)

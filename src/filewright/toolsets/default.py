@@ -2,7 +2,9 @@
 
 Tools: read, write, edit, multi_edit (a batch, all or nothing), replace_span (between two
 markers, with a `search_after` anchor and an optional regex start — the memo seed's tool
-for any file), insert, append, undo, list, glob, grep. Every change goes through the
+for any file), insert, append, undo, list, glob, grep, and the file-management tools of
+`default_files` (move, delete, mkdir, stat, tree, read_many, roots). Every changing tool
+takes `dry_run`; `read` takes `tail` or a negative `offset`. Every change goes through the
 engine's recovery ladder where text is matched, returns a unified diff, and accepts an
 optional `expected_hash` (optimistic locking against the hash a read returned). Paths are
 relative to the first root or absolute inside a root; results show them relative.
@@ -22,9 +24,9 @@ from filewright.toolsets.common import (
     glob_result,
     grep_result,
     listing_result,
-    read_result,
     search_progress,
 )
+from filewright.toolsets.default_files import FileTools, read_tail_or_range
 
 if TYPE_CHECKING:
     from filewright.toolsets.default_params import (
@@ -65,10 +67,15 @@ def hints_text(detail: dict[str, Any], limit: int = 3) -> str:
     return ("\n" + "\n".join(out)) if out else ""
 
 
+_UNDONE = {
+    "move": "moved it back",
+    "delete": "restored what was deleted",
+    "mkdir": "removed the directories it created",
+}
 _PAST = {"write": "Wrote", "edit": "Edited", "append": "Appended", "insert": "Inserted into"}
 
 
-class DefaultToolset(Toolset):
+class DefaultToolset(FileTools, Toolset):
     name = "default"
 
     def tools(self) -> list[Tool]:
@@ -163,6 +170,7 @@ class DefaultToolset(Toolset):
                 read_only=True,
                 title="Search text",
             ),
+            *self.file_tools(),
         ]
 
     def _display(self, outcome: Outcome, given: str) -> str:
@@ -192,7 +200,7 @@ class DefaultToolset(Toolset):
         return Result(True, text, outcome.data())
 
     def read(self, p: ReadParams) -> Result:
-        return read_result(self, p.path, offset=p.offset, limit=p.limit, style="default")
+        return read_tail_or_range(self, p.path, p.offset, p.limit, p.tail)
 
     def write(self, p: WriteParams) -> Result:
         content = p.content
@@ -204,6 +212,7 @@ class DefaultToolset(Toolset):
                 create_parents=True,
                 expected_hash=p.expected_hash,
                 streamed=streamed.StreamWrite(content),
+                dry_run=p.dry_run,
             )
         )
         return self._changed(outcome, p.path, "write")
@@ -226,6 +235,7 @@ class DefaultToolset(Toolset):
                 must_exist=True,
                 expected_hash=p.expected_hash,
                 streamed=streamed.StreamReplace(old, new, mode="all" if replace_all else "unique"),
+                dry_run=p.dry_run,
             )
         )
         return self._changed(outcome, p.path, "edit")
@@ -254,6 +264,7 @@ class DefaultToolset(Toolset):
                         for op in ops
                     )
                 ),
+                dry_run=p.dry_run,
             )
         )
         if (
@@ -297,6 +308,7 @@ class DefaultToolset(Toolset):
                     ),
                     search_after=p.search_after,
                 ),
+                dry_run=p.dry_run,
             )
         )
         return self._changed(outcome, p.path, "edit")
@@ -313,6 +325,7 @@ class DefaultToolset(Toolset):
                 must_exist=True,
                 expected_hash=p.expected_hash,
                 streamed=streamed.StreamInsert(line, new),
+                dry_run=p.dry_run,
             )
         )
         return self._changed(outcome, p.path, "insert")
@@ -386,6 +399,7 @@ class DefaultToolset(Toolset):
                 lambda old: (old or "") + content,
                 create_parents=True,
                 streamed=streamed.StreamAppend(content),
+                dry_run=p.dry_run,
             )
         )
         return self._changed(outcome, p.path, "append")
@@ -393,18 +407,20 @@ class DefaultToolset(Toolset):
     def undo(self, p: UndoParams) -> Result:
         from filewright.engine.undo import undo
 
-        outcome = undo(self.engine, p.path, dry_run=self.workspace.dry_run)
+        outcome = undo(self.engine, p.path, dry_run=self.workspace.dry_run or p.dry_run)
         path = self._display(outcome, p.path)
         if not outcome.ok:
             assert outcome.failure is not None
             return self.failed(outcome.failure, path)
         undone = outcome.extra.get("undone", {})
         verb = "Would restore" if outcome.dry_run else "Restored"
-        what = (
-            "removed it (it was created by that change)"
-            if not undone.get("existed")
-            else "restored its previous content"
-        )
+        what = _UNDONE.get(undone.get("operation", ""), "")
+        if not what:
+            what = (
+                "removed it (it was created by that change)"
+                if not undone.get("existed")
+                else "restored its previous content"
+            )
         text = f"{verb} {path}: undid the {undone.get('operation', 'last')} of {undone.get('time', '?')}; {what}."
         if outcome.diff:
             text += "\n" + clip_diff(outcome.diff).rstrip("\n")

@@ -8,15 +8,23 @@ from filewright.tools.params import Params
 
 PATH = "File path, relative to the workspace root or absolute inside it."
 HASH = "Refuse the change unless the file still has this hash (from read)."
+DRY_RUN = "Only show what would change (the diff); write nothing."
 
 
 class ReadParams(Params):
     path: str = Field(
         description="File path, relative to the workspace root or absolute inside it."
     )
-    offset: int | None = Field(None, ge=1, description="1-based line to start reading at.")
+    offset: int | None = Field(
+        None,
+        description="1-based line to start reading at; negative counts from the end "
+        "(-20: the last 20 lines).",
+    )
     limit: int | None = Field(
         None, ge=1, description="Maximum number of lines to read (default 2000)."
+    )
+    tail: int | None = Field(
+        None, ge=1, description="Read only the last N lines (streamed from the end)."
     )
 
 
@@ -28,6 +36,7 @@ class WriteParams(Params):
     expected_hash: str | None = Field(
         None, description="Refuse the write unless the file still has this hash (from read)."
     )
+    dry_run: bool = Field(False, description=DRY_RUN)
 
 
 class EditParams(Params):
@@ -42,6 +51,7 @@ class EditParams(Params):
     expected_hash: str | None = Field(
         None, description="Refuse the edit unless the file still has this hash (from read)."
     )
+    dry_run: bool = Field(False, description=DRY_RUN)
 
 
 class AppendParams(Params):
@@ -49,6 +59,7 @@ class AppendParams(Params):
         description="File path, relative to the workspace root or absolute inside it."
     )
     content: str = Field(description="Text to add at the end of the file (created if missing).")
+    dry_run: bool = Field(False, description=DRY_RUN)
 
 
 class EditOp(Params):
@@ -64,6 +75,7 @@ class MultiEditParams(Params):
         description="Edits applied in order, each to the result of the one before; all or nothing.",
     )
     expected_hash: str | None = Field(None, description=HASH)
+    dry_run: bool = Field(False, description=DRY_RUN)
 
 
 class ReplaceSpanParams(Params):
@@ -85,6 +97,7 @@ class ReplaceSpanParams(Params):
         "too; omitted: a marker is replaced when new_text re-supplies it, kept otherwise.",
     )
     expected_hash: str | None = Field(None, description=HASH)
+    dry_run: bool = Field(False, description=DRY_RUN)
 
 
 class InsertParams(Params):
@@ -92,6 +105,7 @@ class InsertParams(Params):
     line: int = Field(ge=0, description="Insert after this line (0 = at the top).")
     text: str = Field(description="The text to insert, as one or more lines.")
     expected_hash: str | None = Field(None, description=HASH)
+    dry_run: bool = Field(False, description=DRY_RUN)
 
 
 class ListParams(Params):
@@ -130,3 +144,63 @@ class GrepParams(Params):
 
 class UndoParams(Params):
     path: str = Field(description="File whose last change to undo (repeat to go further back).")
+    dry_run: bool = Field(False, description=DRY_RUN)
+
+
+class MoveParams(Params):
+    source: str = Field(description="The file or directory to move or rename.")
+    destination: str = Field(description="Its new path (the parent directory must exist).")
+    overwrite: bool = Field(
+        False, description="Replace an existing destination file (never a directory)."
+    )
+    dry_run: bool = Field(False, description=DRY_RUN)
+
+
+class DeleteParams(Params):
+    path: str = Field(description="The file, link or directory to delete.")
+    recursive: bool = Field(
+        False,
+        description="Delete a directory with everything in it (asks the user to confirm).",
+    )
+    dry_run: bool = Field(False, description=DRY_RUN)
+
+
+class MkdirParams(Params):
+    path: str = Field(description="The directory to create (missing parents are created).")
+    dry_run: bool = Field(False, description=DRY_RUN)
+
+
+class StatParams(Params):
+    path: str = Field(description="The file or directory to describe.")
+
+
+class TreeParams(Params):
+    path: str | None = Field(None, description="Directory to show (default: the workspace root).")
+    max_depth: int = Field(3, ge=1, le=50, description="Levels to open (default 3).")
+    max_entries: int = Field(
+        500, ge=1, le=100_000, description="Show at most this many entries (default 500)."
+    )
+    respect_gitignore: bool = Field(True, description="Leave out what .gitignore ignores.")
+    exclude: list[str] | None = Field(
+        None, description="Glob patterns of paths to leave out, e.g. 'node_modules' or '*.log'."
+    )
+
+
+class ReadManyParams(Params):
+    paths: list[str] | None = Field(None, description="Files to read, in order.")
+    pattern: str | None = Field(
+        None, description="Or a glob of files to read, e.g. 'src/**/*.py' (newest first)."
+    )
+    limit: int | None = Field(
+        None, ge=1, description="Maximum number of lines per file (default 2000)."
+    )
+    max_output_chars: int = Field(
+        100_000,
+        ge=100,
+        le=2_000_000,
+        description="Total output budget; files past it are named, not read.",
+    )
+
+
+class RootsParams(Params):
+    pass

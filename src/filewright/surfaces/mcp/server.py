@@ -144,15 +144,47 @@ def _plain_json(value: Any, depth: int = 0) -> bool:
     return False
 
 
-def to_mcp_result(result: Result) -> types.CallToolResult:
-    """A toolset Result as an MCP CallToolResult (text, images, structured data, isError)."""
-    content: list[Any] = [types.TextContent(type="text", text=result.text or "(no output)")]
-    content += [types.ImageContent(type="image", data=d, mime_type=m) for m, d in images_of(result)]
+def to_mcp_result(
+    result: Result, output_schema: dict[str, Any] | None = None
+) -> types.CallToolResult:
+    """A toolset Result as an MCP CallToolResult (text, images, structured data, isError).
+
+    With the tool's `output_schema`, the structured content is the keys of `data` the
+    schema names (none for a failure), and `data["content_blocks"]`, when a success has
+    it, replaces the text and images as the content (image, audio and resource blocks).
+    """
+    blocks = result.data.get("content_blocks") if output_schema is not None else None
+    if result.ok and isinstance(blocks, list):
+        content: list[Any] = [_CONTENT_BLOCK.validate_python(b) for b in blocks]
+    else:
+        content = [types.TextContent(type="text", text=result.text or "(no output)")]
+        content += [
+            types.ImageContent(type="image", data=d, mime_type=m) for m, d in images_of(result)
+        ]
     if "trace" in result.data:
         log.warning("tool failed unexpectedly:\n%s", result.data["trace"])
-    return types.CallToolResult(
-        content=content, structured_content=structured(result.data), is_error=not result.ok
-    )
+    if output_schema is not None:
+        names = output_schema.get("properties") or {}
+        data = {k: v for k, v in result.data.items() if k in names} if result.ok else None
+    else:
+        data = structured(result.data)
+    return types.CallToolResult(content=content, structured_content=data, is_error=not result.ok)
+
+
+class _ContentBlocks:
+    """Validates content block dicts (built on first use: the adapter costs a few ms)."""
+
+    _adapter: Any = None
+
+    def validate_python(self, value: Any) -> Any:
+        if self._adapter is None:
+            from pydantic import TypeAdapter
+
+            self._adapter = TypeAdapter(types.ContentBlock)
+        return self._adapter.validate_python(value)
+
+
+_CONTENT_BLOCK = _ContentBlocks()
 
 
 def _is_modern(context: Context) -> bool:
@@ -374,7 +406,8 @@ class FilewrightServer(MCPServer):
             if not self._hinted:
                 self._hinted = True
                 log.warning("a change was refused: %s", hint)
-        return to_mcp_result(result)
+        overrides = getattr(self._tools[name], "mcp", None) or {}
+        return to_mcp_result(result, overrides.get("outputSchema"))
 
     def confirm_mode(self, context: Context | None) -> str:
         """Who confirms this call's changes: `--confirm host` → yes, `none` → nobody;

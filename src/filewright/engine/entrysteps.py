@@ -1,0 +1,155 @@
+"""The steps file management shares (engine/fileops.py, engine/fileundo.py): locate an
+entry to change, judge every path under a directory, confirm, lock several paths in one
+order, look again under the lock, and turn expected failures into values."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat as stat_module
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from filewright.core.result import Failure, OperationFailed, fail
+from filewright.engine.confirm import confirm_change
+from filewright.engine.diffs import unified_diff
+from filewright.engine.pipeline import Outcome
+from filewright.engine.workspace import Engine
+from filewright.fs import entries
+from filewright.fs.paths import Location, PathRefused
+from filewright.fs.textfile import TextFileError, content_hash, decode
+from filewright.policy.rules import Access
+from filewright.state.history import ABSENT_HASH, LockTimeout, file_lock
+
+DIR_HASH = "directory"  # hash_after of a directory's entry (it has no content)
+GONE = ABSENT_HASH  # hash_after of a change that left nothing at the path
+REFUSED = (Access.READ, Access.DENY, Access.HIDDEN)
+
+
+def guarded(path: str, outcome: Outcome, body: Callable[[], None]) -> Outcome:
+    """Run `body`; expected failures become `outcome.failure` (never raised)."""
+    try:
+        body()
+        outcome.ok = True
+    except OperationFailed as exc:
+        outcome.failure = exc.failure
+    except LockTimeout:
+        outcome.failure = Failure("busy", path, {"message": "file is locked by another process"})
+    except PathRefused as exc:
+        outcome.failure = Failure(exc.code, path, {"message": exc.detail})
+    except FileExistsError:
+        outcome.failure = Failure("exists", path, {"message": f"already exists: {path}"})
+    except PermissionError:
+        outcome.failure = Failure("permission", path, {"message": f"permission denied: {path}"})
+    except FileNotFoundError:
+        outcome.failure = Failure("not_found", path, {"message": f"not found: {path}"})
+    except OSError as exc:
+        outcome.failure = Failure("io_error", path, {"message": f"{exc.strerror or exc}: {path}"})
+    return outcome
+
+
+def locate_entry(engine: Engine, path: str) -> tuple[Location, Access]:
+    """A path to change (file or directory), its access; a root itself is refused."""
+    loc, access = engine.locate(path, purpose="write", expect="any")
+    if loc.rel == ".":
+        raise fail("is_root", path, message=f"a workspace root cannot be moved or removed: {path}")
+    return loc, access
+
+
+def entry_access(engine: Engine, root_rel: str, real: Path, is_dir: bool) -> Access:
+    if inside(real, engine.workspace.state_dir):
+        return Access.HIDDEN
+    if real == engine.workspace.user_policy_file:
+        return Access.READ
+    return engine.policy.access(root_rel, is_dir=is_dir)
+
+
+def tree_access(
+    engine: Engine, loc: Location, found: list[entries.TreeEntry], new: Location | None = None
+) -> Access:
+    """The strictest access over the entries under directory `loc` (and, for a move,
+    the same entries under `new`)."""
+    worst = Access.WRITE
+    for item in found:
+        is_dir = item.kind == "dir"
+        ends = [(f"{loc.rel}/{item.rel}", loc.real / item.rel)]
+        if new is not None:
+            ends.append((f"{new.rel}/{item.rel}", new.real / item.rel))
+        for rel, real in ends:
+            access = entry_access(engine, rel, real, is_dir)
+            if access in REFUSED:
+                raise fail(
+                    "denied",
+                    loc.given,
+                    message=f"{loc.given} holds paths the policy protects; refused",
+                )
+            if access == Access.CONFIRM:
+                worst = Access.CONFIRM
+    return worst
+
+
+def confirm(engine: Engine, loc: Location, operation: str, diff: str, outcome: Outcome) -> None:
+    """The engine's one confirmation (`engine.confirm.confirm_change`)."""
+    confirm_change(engine, loc, loc.given, operation, diff, outcome.risk, False)
+
+
+@contextlib.contextmanager
+def locked(engine: Engine, *reals: Path, held: Path | None = None) -> Iterator[None]:
+    """The locks of every path, taken in one order (no deadlock between two moves);
+    `held` is already locked by the caller."""
+    with contextlib.ExitStack() as stack:
+        for real in sorted({str(r) for r in reals} - {str(held)}):
+            stack.enter_context(file_lock(engine.workspace.state_dir, real))
+        yield
+
+
+def current(loc: Location) -> Location:
+    """`loc` resolved again (under the lock: what is there now)."""
+    return _resolve_real(loc)
+
+
+def _resolve_real(loc: Location) -> Location:
+    from dataclasses import replace
+
+    st = entries.lstat(loc)
+    return replace(
+        loc,
+        exists=st is not None,
+        is_dir=st is not None and stat_module.S_ISDIR(st.st_mode),
+        is_link=st is not None and stat_module.S_ISLNK(st.st_mode),
+    )
+
+
+def identity(engine: Engine, loc: Location) -> str:
+    """What a file holds, to notice later changes: its content hash (or, past the size
+    cap, its inode, size and modification time, which a rename keeps)."""
+    if loc.is_dir:
+        return DIR_HASH
+    st = os.stat(loc.real, follow_symlinks=False)
+    if st.st_size > engine.workspace.max_file_bytes:
+        return f"stat:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+    return content_hash(engine.read_bytes(loc).data)
+
+
+def text_diff(data: bytes | None, name: str, *, removed: bool = True) -> str:
+    if data is None:
+        return ""
+    try:
+        text = decode(data).text
+    except TextFileError:
+        return ""
+    return unified_diff(text, "", name) if removed else unified_diff("", text, name)
+
+
+def check_stale(engine: Engine, loc: Location, data: bytes | None) -> None:
+    """The agent read this file and it changed since: removing it would lose what it has
+    not seen."""
+    seen = engine.last_read(loc)
+    if seen is not None and data is not None and seen != content_hash(data):
+        raise fail(
+            "stale", loc.given, message=f"file was modified since it was last read: {loc.given}"
+        )
+
+
+def inside(child: Path, parent: Path) -> bool:
+    return child == parent or str(child).startswith(str(parent).rstrip(os.sep) + os.sep)

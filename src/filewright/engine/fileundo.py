@@ -1,0 +1,180 @@
+"""Undo of file management: a move goes back (from either end), a delete is restored
+(files' bytes and modes, links, directories, whole trees), a mkdir is removed. Called by
+`engine.undo` with the path's lock held."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from filewright.core.result import fail
+from filewright.engine.entrysteps import current, identity, locked
+from filewright.engine.pipeline import Outcome
+from filewright.engine.workspace import Engine
+from filewright.fs import entries
+from filewright.fs.paths import Location
+from filewright.state.history import Entry
+
+
+def is_file_management(entry: Entry) -> bool:
+    """True for entries `undo_entry` reverses (a move, delete or mkdir)."""
+    return entry.operation in ("move", "delete", "mkdir")
+
+
+def undo_entry(
+    engine: Engine, loc: Location, entry: Entry, outcome: Outcome, dry_run: bool
+) -> None:
+    """Reverse a move, delete or mkdir recorded at `loc` (its lock held by the caller)."""
+    if entry.operation == "mkdir":
+        _undo_mkdir(engine, loc, entry, outcome, dry_run)
+    elif entry.operation == "delete":
+        _undo_delete(engine, loc, entry, outcome, dry_run)
+    else:
+        _undo_move(engine, loc, entry, outcome, dry_run)
+
+
+def _at(engine: Engine, real: str) -> Location:
+    return engine.workspace.sandbox.resolve(real, expect="any")
+
+
+def _undo_mkdir(
+    engine: Engine, loc: Location, entry: Entry, outcome: Outcome, dry_run: bool
+) -> None:
+    dirs = [_at(engine, p) for p in reversed(entry.members or [str(loc.real)])]
+    for d in dirs:
+        if (
+            d.exists
+            and any(True for _ in os.scandir(d.real))
+            and d.real not in {x.real for x in dirs}
+        ):
+            raise fail("not_empty", loc.given, message=f"directory is not empty: {d.path}")
+    outcome.diff = "".join(f"rmdir {d.lexical_rel}\n" for d in dirs if d.exists)
+    if dry_run:
+        outcome.dry_run = True
+        return
+    for d in dirs:
+        if current(d).exists:
+            try:
+                entries.remove(d, "dir")
+            except OSError as exc:
+                raise fail(
+                    "not_empty", loc.given, message=f"directory is not empty: {d.path}"
+                ) from exc
+    engine.workspace.history.pop(str(loc.real))
+
+
+def _undo_delete(
+    engine: Engine, loc: Location, entry: Entry, outcome: Outcome, dry_run: bool
+) -> None:
+    """Restore what a delete removed. An entry still there as it was (a delete cut short
+    by a crash, or an undo cut short) is only forgotten; one there but different is
+    refused, never replaced."""
+    history = engine.workspace.history
+    members = [_at(engine, p) for p in entry.members or []]
+    plan = []
+    for item in [loc, *members]:  # parents before children
+        last = entry if item is loc else _last(history, item)
+        if last is None or last.operation != "delete":
+            continue
+        plan.append((item, last, _still_there(engine, item, last)))
+    outcome.diff = "".join(
+        f"restore {item.lexical_rel}\n" for item, _last_entry, there in plan if not there
+    )
+    if dry_run:
+        outcome.dry_run = True
+        return
+    for item, last, there in plan:
+        with locked(engine, item.real, held=loc.real):
+            if not there:
+                _restore(engine, current(item), last)
+            history.pop(str(item.real))
+
+
+def _last(history: Any, item: Location) -> Entry | None:
+    found = history.entries(str(item.real))
+    return found[-1] if found else None
+
+
+def _still_there(engine: Engine, item: Location, entry: Entry) -> bool:
+    """True when `item` holds what the delete removed; False when it is gone; refused
+    (OperationFailed) when something else is there now."""
+    now = current(item)
+    if not now.exists and not now.is_link:
+        return False
+    if entry.entry_type == "dir" and now.is_dir and not now.is_link:
+        return True
+    if entry.entry_type == "symlink" and now.is_link and os.readlink(now.real) == entry.link:
+        return True
+    if entry.entry_type == "file" and not now.is_dir and not now.is_link:
+        kept = engine.workspace.history.before_bytes(str(item.real), entry)
+        if engine.read_bytes(now).data == kept:
+            return True
+    raise fail("exists", item.given, message=f"{item.path} exists again; undo would replace it")
+
+
+def _restore(engine: Engine, loc: Location, entry: Entry) -> None:
+    from filewright.fs import fsio
+
+    if loc.exists and entry.entry_type == "dir" and loc.is_dir:
+        return
+    if entry.entry_type == "dir":
+        entries.make_dir(loc, parents=True)
+    elif entry.entry_type == "symlink":
+        entries.make_link(loc, entry.link or "")
+    else:
+        data = engine.workspace.history.before_bytes(str(loc.real), entry) or b""
+        fsio.write_atomic(loc, data, create_parents=True, mode=entry.mode)
+        engine.record_read(loc, None)
+
+
+def _undo_move(
+    engine: Engine, loc: Location, entry: Entry, outcome: Outcome, dry_run: bool
+) -> None:
+    """Undo from either end: the file goes back where it was (and a file it replaced
+    comes back)."""
+    history = engine.workspace.history
+    if entry.moved_to is not None:
+        src, dst = loc, _at(engine, entry.moved_to)
+        dst_entries = history.entries(str(dst.real))
+        if not dst_entries or dst_entries[-1].moved_from != str(src.real):
+            if current(src).exists and not dry_run:
+                # Cut short between the two ends' records: the move never happened.
+                history.pop(str(src.real))
+                return
+            raise fail("stale", loc.given, message=f"{dst.path} changed after the move")
+        dst_entry = dst_entries[-1]
+    else:
+        src, dst = _at(engine, entry.moved_from or ""), loc
+        dst_entry = entry
+    src_now, dst_now = current(src), current(dst)
+    # Landed: the source is gone and the destination holds it. Otherwise a crash came
+    # between history and rename (or an undo was cut short): only the entries go.
+    landed = dst_now.exists and not src_now.exists
+    outcome.diff = f"rename from {dst.lexical_rel}\nrename to {src.lexical_rel}\n"
+    outcome.extra.update(source=str(dst.path), destination=str(src.path))
+    if landed and identity(engine, dst_now) != dst_entry.hash_after:
+        raise fail(
+            "stale",
+            loc.given,
+            message=f"{dst.path} changed after the move; undo would lose that",
+        )
+    if not landed and not src_now.exists:
+        raise fail("not_found", loc.given, message=f"neither {src.path} nor {dst.path} holds it")
+    if dry_run:
+        outcome.dry_run = True
+        return
+    with locked(engine, src.real, dst.real, held=loc.real):
+        if landed:
+            entries.rename(dst_now, src_now)
+            seen = engine.last_read(dst)
+            engine.record_read(dst, None)
+            engine.record_read(src, seen)
+            before = history.before_bytes(str(dst.real), dst_entry)
+            if before is not None:
+                from filewright.fs import fsio
+
+                fsio.write_atomic(current(dst), before, mode=dst_entry.mode)
+        for end in (src, dst):
+            last = history.entries(str(end.real))
+            if last and last[-1].operation == "move":
+                history.pop(str(end.real))

@@ -1,0 +1,127 @@
+"""kill -9 during move, delete and mkdir (and their undo) never loses a file, and undo
+afterwards always brings the tree back.
+
+A child process loops over one operation and its undo through the engine (`move` a file
+back and forth, `delete` and undo, `mkdir` of three levels and undo) and is killed with
+SIGKILL after a random (seeded) delay. After every kill: the file is in exactly one place
+with its content; then undo, repeated until there is nothing left to undo, never fails
+unexpectedly and leaves the file whole (and no directory of the mkdir behind).
+Children are started ahead of time and wait for a "go" line, as in tests/test_crash.py.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import deque
+from pathlib import Path
+
+import pytest
+
+from filewright import Workspace
+from filewright.engine.undo import undo
+
+CONTENT = "precious\n" * 2000
+KILLS = 30
+POOL = 3
+
+CHILD = """
+import itertools, sys
+from filewright import Workspace
+from filewright.engine import fileops
+from filewright.engine.undo import undo
+engine = Workspace(sys.argv[1]).engine()
+op = sys.argv[2]
+print("ready", flush=True)
+if sys.stdin.readline() != "go\\n":
+    sys.exit(0)
+for i in itertools.count():
+    if op == "move":
+        a, b = ("a.txt", "b.txt") if i % 2 == 0 else ("b.txt", "a.txt")
+        fileops.move(engine, a, b)
+    elif op == "delete":
+        fileops.delete(engine, "a.txt") if i % 2 == 0 else undo(engine, "a.txt")
+    else:
+        fileops.mkdir(engine, "d/e/f") if i % 2 == 0 else undo(engine, "d/e/f")
+"""
+
+
+def spawn(root: Path, op: str) -> subprocess.Popen[str]:
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(root), op],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    return child
+
+
+def kill(child: subprocess.Popen[str]) -> None:
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    for stream in (child.stdin, child.stdout, child.stderr):
+        if stream is not None:
+            stream.close()
+
+
+def whole(root: Path) -> list[str]:
+    """The names holding the file; each must hold all of it."""
+    found = [n for n in ("a.txt", "b.txt") if (root / n).exists()]
+    for name in found:
+        assert (root / name).read_text() == CONTENT, name
+    return found
+
+
+def recover(root: Path, op: str) -> None:
+    """Undo until nothing is left to undo; every answer is a success or 'no history'."""
+    engine = Workspace(str(root)).engine()
+    paths = {"move": ["a.txt", "b.txt"], "delete": ["a.txt"], "mkdir": ["d/e/f"]}[op]
+    for _ in range(40):
+        progressed = False
+        for path in paths:
+            outcome = undo(engine, path)
+            if outcome.ok:
+                progressed = True
+            else:
+                assert outcome.failure is not None
+                assert outcome.failure.code in ("no_history", "not_found"), outcome.failure
+        if op != "mkdir":
+            assert len(whole(root)) == 1
+        if not progressed:
+            return
+    pytest.fail("undo never ran out of history")
+
+
+@pytest.mark.parametrize("op", ["move", "delete", "mkdir"])
+def test_sigkill_during_file_management_loses_nothing(tmp_path: Path, op: str) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_text(CONTENT)
+    rng = random.Random(f"fileops-{op}")
+    pool = deque(spawn(root, op) for _ in range(POOL))
+    try:
+        for k in range(KILLS):
+            child = pool.popleft()
+            assert child.stdout is not None and child.stdin is not None
+            assert child.stdout.readline() == "ready\n", child.stderr.read() if child.stderr else ""
+            child.stdin.write("go\n")
+            child.stdin.flush()
+            time.sleep(rng.uniform(0.005, 0.08))
+            kill(child)
+            if op == "delete":
+                assert len(whole(root)) <= 1
+            elif op == "move":
+                assert len(whole(root)) == 1, f"kill {k}"
+            recover(root, op)
+            if op == "mkdir":
+                assert not (root / "d").exists(), f"kill {k}"
+            else:
+                assert len(whole(root)) == 1
+            pool.append(spawn(root, op))
+    finally:
+        for child in pool:
+            kill(child)
