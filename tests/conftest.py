@@ -15,11 +15,18 @@ import pytest
 # One tree snapshot for the whole suite (the adversarial tests' version, which can also
 # skip entries by name).
 from adversarial.support import Snapshot, take_snapshot
+from hypothesis import HealthCheck, settings
 
 # Session read ledgers go to the user's state directory: keep the suite's out of the
 # real one (subprocesses inherit this), and remove it when the run ends.
 os.environ["FILEWRIGHT_STATE_HOME"] = tempfile.mkdtemp(prefix="filewright-state-")
 atexit.register(shutil.rmtree, os.environ["FILEWRIGHT_STATE_HOME"], True)
+
+
+# Property tests check results, never speed: a loaded machine (CI shares its cores) must
+# not turn slow example generation into a failure.
+settings.register_profile("filewright", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("filewright")
 
 
 @pytest.fixture
