@@ -49,6 +49,7 @@ class Change:
     encoding: str | None = None  # for new files
     max_bytes: int | None = None
     newline: str | None = None  # "\n" or "\r\n": write every line with it (None: keep the file's)
+    allow_read_only: bool = False  # replace a file even when it has no write permission
 
 
 @dataclass
@@ -213,6 +214,8 @@ def _resolve(engine: Engine, change: Change, outcome: Outcome) -> tuple[Location
             change.path,
             message=f"parent directory does not exist: {loc.path.parent}",
         )
+    if loc.exists:
+        fsio.check_writable(loc, allow_read_only=change.allow_read_only)
     return loc, access
 
 
@@ -343,7 +346,9 @@ def _commit(
     if change.backup:
         ws.history.record(str(loc.real), before, change.operation, digest)
     try:
-        fsio.write_atomic(loc, data, create_parents=change.create_parents)
+        fsio.write_atomic(
+            loc, data, create_parents=change.create_parents, allow_read_only=change.allow_read_only
+        )
     except BaseException:
         if change.backup:
             ws.history.pop(str(loc.real))
