@@ -153,6 +153,7 @@ def read_lines(
             hash_limit=cap,
             whole_limit=cap,
             path=loc.given,
+            prefer_chinese=engine.workspace.locale == "zh",
         )
     if record and out.hash is not None:
         engine.record_read(loc, out.hash)
@@ -277,6 +278,7 @@ def read_any(
                 hash_limit=cap,
                 whole_limit=cap,
                 path=loc.given,
+                prefer_chinese=engine.workspace.locale == "zh",
             )
             out.hash = out.text.hash
     if record and out.hash is not None:
