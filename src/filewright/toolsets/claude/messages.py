@@ -98,14 +98,17 @@ WRITE_FAILURES: dict[str, tuple[str | None, str]] = {
 NODE_ERRORS = {"ENOSPC": ("NO_SPACE", "No space left on device")}
 
 
-def failure(code: str, message: str, engine_code: str | None = None, **data: Any) -> Result:
-    """A failed result: `text` is the message, `data` carries the seed's error object
-    (`code`, `message`, and any of `details`, `suggestions`) and filewright's `error`."""
+def failure(
+    code: str, message: str, engine_code: str | None = None, *, text: str | None = None, **data: Any
+) -> Result:
+    """A failed result: `data` carries the seed's error object (`code`, `message`, and
+    any of `details`, `suggestions`) and filewright's `error`; `text` is the message (or
+    `text`, the message with its suggestions)."""
     payload: dict[str, Any] = {"code": code, "message": message}
     if engine_code:
         payload["error"] = engine_code
     payload.update({k: v for k, v in data.items() if v is not None})
-    return Result(False, message, payload)
+    return Result(False, message if text is None else text, payload)
 
 
 def size_message(kind: str, size: int | None, limit: int) -> str:

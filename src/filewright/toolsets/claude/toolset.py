@@ -371,7 +371,7 @@ class ClaudeToolset(Toolset):
         data.update(
             message=message,
             backupPath=outcome.backup,
-            bytesWritten=len(seed.node_bytes(content, p.encoding or "utf8")),
+            bytesWritten=len(encoder(content) if encoder else seed.node_bytes(content, "utf8")),
             linesWritten=seed.lines_written(content),
             wasCreated=created,
             wasOverwritten=not created,
@@ -511,8 +511,9 @@ class ClaudeToolset(Toolset):
             message = prefix + M.render(M.NOT_FOUND_IN, path=path)
             return M.failure(
                 "STRING_NOT_FOUND",
-                M.with_suggestions(message, suggestions),
+                message,
                 "no_match",
+                text=M.with_suggestions(message, suggestions),
                 suggestions=suggestions,
                 details={"searchString": op.old, "fileLength": len(content)},
                 closest=list(failure.detail.get("closest") or []),
@@ -525,8 +526,9 @@ class ClaudeToolset(Toolset):
             suggestions = list(M.MULTIPLE_MATCH_SUGGESTIONS)
             return M.failure(
                 "MULTIPLE_MATCHES",
-                M.with_suggestions(message, suggestions),
+                message,
                 "ambiguous",
+                text=M.with_suggestions(message, suggestions),
                 suggestions=suggestions,
                 details={
                     "occurrences": count,
