@@ -22,8 +22,8 @@ from samples import png
 
 from filewright import Workspace
 from filewright.state.history import file_lock
-from filewright.toolsets.claude import seed
 from filewright.tools.base import Toolset
+from filewright.toolsets.claude import seed
 
 
 @pytest.fixture
