@@ -36,6 +36,7 @@ MODEL_MODULES: dict[str, tuple[str, ...]] = {
         "WriteFileParams", "AppendToFileParams", "ReplaceInFileParams",
     ),
     "filewright.toolsets.companion_params": (
+        "ReadParams", "WriteParams", "EditParams",
         "ReadParamsMemoryOn", "WriteParamsMemoryOn", "EditParamsMemoryOn",
         "ReadParamsMemoryOff", "WriteParamsMemoryOff", "EditParamsMemoryOff",
     ),
