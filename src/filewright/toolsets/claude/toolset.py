@@ -28,18 +28,18 @@ from __future__ import annotations
 import codecs
 import json
 import os
-import re
 from typing import TYPE_CHECKING, Any
 
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
 from filewright.engine.pipeline import Change, Outcome
-from filewright.fs.paths import Location, PathRefused
+from filewright.fs.paths import Location
 from filewright.policy.rules import Access, Rule
 from filewright.read import readers
 from filewright.tools.base import Tool, Toolset
 from filewright.toolsets.claude import messages as M
 from filewright.toolsets.claude import seed
+from filewright.toolsets.claude.failures import SeedErrors, external
 from filewright.toolsets.claude.read import read_file
 
 if TYPE_CHECKING:
@@ -163,7 +163,7 @@ class ClaudeToolset(Toolset):
         changed = [str(p) for p in self.workspace.external_changes() if str(p) != own]
         if changed:
             result.data["externallyModified"] = changed
-            result.data["conflicts"] = [_external(path) for path in changed]
+            result.data["conflicts"] = [external(path) for path in changed]
         return result
 
     @staticmethod
@@ -177,93 +177,19 @@ class ClaudeToolset(Toolset):
             return M.failure(code, M.TRAVERSAL, "invalid")
         return None
 
-    # -- failures -----------------------------------------------------------------------------
-
-    def _policy_reason(self, path: str) -> str:
-        """`Path is in a denied directory`, or `File extension .x is not allowed` when the
-        rule that denies the path is one on its extension."""
-        try:
-            loc = self.workspace.sandbox.resolve(path, expect="any")
-            _access, rule = self.engine.policy.decide(loc.lexical_rel, loc.rel)
-        except (PathRefused, OSError):  # only the wording depends on it
-            return M.DENIED_DIRECTORY
-        pattern = getattr(rule, "pattern", "") or ""
-        ext = seed.extname(path)
-        if ext and re.fullmatch(r"(\*\*/)?\*" + re.escape(ext), pattern, re.IGNORECASE):
-            return M.render(M.DENIED_EXTENSION, ext=ext)
-        return M.DENIED_DIRECTORY
-
-    def _outside_reason(self, path: str) -> str:
-        """A path named inside a root that leads outside went through a symbolic link."""
-        lexical = os.path.normpath(path)
-        for root in self.workspace.sandbox.roots:
-            root_str = str(root)
-            if lexical == root_str or lexical.startswith(root_str.rstrip("/") + "/"):
-                return M.SYMLINK_OUTSIDE
-        return M.OUTSIDE
-
-    def _seed_error(
-        self, failure: Failure, path: str, table: dict[str, tuple[str | None, str]], tool: str
-    ) -> tuple[str, str]:
-        """(code, message) of an engine failure as the seed's tool reports it."""
-        code = failure.code
-        if code == "too_large":
-            size, limit = failure.detail.get("size"), int(failure.detail.get("limit") or 0)
-            return M.THROWN_CODE[tool], M.size_message("File", size, limit)
-        if code == "io_error" and failure.detail.get("errno") in M.NODE_ERRORS:
-            return M.NODE_ERRORS[str(failure.detail["errno"])]
-        if code == "denied":
-            return M.THROWN_CODE[tool], self._policy_reason(path)
-        if code == "outside":
-            return M.THROWN_CODE[tool], self._outside_reason(path)
-        if code == "permission" and table is M.WRITE_FAILURES and not self._exists(path):
-            parent = os.path.dirname(path.rstrip("/")) or "/"
-            return M.THROWN_CODE[tool], f"Permission denied: cannot write to {parent}"
-        seed_code, template = table.get(code, (None, "{message}"))
-        params = {
-            **failure.detail,
-            "path": path,
-            "operation": M.seed_operation(str(failure.detail.get("operation") or "write")),
-        }
-        params.setdefault("message", f"{code}: {path}")
-        return seed_code or M.THROWN_CODE[tool], M.render(template, **params)
-
-    def _exists(self, path: str) -> bool:
-        try:
-            return self.workspace.sandbox.resolve(path, expect="any").exists
-        except (PathRefused, OSError):  # only the wording depends on it
-            return False
+    # -- failures (worded by `failures.SeedErrors`) ------------------------------------------
 
     def read_failure(self, failure: Failure, path: str, **extra: Any) -> Result:
         """A failure of Read, as the seed's Read reports it."""
-        mime = extra.pop("mime", seed.UNKNOWN_MIME)
-        code, message = self._seed_error(
-            Failure(failure.code, failure.path, {**failure.detail, "mime": mime}),
-            path,
-            M.READ_FAILURES,
-            "Read",
-        )
-        return self._failed(code, message, failure, **extra)
+        return SeedErrors(self.workspace, self.engine).read_failure(failure, path, **extra)
 
     def write_failure(self, failure: Failure, path: str, tool: str = "Write") -> Result:
         """A failure of the write step (Write's, or the Write that Edit calls)."""
-        code, message = self._seed_error(failure, path, M.WRITE_FAILURES, tool)
-        if code == M.EDIT_ERROR:  # Edit's Write codes its own failures as Write does
-            code = M.THROWN_CODE["Write"]
-        return self._failed(code, message, failure)
+        return SeedErrors(self.workspace, self.engine).write_failure(failure, path, tool)
 
     def fail_with(self, failure: Failure, path: str, **extra: Any) -> Result:
         """An engine failure in the seed's words (Read's wording)."""
         return self.read_failure(failure, path, **extra)
-
-    @staticmethod
-    def _failed(code: str, message: str, failure: Failure, **extra: Any) -> Result:
-        detail = {k: v for k, v in failure.detail.items() if k not in ("message", "mime")}
-        if failure.code == "busy":
-            extra["suggestion"] = M.CONCURRENT_SUGGESTION
-        if failure.code == "stale":
-            extra["conflict"] = _external(failure.path)
-        return M.failure(code, message, failure.code, details=detail or None, **extra)
 
     def _lock_wait(self) -> float:
         return float(self.options.get("lock_wait", 0))
@@ -574,12 +500,3 @@ class ClaudeToolset(Toolset):
             backupPath=outcome.backup,
         )
         return Result(True, message, data)
-
-
-def _external(path: str) -> dict[str, str]:
-    """The seed's ConflictDetector report of an external modification."""
-    return {
-        "type": "external_modification",
-        "message": M.render(M.EXTERNAL, path=path),
-        "suggestion": M.EXTERNAL_SUGGESTION,
-    }
