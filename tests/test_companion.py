@@ -44,7 +44,7 @@ def test_definitions_use_the_seed_texts(root: Path) -> None:
     assert defs["edit"]["description"] == "通过精确文本查找替换来编辑文件。oldText 必须精确匹配。"
     props = {name: d["parameters"]["properties"] for name, d in defs.items()}
     for name in defs:
-        assert props[name]["path"]["description"].startswith("文件路径（相对于工作区根目录）")
+        assert props[name]["path"]["description"] == "文件路径（相对于工作区根目录）"
     assert props["write"]["content"]["description"] == "要写入的完整内容"
     assert props["edit"]["oldText"]["description"] == "要查找并替换的精确文本（必须唯一匹配）"
     assert props["edit"]["newText"]["description"] == "替换后的新文本"
@@ -52,20 +52,24 @@ def test_definitions_use_the_seed_texts(root: Path) -> None:
     assert defs["write"]["parameters"]["required"] == ["path", "content"]
 
 
-def test_memory_on_definitions_name_the_memory_files(root: Path) -> None:
-    path_desc = _tools(root).definitions("openai")[0]["function"]["parameters"]["properties"]
+def test_memory_on_definitions_name_the_memory_files_with_list_files(root: Path) -> None:
+    tools = Workspace(root).toolset("companion", list_files=True)
+    path_desc = tools.definitions("openai")[0]["function"]["parameters"]["properties"]
     text = path_desc["path"]["description"]
     assert "SOUL.md" in text and "USER.md" in text and "MEMORY.md" in text
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_memory_off_definitions_never_mention_user_or_memory(root: Path, fmt: str) -> None:
-    tools = _tools(root, memory=False)
-    dumped = json.dumps(tools.definitions(fmt), ensure_ascii=False).lower()
-    assert "user" not in dumped
-    assert "memory" not in dumped
-    assert "soul.md" in dumped
-    assert [t.name for t in tools.tools()] == ["read", "write", "edit"]
+    for tools in (
+        _tools(root, memory=False),
+        Workspace(root, memory=False).toolset("companion", list_files=True),
+    ):
+        dumped = json.dumps(tools.definitions(fmt), ensure_ascii=False).lower()
+        assert "user" not in dumped
+        assert "memory" not in dumped
+        assert [t.name for t in tools.tools()] == ["read", "write", "edit"]
+    assert "soul.md" in dumped  # with list_files, SOUL.md is named
 
 
 def test_switch_flipped_on_a_live_workspace(root: Path) -> None:

@@ -257,7 +257,7 @@ def test_a_file_changed_after_it_was_read_is_not_overwritten(tmp_path: Path) -> 
     assert tools.call("Read", {"file_path": str(path), "limit": 2}).ok
     path.write_bytes(_lines(100).replace(b"line 7 ", b"LINE 7 "))
     result = tools.call("Write", {"file_path": str(path), "content": "new\n"})
-    assert not result.ok and result.data["code"] == "EXTERNAL_MODIFICATION"
+    assert not result.ok and result.data["error"] == "stale"
     assert tools.call("Read", {"file_path": str(path), "limit": 2}).ok
     result = tools.call("Write", {"file_path": str(path), "content": "new\n"})
     assert result.ok, result.text
@@ -478,11 +478,11 @@ def test_claude_multi_edit_streamed_names_the_edit_that_failed(tmp_path: Path) -
     result = tools.call("MultiEdit", {"file_path": str(path), "edits": edits})
     assert not result.ok
     assert result.text.startswith(f"Edit 2 of 2 failed; no changes were made to {path}.")
-    assert "old_string must match the file exactly" in result.text
+    assert "old_string must match the file exactly" in result.data["streamed_note"]
     assert path.read_bytes() == data
     edits[1]["old_string"] = "line 2 alpha"
     result = tools.call("MultiEdit", {"file_path": str(path), "edits": edits})
-    assert result.ok and "edited in streaming mode" in result.text, result.text
+    assert result.ok and "edited in streaming mode" in result.data["streamed_note"], result.text
     assert path.read_bytes() == data.replace(b"line 1 alpha", b"ONE", 1).replace(
         b"line 2 alpha", b"x", 1
     )

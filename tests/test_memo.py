@@ -93,7 +93,11 @@ def test_literal_status_change(tmp_path: Path) -> None:
     assert _doc(tmp_path) == MEMORY.replace("项目状态：进行中", "项目状态：已完成")
     assert result.data["position"] == MEMORY.index("项目状态：进行中")
     assert "-项目状态：进行中\n+项目状态：已完成\n" in result.data["diff"]
-    assert "-项目状态：进行中" in result.text and "新的 hash: " in result.text
+    assert result.text.endswith("当前记忆全文：\n" + _doc(tmp_path))  # the new content
+    assert "新的 hash: " not in result.text and result.data["hash"]
+    shown = _memo(tmp_path, None, show_diff="yes")  # the diff in the text: an option
+    done = shown.call("memo_replace_literal", {"old_text": "已完成", "new_text": "进行中"})
+    assert "-项目状态：已完成" in done.text and "新的 hash: " in done.text
 
 
 def test_literal_delete_todo(tmp_path: Path) -> None:
@@ -136,13 +140,15 @@ def test_literal_multiple_matches_error(tmp_path: Path) -> None:
         "此工具仅支持唯一匹配。请改用 memo_replace_span 工具，"
         "并配合 `search_after` 参数或更精确的标记来定位。"
     ) in result.text
-    assert (
-        "第一处匹配的上下文（第 7 行）：\n...### 技术栈\n技术栈：主要使用 Python，部分 Go。\n"
-        in result.text
+    assert result.text.endswith(  # the seed's example: the first match's context only
+        "\n\n第一处匹配的上下文：\n...### 技术栈\n技术栈：主要使用 Python，部分 Go。\n..."
     )
-    assert (
-        "第二处匹配的上下文（第 14 行）：\n...### 技术栈\n技术栈：主要使用 Python，开始尝试 Rust。\n"
-        in result.text
+    assert [(m["line"], m["label"]) for m in result.data["matches"]] == [
+        (7, "第一处"),
+        (14, "第二处"),
+    ]
+    assert result.data["matches"][1]["context"].startswith(
+        "...### 技术栈\n技术栈：主要使用 Python，开始尝试 Rust。\n"
     )
     assert _doc(tmp_path) == MEMORY
 
@@ -151,8 +157,9 @@ def test_literal_three_matches_lists_every_position(tmp_path: Path) -> None:
     result = _memo(tmp_path, "甲\n甲\n甲\n").call(
         "memo_replace_literal", {"old_text": "甲", "new_text": "乙"}
     )
-    assert result.text.startswith("Error: 找到多个匹配项（至少在位置 0、2 和 4）。")
-    assert "第三处匹配的上下文（第 3 行）" in result.text
+    assert result.text.startswith("Error: 找到多个匹配项（至少在位置 0 和 2）。")  # "at least"
+    assert result.data["positions"] == [0, 2, 4]
+    assert result.data["matches"][2]["line"] == 3
 
 
 def test_literal_not_found_shows_the_whole_memory(tmp_path: Path) -> None:
@@ -219,7 +226,8 @@ def test_span_scenario_1_section_after_search_after(tmp_path: Path) -> None:
     assert _doc(tmp_path) == expected
     assert "技术栈：主要使用 Python，部分 Go。" in _doc(tmp_path)  # the 2023 section is untouched
     assert result.data["markers"] == {"start_marker": "replaced", "end_marker": "kept"}
-    assert "+主要使用 Rust 和 TypeScript，全面迁移到异步架构。" in result.text
+    assert "+主要使用 Rust 和 TypeScript，全面迁移到异步架构。" in result.data["diff"]
+    assert result.text.endswith("当前记忆全文：\n" + expected)
 
 
 def test_span_scenario_2_long_paragraph(tmp_path: Path) -> None:
@@ -444,7 +452,7 @@ def test_every_success_has_a_diff(tmp_path: Path) -> None:
     for result in results:
         assert result.ok, result.text
         assert result.data["diff"].startswith("--- a/MEMORY.md\n+++ b/MEMORY.md\n")
-        assert "变更（diff）：\n--- a/MEMORY.md" in result.text
+        assert "变更（diff）" not in result.text  # the diff is the seed's future: in data
 
 
 def test_messages_are_chinese_whatever_the_locale(tmp_path: Path) -> None:

@@ -109,7 +109,7 @@ def _both(
         patch.setattr(memorylines, "SPLIT_WINDOW", window)  # tiny windows: every boundary
         patch.setattr(memorylines, "LONG_LINE", min(long_line, window))
         if ascii:  # one line can fail to decode while the others do not
-            patch.setattr(textread, "sniff_encoding", lambda data, complete: Encoding("ascii"))
+            patch.setattr(textread, "sniff_encoding", lambda data, complete, **_: Encoding("ascii"))
         split = _read(path, **options)
         patch.setattr(textread, "SPLIT_LINES", False)
         return split, _read(path, **options)

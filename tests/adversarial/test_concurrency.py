@@ -241,7 +241,7 @@ STALE_CASES: list[tuple[str, str, dict[str, Any], str, dict[str, Any], bool]] = 
         "read_file",
         {"path": "f.txt"},
         "write_file",
-        {"file_path": "f.txt", "content": "all new\n"},
+        {"file_path": "ABS", "content": "all new\n"},
         True,
     ),
     (
@@ -249,7 +249,7 @@ STALE_CASES: list[tuple[str, str, dict[str, Any], str, dict[str, Any], bool]] = 
         "read_file",
         {"path": "f.txt"},
         "replace",
-        {"file_path": "f.txt", "old_string": "one", "new_string": "ONE"},
+        {"file_path": "ABS", "old_string": "one", "new_string": "ONE"},
         False,
     ),
     (

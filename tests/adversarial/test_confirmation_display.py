@@ -57,7 +57,7 @@ def test_terminal_confirmation_shows_escapes_instead_of_obeying_them(tmp_path: P
             "--toolset",
             "gemini",
             "write_file",
-            json.dumps({"file_path": "notes.sh", "content": HIDING}),
+            json.dumps({"file_path": str(root / "notes.sh"), "content": HIDING}),
         ],
         stdin=slave,
         stdout=subprocess.PIPE,

@@ -10,6 +10,7 @@ unless every step before commit succeeded; a failure anywhere is returned as a v
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import re
@@ -56,6 +57,12 @@ class Change:
     # above the workspace's stream_above_bytes; None: such files go the in-memory way.
     streamed: Any = None
     stream_above: int | None = None  # stream above this size (None: the workspace's)
+    allow_read_only: bool = False  # replace a file even when it has no write permission
+    lock_timeout: float | None = None  # seconds to wait for another change (None: default)
+    backup_unchanged: bool = False  # keep a sidecar backup even when the bytes are the same
+    encoder: Callable[[str], bytes] | None = (
+        None  # bytes of the new text (else the file's encoding)
+    )
 
 
 @dataclass
@@ -137,9 +144,11 @@ def apply_change(engine: Engine, change: Change) -> Outcome:
     except OperationFailed as exc:
         outcome.ok = False
         outcome.failure = exc.failure
-    except LockTimeout:
+    except LockTimeout as exc:
         outcome.failure = Failure(
-            "busy", change.path, {"message": "file is locked by another process"}
+            "busy",
+            change.path,
+            {"message": "file is locked by another process", "operation": exc.holder},
         )
     except PathRefused as exc:
         outcome.failure = Failure(exc.code, change.path, {"message": exc.detail})
@@ -155,7 +164,12 @@ def apply_change(engine: Engine, change: Change) -> Outcome:
         )
     except OSError as exc:
         outcome.failure = Failure(
-            "io_error", change.path, {"message": f"{exc.strerror or exc}: {change.path}"}
+            "io_error",
+            change.path,
+            {
+                "message": f"{exc.strerror or exc}: {change.path}",
+                "errno": errno.errorcode.get(exc.errno or 0, ""),
+            },
         )
     return outcome
 
@@ -199,7 +213,10 @@ def _apply(engine: Engine, change: Change, outcome: Outcome) -> None:
         return
     if needs_confirm:
         _confirm(engine, loc, change, outcome)
-    with file_lock(engine.workspace.state_dir, str(loc.real)):
+    timeout = {} if change.lock_timeout is None else {"timeout": change.lock_timeout}
+    with file_lock(
+        engine.workspace.state_dir, str(loc.real), operation=change.operation, **timeout
+    ):
         staged = _recheck_under_lock(engine, loc, change, staged, outcome, needs_confirm)
         _commit(engine, loc, change, staged, outcome)
 
@@ -227,6 +244,8 @@ def _resolve(engine: Engine, change: Change, outcome: Outcome) -> tuple[Location
             change.path,
             message=f"parent directory does not exist: {loc.path.parent}",
         )
+    if loc.exists:
+        fsio.check_writable(loc, allow_read_only=change.allow_read_only)
     return loc, access
 
 
@@ -250,8 +269,11 @@ def _load_and_compute(
         eols = tuple(change.newline if e else "" for e in current.eols)
         base = replace(current, newline=change.newline, eols=eols)
     try:
-        data = encode(base, new_text_for_disk, encoding=change.encoding)
-    except (TextFileError, LookupError) as exc:
+        if change.encoder is not None:
+            data = change.encoder(new_text)
+        else:
+            data = encode(base, new_text_for_disk, encoding=change.encoding)
+    except (TextFileError, LookupError, ValueError) as exc:
         raise fail("unencodable", change.path, message=str(exc)) from None
     if len(data) > limit:
         raise fail(
@@ -346,13 +368,15 @@ def _commit(
     """Step 7b-8: back up, record history, write atomically, update the read ledger."""
     ws = engine.workspace
     current, data = staged.current, staged.data
+    before = current.raw if current else None
+    wanted = before is not None and change.sidecar_backup and change.backup
+    if wanted and (data != before or change.backup_unchanged):
+        assert before is not None and change.sidecar_backup is not None
+        outcome.backup = _sidecar_backup(engine, loc, before, change.sidecar_backup)
     if current is not None and data == current.raw:
         outcome.bytes_written = 0
         outcome.hash = current.hash
         return
-    before = current.raw if current else None
-    if before is not None and change.sidecar_backup and change.backup:
-        outcome.backup = _sidecar_backup(engine, loc, before, change.sidecar_backup)
     digest = content_hash(data)
     # History first (write-ahead): a crash between the two leaves an entry whose change
     # never landed, which undo recognises (the file still holds its "before" bytes);
@@ -360,7 +384,9 @@ def _commit(
     if change.backup:
         ws.history.record(str(loc.real), before, change.operation, digest)
     try:
-        fsio.write_atomic(loc, data, create_parents=change.create_parents)
+        fsio.write_atomic(
+            loc, data, create_parents=change.create_parents, allow_read_only=change.allow_read_only
+        )
     except BaseException:
         if change.backup:
             ws.history.pop(str(loc.real))

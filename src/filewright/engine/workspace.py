@@ -381,7 +381,7 @@ class Engine:
         """Load and decode a text file; binary or undecodable files are refused."""
         state = self.read_bytes(loc, max_bytes=max_bytes)
         try:
-            return decode(state.data), state
+            return decode(state.data, prefer_chinese=self.workspace.locale == "zh"), state
         except TextFileError as exc:
             raise fail(exc.code, loc.given, message=exc.detail) from None
 

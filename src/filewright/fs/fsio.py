@@ -176,18 +176,68 @@ def open_for_reading(loc: Location) -> int:
     return _open_regular(loc)[0]
 
 
+def _refuse_if_read_only(
+    dfd: int, name: str, st: os.stat_result, given: str, allow_read_only: bool
+) -> None:
+    """Refuse to replace a file its caller could not write in place.
+
+    The atomic rename needs only the directory's permission, so without this a read-only
+    file would be replaced. A file with no write bit at all is read-only for everyone,
+    root included, unless `allow_read_only`; otherwise the caller needs write access to
+    the file itself (its effective ids, as open(2) would check).
+    """
+    if allow_read_only:
+        return
+    if not st.st_mode & 0o222:
+        raise PathRefused("permission", given, f"file is read-only: {given}")
+    effective = os.access in os.supports_effective_ids
+    try:
+        writable = os.access(
+            name, os.W_OK, dir_fd=dfd, effective_ids=effective, follow_symlinks=False
+        )
+    except NotImplementedError:  # a platform without dir_fd access: open it instead
+        try:
+            os.close(os.open(name, os.O_WRONLY | _O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dfd))
+            writable = True
+        except PermissionError:
+            writable = False
+    if not writable:
+        raise PathRefused("permission", given, f"no permission to write the file: {given}")
+
+
+def check_writable(loc: Location, *, allow_read_only: bool = False) -> None:
+    """Raise PathRefused("permission") when the existing file at `loc` may not be
+    replaced by this process (see `_refuse_if_read_only`); nothing when it does not exist."""
+    parts = _parts(loc.rel)
+    if not parts:
+        return
+    try:
+        with open_dir(loc.root, parts[:-1]) as dfd:
+            try:
+                st = os.stat(parts[-1], dir_fd=dfd, follow_symlinks=False)
+            except FileNotFoundError:
+                return
+            if stat.S_ISREG(st.st_mode):
+                _refuse_if_read_only(dfd, parts[-1], st, loc.given, allow_read_only)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+
+
 def write_atomic(
     loc: Location,
     data: bytes,
     *,
     create_parents: bool = False,
     mode: int | None = None,
+    allow_read_only: bool = False,
 ) -> None:
     """Replace (or create) the file at `loc` with `data`, atomically.
 
     The file's mode (and owner, where permitted) is kept; a new file gets `mode`, or
-    0o666 & ~umask (the umask at the time of the write). Raises FileNotFoundError when the parent is missing and `create_parents`
-    is false.
+    0o666 & ~umask (the umask at the time of the write). Raises FileNotFoundError when
+    the parent is missing and `create_parents` is false, and PathRefused("permission")
+    when the file exists but may not be written in place (read-only; see
+    `check_writable`), unless `allow_read_only`.
     """
     parts = _parts(loc.rel)
     if not parts:
@@ -206,6 +256,7 @@ def write_atomic(
                 raise PathRefused("is_directory", loc.given, f"path is a directory: {loc.given}")
             if not stat.S_ISREG(st.st_mode):
                 raise PathRefused("not_regular", loc.given, f"not a regular file: {loc.given}")
+            _refuse_if_read_only(dfd, name, st, loc.given, allow_read_only)
             mode = stat.S_IMODE(st.st_mode)
             uid, gid = st.st_uid, st.st_gid
         # A new file without an explicit mode gets 0o666 from the kernel, which applies

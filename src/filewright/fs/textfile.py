@@ -13,6 +13,8 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+from filewright.fs.cjk import guess_cjk
+
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),
     (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -51,6 +53,7 @@ class TextFile:
     newline: str
     eols: tuple[str, ...] = field(repr=False)
     hash: str
+    confidence: float = 1.0  # how sure the encoding detection is (1.0: BOM, UTF-8, ASCII)
 
     @property
     def mixed_newlines(self) -> bool:
@@ -90,12 +93,20 @@ def looks_binary(data: bytes) -> bool:
     return controls / len(head) > 0.1
 
 
-def detect_encoding(data: bytes) -> tuple[str, bytes]:
-    """Return (codec name, BOM) for `data`, or raise TextFileError.
+def detect_encoding(data: bytes, *, prefer_chinese: bool = False) -> tuple[str, bytes]:
+    """Return (codec name, BOM) for `data`, or raise TextFileError (see `detect`)."""
+    name, bom, _confidence = detect(data, prefer_chinese=prefer_chinese)
+    return name, bom
 
-    BOM first, then strict UTF-8, then charset-normalizer for legacy encodings. A
-    detected legacy encoding is accepted only if decoding and re-encoding gives the
-    same bytes back.
+
+def detect(data: bytes, *, prefer_chinese: bool = False) -> tuple[str, bytes, float]:
+    """Return (codec name, BOM, confidence 0..1) for `data`, or raise TextFileError.
+
+    BOM first, then strict UTF-8, then, for text in runs of two-byte characters, the
+    East Asian codec whose decoding reads most like real text (`cjk.guess_cjk`: Chinese
+    wins ties; `prefer_chinese`, e.g. for a Chinese locale, weighs it further), then
+    charset-normalizer for other legacy encodings. A legacy encoding is accepted only if
+    decoding and re-encoding gives the same bytes back.
     """
     found = detect_bom(data)
     if found is not None:
@@ -106,20 +117,25 @@ def detect_encoding(data: bytes) -> tuple[str, bytes]:
             raise TextFileError(
                 "undecodable", f"invalid {name} after its BOM: {exc.reason}"
             ) from None
-        return name, bom
+        return name, bom, 1.0
     if looks_binary(data):
         raise TextFileError("binary", "file appears to be binary")
     try:
         data.decode("utf-8")
-        return "utf-8", b""
+        return "utf-8", b"", 1.0
     except UnicodeDecodeError:
         pass
     broken = _broken_utf8(data)
     if broken is not None:
-        raise TextFileError("undecodable", broken)
-    name = _detect_legacy(data)
-    if name is not None:
-        return name, b""
+        # Short CJK text can look like UTF-8 with a few bad bytes ("学而时习之" in GBK has
+        # three valid UTF-8 pairs): only a clearly plausible CJK reading overrides that.
+        guessed = guess_cjk(data, prefer_chinese=prefer_chinese)
+        if guessed is None or guessed[1] < _OVERRIDE_BROKEN_UTF8:
+            raise TextFileError("undecodable", broken)
+        return codecs.lookup(guessed[0]).name, b"", guessed[1]
+    found_legacy = _detect_legacy(data, prefer_chinese)
+    if found_legacy is not None:
+        return found_legacy[0], b"", found_legacy[1]
     raise TextFileError(
         "undecodable",
         "file is not valid UTF-8 and no encoding decodes it without loss",
@@ -156,15 +172,26 @@ def _lossless(data: bytes, name: str) -> bool:
 _ADJACENT_HIGH = re.compile(rb"[\x80-\xff]{2}")
 
 
-def _detect_legacy(data: bytes) -> str | None:
-    """The most plausible legacy encoding that decodes `data` losslessly, or None."""
+# Confidence reported for a single-byte guess (it rests on the bytes alone) and the
+# floor of charset-normalizer's (1 - chaos) for its guesses.
+_WESTERN_CONFIDENCE = 0.6
+# How sure a CJK reading must be to beat "UTF-8 with invalid bytes".
+_OVERRIDE_BROKEN_UTF8 = 0.75
+
+
+def _detect_legacy(data: bytes, prefer_chinese: bool = False) -> tuple[str, float] | None:
+    """The most plausible legacy encoding that decodes `data` losslessly, with the
+    detection's confidence, or None."""
     if not _ADJACENT_HIGH.search(data):
         # Every non-ASCII byte stands alone between ASCII ones ("It\x92s", "caf\xe9"):
         # single-byte text (CJK text comes in runs of two-byte characters), where
         # detection has too little to go on and may guess a CJK codec.
         for western in _WESTERN:
             if _lossless(data, western):
-                return codecs.lookup(western).name
+                return codecs.lookup(western).name, _WESTERN_CONFIDENCE
+    guessed = guess_cjk(data, prefer_chinese=prefer_chinese)
+    if guessed is not None:
+        return codecs.lookup(guessed[0]).name, guessed[1]
     from charset_normalizer import from_bytes  # heavy; only for non-UTF-8 files
 
     ranked: list[tuple[float, float, int, int, str]] = []
@@ -191,8 +218,8 @@ def _detect_legacy(data: bytes) -> str | None:
     for western in _WESTERN:
         for chaos, name in lossless:
             if name == western and chaos <= best_chaos + _WESTERN_SLACK:
-                return codecs.lookup(name).name
-    return codecs.lookup(best).name
+                return codecs.lookup(name).name, round(max(0.0, 1.0 - chaos), 2)
+    return codecs.lookup(best).name, round(max(0.0, 1.0 - best_chaos), 2)
 
 
 _UTF8_SEQUENCE = re.compile(
@@ -248,9 +275,9 @@ def _dominant(eols: tuple[str, ...]) -> str:
     return max(counts, key=lambda e: (counts[e], e == "\n"))
 
 
-def decode(data: bytes) -> TextFile:
+def decode(data: bytes, *, prefer_chinese: bool = False) -> TextFile:
     """Decode file bytes into a TextFile, or raise TextFileError."""
-    encoding, bom = detect_encoding(data)
+    encoding, bom, confidence = detect(data, prefer_chinese=prefer_chinese)
     text = data[len(bom) :].decode(encoding)
     normalised, eols = split_eols(text)
     return TextFile(
@@ -261,6 +288,7 @@ def decode(data: bytes) -> TextFile:
         newline=_dominant(eols),
         eols=eols,
         hash=content_hash(data),
+        confidence=confidence,
     )
 
 

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from filewright.fs.textfile import TextFileError, detect_bom, detect_encoding, looks_binary
+from filewright.fs.textfile import TextFileError, detect, detect_bom, looks_binary
 
 BLOCK_BYTES = 4 << 20  # forward scanning block
 TAIL_FIRST_BLOCK = 64 << 10  # backward scanning starts small and doubles up to BLOCK_BYTES
@@ -50,6 +50,7 @@ class Encoding:
     codec: str
     bom: bytes = b""
     lossy: bool = False
+    confidence: float = 1.0  # how sure detection is (see `textfile.detect`)
 
     @property
     def bytewise(self) -> bool:
@@ -77,7 +78,7 @@ def _invalid_utf8_share(sample: bytes) -> float:
     return sample.decode("utf-8", errors="replace").count("\ufffd") / len(sample)
 
 
-def sniff_encoding(sample: bytes, *, complete: bool) -> Encoding:
+def sniff_encoding(sample: bytes, *, complete: bool, prefer_chinese: bool = False) -> Encoding:
     """Detect the encoding of a file from its first bytes.
 
     `complete` says that `sample` is the whole file, so detection is exact; otherwise the
@@ -100,13 +101,13 @@ def sniff_encoding(sample: bytes, *, complete: bool) -> Encoding:
     if not complete and b"\n" in sample:
         body = sample[: sample.rfind(b"\n") + 1]
     try:
-        name, _bom = detect_encoding(body)
-        return Encoding(name)
+        name, _bom, confidence = detect(body, prefer_chinese=prefer_chinese)
+        return Encoding(name, confidence=confidence)
     except TextFileError:
         pass
     if _invalid_utf8_share(sample) > _BINARY_DENSITY:
         raise TextFileError("binary", "file appears to be binary (mostly invalid text)")
-    return Encoding("utf-8", lossy=True)
+    return Encoding("utf-8", lossy=True, confidence=0.0)
 
 
 def decode_bytes(data: bytes, enc: Encoding) -> tuple[str, bool]:

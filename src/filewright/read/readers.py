@@ -155,6 +155,7 @@ def read_lines(
             hash_limit=cap,
             whole_limit=cap,
             path=loc.given,
+            prefer_chinese=engine.workspace.locale == "zh",
         )
         if size > cap:  # above the hashing limit: a fingerprint (fs.bigfile.identity)
             out.hash = fingerprint(fd, os.fstat(fd))
@@ -285,6 +286,7 @@ def read_any(
                 hash_limit=cap,
                 whole_limit=cap,
                 path=loc.given,
+                prefer_chinese=engine.workspace.locale == "zh",
             )
             if size > cap:  # above the hashing limit: a fingerprint
                 out.text.hash = fingerprint(fd, os.fstat(fd))

@@ -67,6 +67,7 @@ class TextSlice:
     truncated_by: str | None = None
     cut_lines: list[int] = field(default_factory=list)
     encoding: str = "utf-8"
+    encoding_confidence: float = 1.0
     hash: str | None = None
     size: int = 0
     lossy: bool = False
@@ -94,6 +95,7 @@ class TextSlice:
             "next_offset": self.next_offset,
             "cut_lines": list(self.cut_lines),
             "encoding": self.encoding,
+            "encoding_confidence": self.encoding_confidence,
             "lossy": self.lossy,
             "from_end": self.from_end,
             "size": self.size,
@@ -133,7 +135,9 @@ def _cut(text: str, limit: int) -> str:
 class _Source:
     """An open text file: its encoding and a way to walk its lines from any start."""
 
-    def __init__(self, fd: int, size: int, hash_limit: int | None) -> None:
+    def __init__(
+        self, fd: int, size: int, hash_limit: int | None, prefer_chinese: bool = False
+    ) -> None:
         self.fd = fd
         self.size = size
         self.hash_limit = hash_limit
@@ -144,9 +148,10 @@ class _Source:
         if size <= linestream.SMALL_FILE_BYTES:
             self.data = _read_all(fd, size)
             self.size = len(self.data)
-            self.enc = sniff_encoding(self.data, complete=True)
+            self.enc = sniff_encoding(self.data, complete=True, prefer_chinese=prefer_chinese)
         else:
-            self.enc = sniff_encoding(os.pread(fd, linestream.SAMPLE_BYTES, 0), complete=False)
+            sample = os.pread(fd, linestream.SAMPLE_BYTES, 0)
+            self.enc = sniff_encoding(sample, complete=False, prefer_chinese=prefer_chinese)
         self.base = len(self.enc.bom)
         self.bytewise = self.enc.bytewise
 
@@ -207,12 +212,14 @@ def read_lines_fd(
     hash_limit: int | None = None,
     whole_limit: int | None = None,
     path: str = "",
+    prefer_chinese: bool = False,
 ) -> TextSlice:
     """Read lines [start, start+limit) — or the last `tail` lines — of an open text file.
 
     `count_total`: None counts the file's lines except for tails of files above
     `TAIL_COUNT_BYTES`. `hash_limit`: hash files up to this size (None: never, except
     small files). `whole_limit`: refuse reading with no line limit above this size.
+    `prefer_chinese`: weigh Chinese encodings further when detecting (a Chinese locale).
     Raises OperationFailed: invalid, too_large, binary, line_out_of_range.
     """
     if start < 1:
@@ -233,7 +240,7 @@ def read_lines_fd(
             "for reading a whole file; read a part of it with offset and limit",
         )
     try:
-        src = _Source(fd, size, hash_limit)
+        src = _Source(fd, size, hash_limit, prefer_chinese)
     except TextFileError as exc:
         raise fail(exc.code, path, message=exc.detail) from None
     if tail is not None:
@@ -241,6 +248,7 @@ def read_lines_fd(
     else:
         out = _read_range(src, start, limit, max_line_chars, max_output_chars, count_total, path)
     out.encoding, out.size, out.lossy = src.enc.label, src.size, src.lossy
+    out.encoding_confidence = src.enc.confidence
     out.max_line_chars, out.max_output_chars = max_line_chars, max_output_chars
     out.hash = src.digest()
     return out

@@ -45,24 +45,27 @@ def format_glob_gemini(
     dir_display: str,
     *,
     render_path: Callable[[str], str] | None = None,
+    show_ignored: bool = True,
 ) -> str:
     """The text Gemini CLI's ``glob`` shows the model.
 
     ``render_path`` turns each relative path into what the model should see (Gemini
     shows absolute paths); by default the relative path is shown.  A capped result ends
-    with a line saying how many of how many files are shown.
+    with a line saying how many of how many files are shown. ``show_ignored=False``
+    leaves the count of ignored files out (the seed's header has none).
     """
+    ignored = result.ignored_count if show_ignored else 0
     if result.error:
         return f"Error during glob search operation: {result.error}"
     if not result.paths:
         msg = f'No files found matching pattern "{pattern}" within {dir_display}'
-        if result.ignored_count:
-            msg += f" ({result.ignored_count} files were ignored)"
+        if ignored:
+            msg += f" ({ignored} files were ignored)"
         return msg
     render = render_path or (lambda p: p)
     msg = f'Found {result.total} file(s) matching "{pattern}" within {dir_display}'
-    if result.ignored_count:
-        msg += f" ({result.ignored_count} additional files were ignored)"
+    if ignored:
+        msg += f" ({ignored} additional files were ignored)"
     msg += ", sorted by modification time (newest first):\n"
     msg += "\n".join(render(p) for p in result.paths)
     if result.truncated:
@@ -73,17 +76,17 @@ def format_glob_gemini(
     return msg
 
 
-def format_list_gemini(result: ListResult, dir_display: str) -> str:
+def format_list_gemini(result: ListResult, dir_display: str, *, show_ignored: bool = True) -> str:
     """The text Gemini CLI's ``list_directory`` shows the model.
 
     ``[DIR] name`` for directories, bare names for files; ``(N ignored)`` after a blank
-    line when ignore files hid entries; ``Directory X is empty.`` when there is nothing
-    at all.
+    line when ignore files hid entries (unless ``show_ignored=False``: the seed's text has
+    no such line); ``Directory X is empty.`` when there is nothing at all.
     """
     if not result.entries and not result.ignored_count:
         return f"Directory {dir_display} is empty."
     body = "\n".join(f"[DIR] {e.name}" if e.is_dir else e.name for e in result.entries)
     msg = f"Directory listing for {dir_display}:\n{body}"
-    if result.ignored_count:
+    if result.ignored_count and show_ignored:
         msg += f"\n\n({result.ignored_count} ignored)"
     return msg

@@ -43,6 +43,7 @@ MODEL_MODULES: dict[str, tuple[str, ...]] = {
         "MoveFileParams", "SearchFilesParams", "NoParams",
     ),
     "filewright.toolsets.companion_params": (
+        "ReadParams", "WriteParams", "EditParams",
         "ReadParamsMemoryOn", "WriteParamsMemoryOn", "EditParamsMemoryOn",
         "ReadParamsMemoryOff", "WriteParamsMemoryOff", "EditParamsMemoryOff",
     ),

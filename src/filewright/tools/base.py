@@ -238,4 +238,6 @@ class Toolset:
     def change(self, change: Change) -> Outcome:
         from filewright.engine.pipeline import apply_change
 
+        if self.options.get("allow_read_only"):  # the explicit opt-in for read-only files
+            change.allow_read_only = True
         return apply_change(self.engine, change)

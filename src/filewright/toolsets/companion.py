@@ -39,12 +39,12 @@ with the diff; a refusal gives `用户拒绝了此次修改。`, and when nobody
 (`confirm=None`) the change is refused with a message saying so.
 
 How the function-calling definitions follow the memory switch: the three tools are always
-registered (SOUL.md needs all of them); the `path` parameter's description is the seed's
-text followed by the list of workspace files the model may use. With memory on the list
-names SOUL.md, USER.md and MEMORY.md; with memory off it names only SOUL.md, so no tool
-name, description or parameter description mentions USER.md or MEMORY.md (or memory at
-all). The switch is read from `workspace.memory` each time the tools are listed or called,
-so flipping it on a live workspace takes effect at once.
+registered (SOUL.md needs all of them), with the seed's descriptions, which name no file,
+so with memory off no definition mentions USER.md or MEMORY.md. With the option
+`list_files=True` the `path` parameter's description is followed by the list of workspace
+files the model may use: SOUL.md, USER.md and MEMORY.md with memory on, only SOUL.md with
+memory off. The switch is read from `workspace.memory` each time the tools are listed or
+called, so flipping it on a live workspace takes effect at once.
 """
 
 from __future__ import annotations
@@ -143,7 +143,8 @@ class CompanionToolset(Toolset):
         return on
 
     def tools(self) -> list[Tool]:
-        suffix = "MemoryOn" if self.memory_on() else "MemoryOff"
+        on = self.memory_on()
+        suffix = ("MemoryOn" if on else "MemoryOff") if self.options.get("list_files") else ""
         models = "filewright.toolsets.companion_params:"
         read_params, write_params, edit_params = (
             f"{models}{kind}Params{suffix}" for kind in ("Read", "Write", "Edit")

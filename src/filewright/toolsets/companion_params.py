@@ -1,5 +1,6 @@
 """Parameter models of the `companion` toolset, one set per memory switch (pydantic;
-imported only when needed). The path description lists the files the model may use."""
+imported only when needed). The seed's path description, or, with the toolset option
+`list_files`, followed by the files the model may use under the memory switch."""
 
 from __future__ import annotations
 
@@ -28,5 +29,6 @@ def _param_models(files: str) -> tuple[type[Params], type[Params], type[Params]]
     return ReadParams, WriteParams, EditParams
 
 
+ReadParams, WriteParams, EditParams = _param_models("")  # the seed's descriptions exactly
 ReadParamsMemoryOn, WriteParamsMemoryOn, EditParamsMemoryOn = _param_models(FILES_MEMORY_ON)
 ReadParamsMemoryOff, WriteParamsMemoryOff, EditParamsMemoryOff = _param_models(FILES_MEMORY_OFF)

@@ -30,6 +30,7 @@ region (or a different count than expected), with the message the model would ge
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import hashlib
 import os
@@ -65,6 +66,9 @@ if TYPE_CHECKING:
 
 MODELS = "filewright.toolsets.gemini_params:"
 NUISANCE_DIRS = frozenset({".git", "node_modules"})
+# The seed: offset "requires `limit` to be set"; worded as Gemini CLI words its
+# parameter errors.
+OFFSET_NEEDS_LIMIT = "Error: Invalid parameters provided. Reason: offset requires limit to be set"
 NO_OCCURRENCE_HINT = (
     "No edits made. The exact text in old_string was not found. Ensure you're not escaping "
     "content incorrectly and check whitespace, indentation, and context. Use read_file tool "
@@ -200,6 +204,11 @@ class GeminiToolset(Toolset):
         assert outcome.failure is not None
         return self._fail(outcome.failure, self._shown(outcome, given), tool)
 
+    @staticmethod
+    def _not_absolute(given: str) -> Result:
+        """The seed: replace and write_file fail when `file_path` is not absolute."""
+        return Result(False, f"File path must be absolute: {given}", {"error": "invalid"})
+
     def _dry_run_text(self, outcome: Outcome, what: str) -> str:
         return f"[Dry run: nothing written] {what}\n{outcome.diff}".rstrip("\n")
 
@@ -207,11 +216,17 @@ class GeminiToolset(Toolset):
 
     def read_file(self, p: ReadFileParams) -> Result:
         """Text (0-based `offset`, `limit`), images and PDFs as inlineData; binaries skipped."""
+        if p.offset is not None and p.limit is None:
+            return Result(
+                False, OFFSET_NEEDS_LIMIT, {"error": "invalid", "path": self._absolute(p.path)}
+            )
         offset = p.offset or 0
         try:
             loc = readers.locate_file(self.engine, p.path)
             with readers.open_file(self.engine, loc) as (fd, size):
                 kind = media.sniff(os.pread(fd, 4096, 0), loc.name).kind
+            if loc.name.lower().endswith(".svg"):  # the seed lists SVG among the images
+                return self._svg(loc, size)
             if kind == "pdf":
                 part = readers.pdf_inline(self.engine, loc)
                 return Result(
@@ -260,6 +275,21 @@ class GeminiToolset(Toolset):
             body = readers.format_gemini(text)
         return Result(True, body, data)
 
+    def _svg(self, loc: Any, size: int) -> Result:
+        """An SVG image as inlineData (`image/svg+xml`, the file's bytes in base64)."""
+        raw = self.engine.read_bytes(loc).data
+        self.engine.record_read(loc, hashlib.sha256(raw).hexdigest())
+        inline = {"mimeType": "image/svg+xml", "data": base64.b64encode(raw).decode("ascii")}
+        data = {
+            "path": str(loc.path),
+            "kind": "image",
+            "mime_type": "image/svg+xml",
+            "size": size,
+            "inlineData": inline,
+            "images": [{"mime_type": "image/svg+xml", "data": inline["data"]}],
+        }
+        return Result(True, f"[Image file: {loc.name} (image/svg+xml, {human_size(size)})]", data)
+
     # -- listing and searching -------------------------------------------------------------
 
     def _directory(self, path: str | None, tool: str) -> Any:
@@ -283,7 +313,7 @@ class GeminiToolset(Toolset):
             ignore_root=loc.root,
             symlink_root=loc.root,
         )
-        text = search.format_list_gemini(result, str(loc.path))
+        text = search.format_list_gemini(result, str(loc.path), show_ignored=False)
         return listing_result(loc, result, text)
 
     def glob(self, p: GlobParams) -> Result:
@@ -302,7 +332,11 @@ class GeminiToolset(Toolset):
             ignore_root=loc.root,
         )
         text = search.format_glob_gemini(
-            result, p.pattern, str(loc.path), render_path=lambda rel: str(loc.path / rel)
+            result,
+            p.pattern,
+            str(loc.path),
+            render_path=lambda rel: str(loc.path / rel),
+            show_ignored=False,
         )
         return glob_result(loc, result, text, [str(loc.path / rel) for rel in result.paths])
 
@@ -335,6 +369,8 @@ class GeminiToolset(Toolset):
 
     def write_file(self, p: WriteFileParams) -> Result:
         """Create or overwrite a file (parents created) after the user approves the diff."""
+        if not os.path.isabs(p.file_path):
+            return self._not_absolute(p.file_path)
         content = p.content
         outcome = self.change(
             Change(
@@ -359,6 +395,8 @@ class GeminiToolset(Toolset):
 
     def replace(self, p: ReplaceParams) -> Result:
         """Replace `expected_replacements` occurrences (ladder, then corrector); empty old creates."""
+        if not os.path.isabs(p.file_path):
+            return self._not_absolute(p.file_path)
         if p.old_string == "":
             return self._create(p)
         old, new, expected = p.old_string, p.new_string, p.expected_replacements
@@ -401,6 +439,9 @@ class GeminiToolset(Toolset):
             if text is None:
                 return self._failed_outcome(outcome, given, "replace")
             data = {k: v for k, v in failure.detail.items() if k != "message"}
+            hint = _closest_hint(failure.detail.get("closest") or [])
+            if hint:  # where the most similar text is: in data, the seed's text has none
+                data["closest_hint"] = hint.strip()
             return Result(False, text, {**data, "error": failure.code, "path": path})
         text = f"Successfully modified file: {path} ({outcome.replacements} replacements)."
         if outcome.dry_run:
@@ -475,8 +516,7 @@ class GeminiToolset(Toolset):
         self, code: str, detail: dict[str, Any], path: str, old: str, new: str, expected: int
     ) -> str | None:
         if code == "no_match":
-            text = f"Failed to edit, 0 occurrences found for old_string in {path}. {NO_OCCURRENCE_HINT}"
-            return text + _closest_hint(detail.get("closest") or [])
+            return f"Failed to edit, 0 occurrences found for old_string in {path}. {NO_OCCURRENCE_HINT}"
         if code == "count_mismatch":
             found = detail.get("found", detail.get("count", "?"))
             return (

@@ -24,8 +24,10 @@ Tools:
   documented results); `keep_markers` forces either way. A missing marker is reported with
   the numbered lines around where the search stopped, and the closest real text.
 
-Every successful change returns the new hash and a unified diff (the seed's "future" list:
-diff in results, optimistic locking with `last_read_hash`, a regex start marker).
+A successful change returns the new memory text, as the seed's tools do; the new hash
+and a unified diff are in `data` (the seed's "future" list: diff in results, optimistic
+locking with `last_read_hash`, a regex start marker); the option `show_diff=True` shows
+the hash and diff in the text instead.
 
 Newlines: the seed normalises all inputs and the memory to "\\n". Inputs (`old_text`,
 `new_text`, markers, `search_after`) have "\\r\\n" and "\\r" turned into "\\n", matching works
@@ -241,10 +243,12 @@ class MemoToolset(Toolset):
         failure = outcome.failure
         text = seen.get("text", "")
         if failure.code == "no_match":
-            return self._error(
+            hint = _closest_hint(failure.detail.get("closest") or []).strip()
+            return self._error(  # the seed: the whole current memory; the closest text: data
                 "在记忆中找不到 old_text（必须与记忆内容精确匹配，包括空格、标点和换行）。"
-                f"{_closest_hint(failure.detail.get('closest') or [])}\n\n当前记忆全文：\n{_memory_block(text)}",
+                f"\n\n当前记忆全文：\n{_memory_block(text)}",
                 "no_match",
+                **({"closest_hint": hint} if hint else {}),
             )
         if failure.code == "ambiguous":
             return self._ambiguous(text, failure.detail)
@@ -253,20 +257,30 @@ class MemoToolset(Toolset):
         return self._failed(outcome, text)
 
     def _ambiguous(self, text: str, detail: dict[str, Any]) -> Result:
+        """The seed's example, word for word: the first two positions ("at least"), the
+        advice, the first match's context. Every match's position, line and context: data."""
         regions: list[tuple[int, int]] = [tuple(r) for r in detail["regions"]]  # type: ignore[misc]
         count = len(regions)
-        listed = regions[:MAX_LISTED]
-        more = f"，共 {count} 处" if count > MAX_LISTED else ""
+        first_start, first_end = regions[0]
         parts = [
-            f"找到多个匹配项（至少在位置 {_join_positions([s for s, _ in listed])}{more}）。",
+            f"找到多个匹配项（至少在位置 {_join_positions([s for s, _ in regions[:2]])}）。",
             "此工具仅支持唯一匹配。请改用 memo_replace_span 工具，"
             "并配合 `search_after` 参数或更精确的标记来定位。",
+            f"第一处匹配的上下文：\n{_snippet(text, first_start, first_end)}",
         ]
-        for i, (start, end) in enumerate(listed, 1):
-            where = f"（第 {line_at(text, start)} 行）"
-            parts.append(f"{_ordinal(i)}匹配的上下文{where}：\n{_snippet(text, start, end)}")
+        matches = [
+            {
+                "position": start,
+                "line": line_at(text, start),
+                "context": _snippet(text, start, end),
+                "label": _ordinal(i),
+            }
+            for i, (start, end) in enumerate(regions[:MAX_LISTED], 1)
+        ]
         positions = [s for s, _ in regions]
-        return self._error("\n\n".join(parts), "ambiguous", count=count, positions=positions)
+        return self._error(
+            "\n\n".join(parts), "ambiguous", count=count, positions=positions, matches=matches
+        )
 
     # -- memo_replace_span ----------------------------------------------------------------
 
@@ -384,6 +398,11 @@ class MemoToolset(Toolset):
             text = f"[预览，未写入] {what}\n\n变更（diff）：\n{clip_diff(outcome.diff).rstrip()}"
             return Result(True, text, data)
         data["hash"] = outcome.hash
+        if not self.options.get("show_diff"):
+            # The seed's tools return the new content ("not only the new content, also the
+            # lines changed" is on its future list): hash and diff are in data.
+            memory = _memory_block(outcome.new_text or "")
+            return Result(True, f"{what}\n\n当前记忆全文：\n{memory}", data)
         text = f"{what}\n新的 hash: {outcome.hash}\n\n变更（diff）：\n{clip_diff(outcome.diff).rstrip()}"
         return Result(True, text, data)
 

@@ -403,12 +403,12 @@ class TextEditorToolset(Toolset):
         closest = [c for c in failure.detail.get("closest", []) if c.get("similarity", 0) >= 0.5][
             :1
         ]
-        for region in closest:
+        for region in closest:  # where the most similar text is: data, not the reference's text
             where = region["start_line"]
             lines = str(region.get("text", "")).split("\n")
             differs = "; ".join(region.get("differs", []))
-            text += (
-                f"\nThe most similar text is at line {where}"
+            data["closest_hint"] = (
+                f"The most similar text is at line {where}"
                 + (f" (differs: {differs})" if differs else "")
                 + ":\n"
                 + self._numbered(lines, where)

@@ -31,7 +31,12 @@ class WriteParams(Params):
     create_backup: bool = Field(
         True, description="Keep a copy of the previous content in .claude-backups/ (default true)"
     )
-    encoding: str | None = Field(None, description="Encoding of a new file (default utf-8)")
+    encoding: str | None = Field(
+        None,
+        description="Encoding to write the content in, a Node.js Buffer encoding (utf8, "
+        "utf16le, latin1, ascii, base64, base64url, hex); default utf-8, and an existing "
+        "file keeps its own",
+    )
 
 
 class EditParams(Params):

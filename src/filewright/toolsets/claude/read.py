@@ -1,11 +1,14 @@
-"""The `claude` toolset's Read: the engine's readers, worded as the claude seed shows.
+"""The `claude` toolset's Read: the engine's readers, worded exactly as the claude seed's.
 
-Text comes back numbered `cat -n` style (numbers padded to the widest shown, a tab, the
-line), 2000 lines by default, lines over 2000 characters cut with ` ... [truncated]`,
-`(empty file)` for an empty file, and a note saying how to read on when lines were left
-out. Images come back as images (`data["images"]`), PDFs as text page by page, notebooks
-cell by cell. `data` carries the seed's metadata names: totalLines, fileSize, encoding,
-mimeType, readLines, truncated.
+Text is `formatWithLineNumbers`'s output and nothing else (numbers padded to the widest
+shown, a tab, the line; 2000 lines by default; lines over 2000 characters cut with
+` ... [truncated]`; `(empty file)` when no line is shown, an offset past the end
+included). Images are `[Image file: NAME]` with the file as a data URL in `imageData`
+(and as an image in `data["images"]`, for surfaces that pass images on); notebooks are
+`formatNotebook`'s text; PDFs are read as text page by page (see docs/deviations.md).
+`data` carries the seed's metadata names with the seed's values (totalLines, fileSize,
+encoding, mimeType, readLines, truncated) and, besides them, what filewright knows more
+(`notices`, the true `total_lines`, `encoding_confidence`, ...).
 
 With the toolset option `list_directories=True` (off by default; the MCP server turns it
 on, where a model has no other way to see what a root holds), Read of a directory lists
@@ -15,15 +18,20 @@ per entry (directories with a trailing `/`), gitignored and hidden entries left 
 
 from __future__ import annotations
 
+import base64
 import os
 from typing import TYPE_CHECKING, Any, Protocol
 
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.read import readers
 from filewright.toolsets.claude import messages as M
+from filewright.toolsets.claude import seed
 
 if TYPE_CHECKING:
     from filewright.engine.workspace import Engine
+    from filewright.fs.paths import Location
+
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".gif", ".bmp", ".webp")
 
 
 MAX_LISTED = 1000
@@ -35,7 +43,7 @@ class ReadingToolset(Protocol):
     engine: Engine
     options: dict[str, Any]
 
-    def fail_with(self, failure: Failure, path: str, **extra: Any) -> Result: ...
+    def read_failure(self, failure: Failure, path: str, **extra: Any) -> Result: ...
 
 
 def read_file(
@@ -45,26 +53,31 @@ def read_file(
     in the requested range by streaming, as the seed's StreamReader does (other kinds
     over it are refused)."""
     engine = toolset.engine
+    start = offset or 1
     try:
         loc = readers.locate_file(engine, path)
         with readers.open_file(engine, loc) as (fd, size):
             kind = readers.sniff(os.pread(fd, 8192, 0), loc.name).kind if size > max_bytes else ""
         if size > max_bytes and kind not in ("text", "binary"):
-            return toolset.fail_with(
-                Failure("too_large", path, {"size": size, "limit": max_bytes}), path
-            )
+            raise OperationFailed(Failure("too_large", path, {"size": size, "limit": max_bytes}))
+        ext = seed.extname(path)
+        if ext == ".ipynb":
+            return _notebook(engine, loc, path, size, max_bytes)
         outcome = readers.read_any(
             engine,
             loc,
-            offset=offset or 1,
+            offset=start,
             limit=limit or M.DEFAULT_LIMIT,
             max_line_chars=M.MAX_LINE_LENGTH,
         )
     except OperationFailed as exc:
         if exc.failure.code == "is_directory" and toolset.options.get("list_directories"):
             return list_directory(toolset, path)
-        mime = exc.failure.detail.get("mime_type") or M.mime_type(path, "application/octet-stream")
-        return toolset.fail_with(exc.failure, path, mime=mime)
+        if exc.failure.code == "line_out_of_range":
+            return _past_the_end(exc.failure, path)
+        return toolset.read_failure(exc.failure, path, mime=seed.mime_type(path))
+    if outcome.image is not None:
+        return _image(engine, loc, outcome, path, max_bytes)
     result = _result(outcome, path)
     if size > max_bytes:
         result.data["streamed"] = True
@@ -85,7 +98,7 @@ def list_directory(toolset: ReadingToolset, path: str) -> Result:
             symlink_root=loc.root,
         )
     except OperationFailed as exc:
-        return toolset.fail_with(exc.failure, path)
+        return toolset.read_failure(exc.failure, path)
     entries = found.entries[:MAX_LISTED]
     lines = [f"- {str(loc.path).rstrip('/')}/"]
     lines += [f"  - {e.name}{'/' if e.is_dir else ''}" for e in entries]
@@ -101,34 +114,107 @@ def list_directory(toolset: ReadingToolset, path: str) -> Result:
     return Result(True, "\n".join(lines), data)
 
 
+def _text_metadata(
+    path: str, size: int, total: int, shown: int, encoding: str, truncated: bool, start: int
+) -> dict[str, Any]:
+    return {
+        "totalLines": seed.seed_total_lines(start, shown, total, truncated),
+        "fileSize": size,
+        "encoding": encoding,
+        "mimeType": seed.mime_type(path),
+        "readLines": shown,
+        "truncated": truncated,
+    }
+
+
 def _result(outcome: readers.ReadOutcome, path: str) -> Result:
-    text = readers.render_outcome(outcome, "claude")
     data: dict[str, Any] = outcome.data()
-    slice_ = outcome.text
-    if slice_ is not None:
-        meta = {
-            "totalLines": slice_.total_lines,
-            "encoding": slice_.encoding,
-            "mimeType": M.mime_type(path),
-            "readLines": len(slice_.lines),
-            "truncated": slice_.truncated,
-        }
-    elif outcome.image is not None:
-        meta = {
-            "totalLines": 0,
-            "encoding": "binary",
-            "mimeType": outcome.image.mime_type,
-            "readLines": 0,
-            "truncated": False,
-        }
-    else:
+    s = outcome.text
+    if s is not None:
+        text = seed.format_with_line_numbers(s.lines, s.start)
+        total = s.total_lines if s.total_lines is not None else s.end
+        meta = _text_metadata(
+            path, outcome.size, total, len(s.lines), s.encoding, s.truncated, s.start
+        )
+        notes = readers.notices(s)
+        if notes:
+            data["notices"] = notes
+    else:  # a PDF, read as text (docs/deviations.md)
+        text = readers.render_outcome(outcome, "claude")
         lines = text.count("\n") + 1
         meta = {
             "totalLines": lines,
-            "encoding": "utf-8" if outcome.kind == "notebook" else "binary",
-            "mimeType": outcome.mime_type,
+            "fileSize": outcome.size,
+            "encoding": "binary",
+            "mimeType": seed.mime_type(path),
             "readLines": lines,
             "truncated": bool(data.get("truncated")),
         }
-    data.update(meta, fileSize=outcome.size)
+    data.update(meta)
+    return Result(True, text, data)
+
+
+def _past_the_end(failure: Failure, path: str) -> Result:
+    """An offset past the last line: the seed's loop shows no line, so `(empty file)`."""
+    total = int(failure.detail.get("lines") or 0)
+    data = {
+        "path": path,
+        "totalLines": total,
+        "readLines": 0,
+        "truncated": False,
+        "mimeType": seed.mime_type(path),
+        "notices": [f"offset {failure.detail.get('line')} is past the end ({total} lines)"],
+    }
+    return Result(True, "(empty file)", data)
+
+
+def _raw(engine: Engine, loc: Location, max_bytes: int) -> tuple[bytes, str]:
+    state = engine.read_bytes(loc, max_bytes=max_bytes)
+    from filewright.fs.textfile import content_hash
+
+    return state.data, content_hash(state.data)
+
+
+def _image(
+    engine: Engine, loc: Location, outcome: readers.ReadOutcome, path: str, max_bytes: int
+) -> Result:
+    """`handleImageFile`: `[Image file: NAME]`, the file as a data URL in `imageData`."""
+    raw, _digest = _raw(engine, loc, max_bytes)
+    mime = seed.mime_type(path)
+    if mime == seed.UNKNOWN_MIME and outcome.image is not None:
+        mime = outcome.image.mime_type  # an image the seed's list does not name
+    data: dict[str, Any] = outcome.data()
+    data.update(
+        totalLines=0,
+        fileSize=outcome.size,
+        encoding="binary",
+        mimeType=mime,
+        readLines=0,
+        truncated=False,
+        imageData=f"data:{mime};base64,{base64.b64encode(raw).decode('ascii')}",
+    )
+    return Result(True, f"[Image file: {os.path.basename(path)}]", data)
+
+
+def _notebook(engine: Engine, loc: Location, path: str, size: int, max_bytes: int) -> Result:
+    """`handleNotebookFile`: `formatNotebook`'s text; the seed's notebook metadata."""
+    raw, digest = _raw(engine, loc, max_bytes)
+    try:
+        text = seed.format_notebook(seed.parse_notebook(raw))
+    except ValueError as exc:  # JSON.parse's SyntaxError, or no cells to walk
+        message = str(exc)
+        return M.failure("UNKNOWN_ERROR", message, "invalid_notebook")
+    engine.record_read(loc, digest)
+    lines = len(text.split("\n"))
+    data = {
+        "path": str(loc.path),
+        "kind": "notebook",
+        "hash": digest,
+        "totalLines": lines,
+        "fileSize": size,
+        "encoding": "utf-8",
+        "mimeType": "application/x-ipynb+json",
+        "readLines": lines,
+        "truncated": False,
+    }
     return Result(True, text, data)

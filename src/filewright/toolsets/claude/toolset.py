@@ -12,12 +12,15 @@ re-reading; with `Workspace(watch=True)` every result also names other files tha
 modified externally since the agent read them. Concurrent changes of one file are
 serialised by the engine's lock.
 
-Messages are English whatever the locale (the seed is the spec); `data["code"]` carries
-the seed's error code (FILE_NOT_FOUND, PERMISSION_DENIED, IS_DIRECTORY, BINARY_FILE,
-FILE_TOO_LARGE, STRING_NOT_FOUND, MULTIPLE_MATCHES, NO_CHANGE, READ_REQUIRED,
-EXTERNAL_MODIFICATION, PROTECTED_FILE, ACCESS_DENIED, INVALID_PARAMS, ...) and
-`data["error"]` the engine's failure code. Words, limits and codes are in
-`messages`; Read is in `read`.
+Texts, codes and metadata are the seed's, character for character (see `messages` for
+how its handlers code errors, `seed` for its algorithms: previews, suggestions,
+locations, notebooks, Buffer encodings); what filewright knows beyond them goes into
+`data`. The recovery ladder stays (an Edit whose old_string differs from the file only
+in meaning-preserving ways lands), but the text says only what the seed's success text
+says; the option `strict=True` keeps the seed's exact-match rule. Other options:
+`max_read_bytes`, `max_content_bytes`, `max_edit_bytes`, `lock_wait` (seconds to wait
+for a concurrent change of the same file instead of refusing at once, default 0),
+`python_encodings` (Write also accepts Python codec names), `allow_read_only`.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ from filewright.policy.rules import Access, Rule
 from filewright.read import readers
 from filewright.tools.base import Tool, Toolset
 from filewright.toolsets.claude import messages as M
+from filewright.toolsets.claude import seed
+from filewright.toolsets.claude.failures import SeedErrors, external
 from filewright.toolsets.claude.read import read_file
 
 if TYPE_CHECKING:
@@ -64,7 +69,8 @@ class ClaudeToolset(Toolset):
     """Read / Write / Edit / MultiEdit in the claude seed's words.
 
     Options: `max_read_bytes` (default 100 MB), `max_content_bytes` (10 MB),
-    `max_edit_bytes` (10 MB).
+    `max_edit_bytes` (10 MB), `strict` (exact matches only), `lock_wait` (0 s),
+    `python_encodings` (False), `allow_read_only` (False).
     """
 
     name = "claude"
@@ -143,149 +149,131 @@ class ClaudeToolset(Toolset):
             for name in found.required():
                 value = parsed.get(name)
                 if value is None or (name == "file_path" and value == ""):
-                    return M.failure("INVALID_PARAMS", f"{name} is required", "bad_arguments")
+                    code = M.THROWN_CODE.get(found.name, M.UNKNOWN)
+                    return M.failure(code, f"{name} is required", "bad_arguments")
         result = super().call(tool, parsed)
         target = parsed.get("file_path") if isinstance(parsed, dict) else None
         return self._with_external_changes(result, target if isinstance(target, str) else None)
 
     def _with_external_changes(self, result: Result, target: str | None) -> Result:
-        """With a watching workspace: name the files that changed on disk since the agent
-        read them (each change once), so it reads them again before editing them."""
+        """With a watching workspace: name, in `data`, the files that changed on disk since
+        the agent read them (each change once), as the seed's ConflictDetector words it."""
         if self.workspace.watcher is None:
             return result
         own = os.path.realpath(target) if target and os.path.isabs(target) else None
         changed = [str(p) for p in self.workspace.external_changes() if str(p) != own]
         if changed:
-            result.text += (
-                "\n\nNote: these files were modified externally since you read them; "
-                "Read them again before changing them: " + ", ".join(changed)
-            )
             result.data["externallyModified"] = changed
+            result.data["conflicts"] = [external(path) for path in changed]
         return result
 
     @staticmethod
-    def _absolute(path: str) -> Result | None:
+    def _check_path(path: str, tool: str) -> Result | None:
+        """The seed's `file_path must be an absolute path`, and its PathValidator's
+        `Path traversal detected` for a `..` component."""
+        code = M.THROWN_CODE[tool]
         if not os.path.isabs(path):
-            return M.failure("INVALID_PARAMS", "file_path must be an absolute path", "invalid")
+            return M.failure(code, "file_path must be an absolute path", "invalid")
+        if ".." in path.split("/"):
+            return M.failure(code, M.TRAVERSAL, "invalid")
         return None
 
-    # -- failures -----------------------------------------------------------------------------
+    # -- failures (worded by `failures.SeedErrors`) ------------------------------------------
+
+    def read_failure(self, failure: Failure, path: str, **extra: Any) -> Result:
+        """A failure of Read, as the seed's Read reports it."""
+        return SeedErrors(self.workspace, self.engine).read_failure(failure, path, **extra)
+
+    def write_failure(self, failure: Failure, path: str, tool: str = "Write") -> Result:
+        """A failure of the write step (Write's, or the Write that Edit calls)."""
+        return SeedErrors(self.workspace, self.engine).write_failure(failure, path, tool)
 
     def fail_with(self, failure: Failure, path: str, **extra: Any) -> Result:
-        """An engine failure in the seed's words, with the seed's error code."""
-        code = failure.code
-        detail = {k: v for k, v in failure.detail.items() if k != "message"}
-        if code == "too_large":
-            limit = failure.detail.get("limit")
-            message = M.size_message("File", failure.detail.get("size"), int(limit or 0))
-        else:
-            template = M.TEMPLATES.get(code)
-            params = {
-                **failure.detail,
-                "path": path,
-                "mime": extra.pop("mime", "application/octet-stream"),
-            }
-            message = (
-                M.render(template, **params)
-                if template
-                else str(failure.detail.get("message") or f"{code}: {path}")
-            )
-        if code == "stale":
-            detail["suggestion"] = M.STALE_SUGGESTION
-        return M.failure(
-            M.CODES.get(code, "UNKNOWN_ERROR"), message, code, details=detail or None, **extra
-        )
+        """An engine failure in the seed's words (Read's wording)."""
+        return self.read_failure(failure, path, **extra)
 
-    def _outcome_failure(self, outcome: Outcome, path: str) -> Result:
-        assert outcome.failure is not None
-        failure = outcome.failure
-        if failure.code == "permission" and not (outcome.loc and outcome.loc.exists):
-            parent = os.path.dirname(path.rstrip("/")) or "/"
-            return M.failure(
-                "PERMISSION_DENIED", f"Permission denied: cannot write to {parent}", "permission"
-            )
-        return self.fail_with(failure, path)
+    def _lock_wait(self) -> float:
+        return float(self.options.get("lock_wait", 0))
 
-    def _locate_existing(self, path: str) -> tuple[Location | None, Result | None]:
-        """Resolve a file to change; refuse it when missing or never read. (Whether it changed
-        since it was read is decided by the pipeline, under the file's lock.)"""
+    def _locate_existing(self, path: str, tool: str) -> tuple[Location | None, Result | None]:
+        """Resolve a file to edit: Edit reads it through Read first (Read's failures come
+        back as EDIT_ERROR with Read's message), and its Write needs an earlier read."""
         try:
-            loc, _ = self.engine.locate(path, purpose="write", expect="file")
+            loc = readers.locate_file(self.engine, path)
+            with readers.open_file(self.engine, loc) as (_fd, size):
+                pass
         except OperationFailed as exc:
-            return None, self.fail_with(exc.failure, path)
-        if not loc.exists:
-            return None, self.fail_with(Failure("not_found", path), path)
+            failed = self.read_failure(exc.failure, path)
+            return None, self._as_edit_error(failed, tool)
+        # Above the seed's 10 MB edit limit a change streams (its ChunkedEditor); only
+        # files above the engine's one change limit are refused.
+        limit = self.workspace.max_change_bytes
+        if size > limit:
+            too_large = Failure("too_large", path, {"size": size, "limit": limit})
+            return None, self._as_edit_error(self.read_failure(too_large, path), tool)
         if self.engine.last_read(loc) is None:
-            # A file too large to change cannot be "read first" either: say what is wrong.
-            limit = self.workspace.max_change_bytes
-            try:
-                with readers.open_file(self.engine, loc) as (_fd, size):
-                    pass
-            except OperationFailed as exc:
-                return None, self.fail_with(exc.failure, path)
-            if size > limit:
-                return None, self.fail_with(
-                    Failure("too_large", path, {"size": size, "limit": limit}), path
-                )
-            return None, self.fail_with(Failure("not_read", path), path)
+            return None, self.write_failure(Failure("not_read", path), path, tool)
         return loc, None
 
-    def _changed_on_disk(self, loc: Location) -> bool:
-        """True when the file now differs from what the agent last read (used to explain a
-        failed edit: the file changed under the agent)."""
-        seen = self.engine.last_read(loc)
-        if seen is None:
-            return False
-        try:
-            tf, _ = self.engine.load_text(
-                loc, max_bytes=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES)
-            )
-        except OperationFailed:
-            return False  # the pipeline reports what is wrong with the file
-        return tf.hash != seen
+    @staticmethod
+    def _as_edit_error(result: Result, tool: str) -> Result:
+        result.data["code"] = M.THROWN_CODE[tool]
+        return result
 
     # -- Read ---------------------------------------------------------------------------------
 
     def read(self, p: ReadParams) -> Result:
         """Read: numbered lines, or an image / PDF / notebook, with the seed's metadata."""
-        if (bad := self._absolute(p.file_path)) is not None:
+        if (bad := self._check_path(p.file_path, "Read")) is not None:
             return bad
         if p.offset is not None and p.offset < 1:
-            return M.failure("INVALID_PARAMS", "offset must be >= 1", "invalid")
+            return M.failure(M.UNKNOWN, "offset must be >= 1", "invalid")
         if p.limit is not None and p.limit < 1:
-            return M.failure("INVALID_PARAMS", "limit must be >= 1", "invalid")
+            return M.failure(M.UNKNOWN, "limit must be >= 1", "invalid")
         return read_file(
             self, p.file_path, p.offset, p.limit, self._limit("max_read_bytes", M.MAX_READ_BYTES)
         )
 
     # -- Write --------------------------------------------------------------------------------
 
+    def _encoder(self, encoding: str | None) -> Any:
+        """The bytes Write writes for `encoding` (Node's Buffer meaning), or a Result
+        refusing it; None: keep an existing file's encoding (UTF-8 for a new one)."""
+        if encoding is None:
+            return None
+        if seed.is_node_encoding(encoding):
+            return lambda text: seed.node_bytes(text, encoding)
+        if self.options.get("python_encodings"):
+            try:
+                if codecs.lookup(encoding)._is_text_encoding:
+                    return lambda text: text.encode(encoding)
+            except LookupError:
+                pass
+        return M.failure(M.UNKNOWN, f"Invalid encoding: {encoding}", "invalid")
+
     def write(self, p: WriteParams) -> Result:
         """Write: create or overwrite (after a read), with a sidecar backup."""
         path, content = p.file_path, p.content
-        if (bad := self._absolute(path)) is not None:
+        if (bad := self._check_path(path, "Write")) is not None:
             return bad
-        size = len(content.encode("utf-8", "surrogatepass"))
+        size = len(seed.node_bytes(content, "utf8"))
         limit = self._limit("max_content_bytes", M.MAX_CONTENT_BYTES)
         if size > limit:
             return M.failure(
-                "CONTENT_TOO_LARGE",
+                M.UNKNOWN,
                 M.size_message("Content", size, limit),
                 "too_large",
                 details={"size": size, "limit": limit},
             )
-        encoding = p.encoding or "utf-8"
-        try:
-            if not codecs.lookup(encoding)._is_text_encoding:
-                raise LookupError(encoding)
-        except (LookupError, ValueError, TypeError):
-            return M.failure("INVALID_PARAMS", f"Invalid encoding: {p.encoding}", "invalid")
+        encoder = self._encoder(p.encoding)
+        if isinstance(encoder, Result):
+            return encoder
         try:
             loc, _ = self.engine.locate(path, purpose="write", expect="file")
         except OperationFailed as exc:
-            return self.fail_with(exc.failure, path)
+            return self.write_failure(exc.failure, path)
         if loc.exists and self.engine.last_read(loc) is None:
-            return self.fail_with(Failure("not_read", path), path)
+            return self.write_failure(Failure("not_read", path), path)
         outcome = self.change(
             Change(
                 path,
@@ -294,17 +282,17 @@ class ClaudeToolset(Toolset):
                 create_parents=True,
                 require_read=True,
                 sidecar_backup=M.BACKUP_DIR if p.create_backup else None,
-                encoding=encoding,
+                backup_unchanged=True,
+                encoder=encoder,
                 max_bytes=self._limit("max_read_bytes", M.MAX_READ_BYTES),
-                streamed=streamed.StreamWrite(content),
+                streamed=streamed.StreamWrite(content) if encoder is None else None,
+                lock_timeout=self._lock_wait(),
             )
         )
         if not outcome.ok:
-            return self._outcome_failure(outcome, path)
+            assert outcome.failure is not None
+            return self.write_failure(outcome.failure, path)
         created = outcome.created
-        written = outcome.bytes_written or len(
-            content.encode(outcome.encoding or encoding, "replace")
-        )
         verb = "created" if created else "overwritten"
         message = f"File {verb}: {path}"
         if outcome.dry_run:
@@ -313,57 +301,65 @@ class ClaudeToolset(Toolset):
         data.update(
             message=message,
             backupPath=outcome.backup,
-            bytesWritten=written,
-            linesWritten=edits.line_count(content),
+            bytesWritten=len(encoder(content) if encoder else seed.node_bytes(content, "utf8")),
+            linesWritten=seed.lines_written(content),
             wasCreated=created,
             wasOverwritten=not created,
         )
+        data["metadata"] = {
+            k: data[k] for k in ("bytesWritten", "linesWritten", "wasCreated", "wasOverwritten")
+        }
+        warning = seed.dangerous_warning(path)
+        if warning:
+            data["warning"] = warning
         return Result(True, message, data)
 
     # -- Edit and MultiEdit ---------------------------------------------------------------------
 
+    def _replace(self, old: str, new: str, replace_all: bool) -> edits.Replace:
+        return edits.Replace(
+            old, new, replace_all=replace_all, fuzzy=not self.options.get("strict")
+        )
+
     def edit(self, p: EditParams) -> Result:
         """Edit: one replacement (or all, with replace_all) through the recovery ladder."""
-        if (bad := self._absolute(p.file_path)) is not None:
+        if (bad := self._check_path(p.file_path, "Edit")) is not None:
             return bad
         if p.old_string == p.new_string:
-            return M.failure(
-                "INVALID_PARAMS", "old_string and new_string must be different", "invalid"
-            )
+            return M.failure(M.EDIT_ERROR, "old_string and new_string must be different", "invalid")
         if p.old_string == "":
-            return M.failure("INVALID_PARAMS", "old_string cannot be empty", "empty_old")
-        op = edits.Replace(p.old_string, p.new_string, replace_all=p.replace_all)
+            return M.failure(M.EDIT_ERROR, "old_string cannot be empty", "empty_old")
+        op = self._replace(p.old_string, p.new_string, p.replace_all)
         return self._apply(p.file_path, [op], single=True)
 
     def multi_edit(self, p: MultiEditParams) -> Result:
         """MultiEdit: the edits in order on one file, all or nothing."""
-        if (bad := self._absolute(p.file_path)) is not None:
+        if (bad := self._check_path(p.file_path, "MultiEdit")) is not None:
             return bad
         if not p.edits:
-            return M.failure("INVALID_PARAMS", "edits must contain at least one edit", "invalid")
+            return M.failure(M.EDIT_ERROR, "edits must contain at least one edit", "invalid")
         total = len(p.edits)
         for i, item in enumerate(p.edits, 1):
             if item.old_string == item.new_string:
                 return M.failure(
-                    "INVALID_PARAMS",
+                    M.EDIT_ERROR,
                     f"Edit {i} of {total}: old_string and new_string must be different",
                     "invalid",
                     edit_index=i - 1,
                 )
             if item.old_string == "":
                 return M.failure(
-                    "INVALID_PARAMS",
+                    M.EDIT_ERROR,
                     f"Edit {i} of {total}: old_string cannot be empty",
                     "empty_old",
                     edit_index=i - 1,
                 )
-        ops = [
-            edits.Replace(e.old_string, e.new_string, replace_all=e.replace_all) for e in p.edits
-        ]
+        ops = [self._replace(e.old_string, e.new_string, e.replace_all) for e in p.edits]
         return self._apply(p.file_path, ops, single=False)
 
     def _apply(self, path: str, ops: list[edits.Replace], *, single: bool) -> Result:
-        loc, refused = self._locate_existing(path)
+        tool = "Edit" if single else "MultiEdit"
+        loc, refused = self._locate_existing(path, tool)
         if refused is not None:
             return refused
         seen: dict[str, Any] = {}
@@ -399,6 +395,7 @@ class ClaudeToolset(Toolset):
                         for op in ops
                     )
                 ),
+                lock_timeout=self._lock_wait(),
             )
         )
         if not outcome.ok:
@@ -408,13 +405,27 @@ class ClaudeToolset(Toolset):
                 "ambiguous",
                 "no_change",
             ) and self._changed_on_disk(loc):
-                return self.fail_with(Failure("stale", path), path)
+                return self.write_failure(Failure("stale", path), path, tool)
             return self._edit_failure(outcome, path, ops, seen, single)
         done = seen.get("result")
         strategies = (
             list(done.notes.get("strategies", [])) if isinstance(done, edits.Edited) else []
         )
         return self._edited(outcome, path, len(ops), strategies, single)
+
+    def _changed_on_disk(self, loc: Location) -> bool:
+        """True when the file now differs from what the agent last read (used to explain a
+        failed edit: the file changed under the agent)."""
+        seen = self.engine.last_read(loc)
+        if seen is None:
+            return False
+        try:
+            tf, _ = self.engine.load_text(
+                loc, max_bytes=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES)
+            )
+        except OperationFailed:
+            return False  # the pipeline reports what is wrong with the file
+        return tf.hash != seen
 
     def _edit_failure(
         self,
@@ -434,49 +445,50 @@ class ClaudeToolset(Toolset):
             else f"Edit {index + 1} of {len(ops)} failed; no changes were made to {path}.\n"
         )
         extra: dict[str, Any] = {} if single else {"edit_index": index}
+        content = seen.get("text", "")
         if failure.code == "no_match":
-            closest = list(failure.detail.get("closest") or [])
-            suggestions = M.not_found_suggestions(op.old, seen.get("text", ""), closest)
-            message = M.with_suggestions(
-                prefix + f"The string to replace was not found in {path}", suggestions
-            )
-            if failure.detail.get("streamed"):
-                message += M.STREAMED_EXACT_NOTE.format(
+            suggestions = seed.generate_suggestions(op.old, content)
+            message = prefix + M.render(M.NOT_FOUND_IN, path=path)
+            if failure.detail.get("streamed"):  # beyond the seed's words: in data
+                extra["streamed_note"] = M.STREAMED_EXACT_NOTE.format(
                     limit=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES)
-                )
+                ).strip()
             return M.failure(
                 "STRING_NOT_FOUND",
                 message,
                 "no_match",
+                text=M.with_suggestions(message, suggestions),
                 suggestions=suggestions,
-                details={
-                    "searchString": op.old,
-                    "fileLength": len(seen.get("text", "")),
-                    "closest": closest,
-                    "strategies_tried": failure.detail.get("strategies_tried"),
-                },
+                details={"searchString": op.old, "fileLength": len(content)},
+                closest=list(failure.detail.get("closest") or []),
+                strategies_tried=failure.detail.get("strategies_tried"),
                 **extra,
             )
         if failure.code == "ambiguous":
-            locations = list(failure.detail.get("locations") or [])
-            count = int(failure.detail.get("count") or len(locations))
-            message = prefix + M.multiple_matches_text(count, locations)
+            count = int(failure.detail.get("count") or 0)
+            message = prefix + M.render(M.MULTIPLE, count=count)
+            suggestions = list(M.MULTIPLE_MATCH_SUGGESTIONS)
             return M.failure(
                 "MULTIPLE_MATCHES",
                 message,
                 "ambiguous",
-                suggestions=list(M.MULTIPLE_MATCH_SUGGESTIONS),
+                text=M.with_suggestions(message, suggestions),
+                suggestions=suggestions,
                 details={
                     "occurrences": count,
-                    "locations": locations,
-                    "strategy": failure.detail.get("strategy"),
+                    "locations": seed.find_all_locations(content, op.old),
                 },
+                matches=list(failure.detail.get("locations") or []),
+                strategy=failure.detail.get("strategy"),
                 **extra,
             )
-        result = self.fail_with(failure, path, **extra)
+        if failure.code == "no_change":
+            return M.failure("NO_CHANGE", prefix + M.NO_CHANGE, "no_change", **extra)
+        result = self.write_failure(failure, path, "Edit" if single else "MultiEdit")
         if prefix:
             result.text = prefix + result.text
             result.data["message"] = result.text
+        result.data.update(extra)
         return result
 
     def _edited(
@@ -496,16 +508,17 @@ class ClaudeToolset(Toolset):
                 + "\n"
                 + outcome.diff.rstrip("\n")
             )
-        message += M.strategy_note(strategies)
-        if outcome.extra.get("streamed"):
-            message += M.STREAMED_NOTE.format(limit=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES))
         data = outcome.data()
         data.update(
             message=message,
             replacements=n,
             strategy=strategies[0] if single and strategies else outcome.strategy,
             strategies=strategies,
-            preview=M.preview(outcome.old_text or "", outcome.new_text or ""),
+            preview=seed.generate_preview(outcome.old_text or "", outcome.new_text or ""),
             backupPath=outcome.backup,
         )
+        if outcome.extra.get("streamed"):  # the seed's ChunkedEditor: said in data, not text
+            data["streamed_note"] = M.STREAMED_NOTE.format(
+                limit=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES)
+            ).strip()
         return Result(True, message, data)
