@@ -44,8 +44,13 @@ READS: list[tuple[str, str, dict[str, Any], str]] = [
     ("memo", "memo_read", {}, "remember"),
 ]  # fmt: skip
 TOOLSETS = sorted({t for t, *_ in READS})
-# worker has no read tool; its dry run computes a change and writes nothing.
-WORKER_DRY_RUN = ("replace_in_file", {"path": "a.txt", "old": "alpha", "new": "ALPHA"}, "DRY-RUN")
+# worker has no read tool; its dry run of a change to a file the user cannot write answers
+# what the change would get, the seed's permission error (issue 23), and writes nothing.
+WORKER_DRY_RUN = (
+    "replace_in_file",
+    {"path": "a.txt", "old": "alpha", "new": "ALPHA"},
+    "Permission denied",
+)
 
 
 def fill(value: Any, root: Path) -> Any:
@@ -166,6 +171,11 @@ def check(out: dict[str, Any], want: str, context: str) -> None:
     assert "trace" not in out.get("data", {}), context
 
 
+def check_refused(out: dict[str, Any], want: str, context: str) -> None:
+    assert not out["ok"] and want in out["text"], f"{context}: {out['text'][:300]}"
+    assert "trace" not in out.get("data", {}), context
+
+
 # -- the three surfaces ------------------------------------------------------------------------
 
 
@@ -185,7 +195,7 @@ def test_cli_reads_in_every_toolset(env: Env) -> None:
         [PY, "-c", CLI, "call", "--toolset", "worker", "--dry-run", "--root", str(env.tree),
          tool, json.dumps(args)],
     )  # fmt: skip
-    check(json.loads(proc.stdout), want, f"{env.kind} cli worker dry run")
+    check_refused(json.loads(proc.stdout), want, f"{env.kind} cli worker dry run")
     assert snapshot(env.root) == before
 
 
@@ -211,7 +221,7 @@ def test_api_reads_in_every_toolset(env: Env) -> None:
     results = json.loads(proc.stdout)
     for (toolset, tool, _, want), out in zip(READS, results, strict=False):
         check(out, want, f"{env.kind} api {toolset}.{tool}")
-    check(results[-1], WORKER_DRY_RUN[2], f"{env.kind} api worker dry run")
+    check_refused(results[-1], WORKER_DRY_RUN[2], f"{env.kind} api worker dry run")
     assert snapshot(env.root) == before
 
 

@@ -33,6 +33,8 @@ def test_copies_of_a_private_file_stay_private(tmp_path: Path, ts_name: str) -> 
     a = _A()
     a.root = root  # type: ignore[attr-defined]
     given = as_given(a, ts_name, "secret.md")  # type: ignore[arg-type]
+    if ts_name == "gemini":  # its write_file and replace take absolute paths (its seed)
+        given = str(secret)
     for tool, args in write_calls(ts_name, given, "more\n"):
         read_first(ts, ts_name, given)
         ts.call(tool, args)

@@ -107,6 +107,8 @@ NO_ROOT_MESSAGE = (
     "no workspace: the server was started without --root, the client names no roots, and the "
     "current directory is the filesystem root; start it with --root DIR"
 )
+# Toolsets whose listing must stay identical to the server they replace.
+EXACT_LISTINGS = frozenset({"mcpfs"})
 # Toolset options the server turns on: without them a model could not see what a root holds.
 SERVE_OPTIONS: dict[str, dict[str, Any]] = {"claude": {"list_directories": True}}
 
@@ -232,7 +234,9 @@ class FilewrightServer(MCPServer):
         self.memory = memory
         self.yes = yes
         self.confirm = confirm
-        self.describe_roots = describe_roots
+        # A toolset that mirrors another server's listing (mcpfs) keeps its descriptions
+        # exactly; its own tool (list_allowed_directories) names the roots.
+        self.describe_roots = describe_roots and toolset not in EXACT_LISTINGS
         self.client_roots_enabled = client_roots and not roots
         self.fixed_roots = fixed
         self._workspaces: dict[tuple[str, ...], Workspace] = {}
