@@ -6,6 +6,10 @@ a bad edit.  Failure codes:
 
 ``no_match``          ``old`` not found at any ladder level; ``detail["closest"]`` lists up to
                       3 ``{"start_line", "end_line", "text", "similarity", "differs"}``.
+                      Also when ``old`` matched through a normalisation but the change cannot
+                      be carried onto the real text without guessing
+                      (:mod:`filewright.edit.carry`): ``detail["uncertain"]`` says why and
+                      ``closest`` holds the matched real lines.
 ``ambiguous``         more matches than allowed; ``detail`` has ``count``, ``strategy``,
                       ``locations`` (``{"line", "column", "context"}``).
 ``count_mismatch``    ``expected`` given and a different number found (``expected``,
@@ -26,10 +30,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from filewright.edit.carry import CannotCarry
 from filewright.edit.matching import LADDER, adapt_replacement, find
 from filewright.edit.outcome import Edited, EditFailure, Result, changed_range, edited
 from filewright.edit.spans import replace_span
-from filewright.edit.suggest import closest, locations
+from filewright.edit.suggest import closest, locations, real_text
 
 # --------------------------------------------------------------------------- replace
 
@@ -77,7 +82,17 @@ def replace(
     pos = 0
     for r in out.regions:
         parts.append(text[pos : r.start])
-        parts.append(adapt_replacement(out, r, text, new))
+        try:
+            parts.append(adapt_replacement(out, r, text, new))
+        except CannotCarry as e:
+            return EditFailure(
+                "no_match",
+                {
+                    "closest": [real_text(text, r.start_line, r.end_line, old, e.reason)],
+                    "strategies_tried": list(LADDER),
+                    "uncertain": e.reason,
+                },
+            )
         pos = r.end
     parts.append(text[pos:])
     return edited(text, "".join(parts), out.count, out.strategy, steps=out.steps)

@@ -37,6 +37,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
+from filewright.edit.carry import carry_lines, fold_noise
 from filewright.edit.normalize import (
     LinePrefix,
     LineSpec,
@@ -52,7 +53,7 @@ from filewright.edit.normalize import (
     unescape,
     ws_width,
 )
-from filewright.edit.reindent import adapt_lines, restore_typography
+from filewright.edit.reindent import restore_runs, restore_typography
 
 LADDER: tuple[str, ...] = (
     "exact",
@@ -379,6 +380,32 @@ def _variants(old: str) -> list[tuple[str, str, tuple[str, ...], dict[str, objec
     return out
 
 
+def _anchored(ix: _TextIndex, hit: _Hit | None, eff: str, info: dict[str, object]) -> _Hit | None:
+    """Keep the regions that still start/end at a line boundary where ``old`` did.
+
+    Trimming blank lines loosens blank lines around ``old`` and nothing else: an ``old``
+    that ended with a newline (a whole last line) must still end at a line end, one that
+    began with a newline must still begin at a line start.
+    """
+    if hit is None:
+        return None
+    n_lead, n_trail = info.get("trimmed", (0, 0))  # type: ignore[misc]
+    text = ix.text
+    if not (n_lead or n_trail) or (eff.startswith("\n") and eff.endswith("\n")):
+        return hit
+    keep = [
+        r
+        for r in hit.regions
+        if (not n_trail or eff.endswith("\n") or r.end == len(text) or text[r.end] == "\n")
+        and (not n_lead or eff.startswith("\n") or r.start == 0 or text[r.start - 1] == "\n")
+    ]
+    if not keep:
+        return None
+    hit.regions = keep
+    hit.mid_line = any(r not in hit.spans for r in keep)
+    return hit
+
+
 def find(text: str, old: str, *, max_matches: int | None = 1, fuzzy: bool = True) -> MatchOutcome:
     """Find ``old`` in ``text`` with the ladder (see module docstring).
 
@@ -402,7 +429,7 @@ def find(text: str, old: str, *, max_matches: int | None = 1, fuzzy: bool = True
     level, steps, info, eff = "", (), {}, old
     if hit is None:
         for level, eff, steps, info in _variants(old):  # noqa: B007
-            hit = _try_base(ix, eff, False)
+            hit = _anchored(ix, _try_base(ix, eff, False), eff, info)
             if hit:
                 break
     if hit is None:
@@ -472,7 +499,13 @@ def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str
     if outcome.trimmed != (0, 0):
         new = trim_blank_lines_like(new, *outcome.trimmed)
     if outcome.base in ("exact", "line_endings", "none"):
-        return _continue_indent(text, region, outcome.old, new)
+        if "\n" not in outcome.old or "\n" not in new:
+            return _continue_indent(text, region, outcome.old, new)
+        carried = "\n".join(
+            carry_lines(outcome.old.split("\n"), outcome.old.split("\n"), new.split("\n"))
+        )
+        # only cosmetic differences: that cosmetic change is what the model asked for
+        return new if carried == outcome.old else carried
     span = outcome.spans.get(region)
     if span is None:  # mid-line match
         if outcome.base == "typography":
@@ -485,5 +518,17 @@ def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str
     body = body[:-1] if trail else body
     split = _split_edges(outcome.old)
     olines = split[0] if split else [outcome.old]
-    body = adapt_lines(text[cs:ce].split("\n"), olines, body, SPECS[outcome.base])
+    spec = SPECS[outcome.base]
+    restore = None
+    if spec.typo or spec.collapse:
+
+        def restore(source: str, changed: str) -> str:
+            return restore_runs(source, changed, typo=spec.typo, collapse=spec.collapse)
+
+    region_text = text[cs:ce]
+    body = "\n".join(
+        carry_lines(region_text.split("\n"), olines, body.split("\n"), restore=restore)
+    )
+    if spec.typo:
+        body = fold_noise(region_text, body, outcome.old)
     return ("\n" if lead and lead_in else "") + body + ("\n" if trail and trail_in else "")

@@ -46,14 +46,28 @@ _TYPO_SINGLE: dict[str, str] = {
     "\u2009": " ",  # thin space
     "\u200a": " ",  # hair space
     "\u3000": " ",  # ideographic (full-width) space
+    "\u3001": ",",  # ideographic comma 、
+    "\u3002": ".",  # ideographic full stop 。
+    "\uff61": ".",  # half-width ideographic full stop
+    "\uff64": ",",  # half-width ideographic comma
+    "\u300c": '"',  # corner brackets 「」『』 (quotation marks in CJK text)
+    "\u300d": '"',
+    "\u300e": '"',
+    "\u300f": '"',
 }
+#: Full-width forms of ASCII (U+FF01-U+FF5E: ，。：；（）！？Ａ１ ...) fold to ASCII (NFKC width).
+_TYPO_SINGLE.update({chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)})
 _TYPO_TABLE = str.maketrans(_TYPO_SINGLE)
 _ELLIPSIS = "\u2026"
 TYPOGRAPHIC_CHARS = frozenset(_TYPO_SINGLE) | {_ELLIPSIS}
 
 
 def fold_typography(s: str) -> str:
-    """Fold curly quotes, dashes, special spaces and the ellipsis to their ASCII forms."""
+    """Fold curly quotes, dashes, special spaces, the ellipsis and full-width forms to ASCII.
+
+    Full-width (CJK) punctuation, letters and digits fold by width as NFKC does, plus the
+    ideographic full stop and comma and the corner brackets used as quotation marks.
+    """
     s = s.translate(_TYPO_TABLE)
     if _ELLIPSIS in s:
         s = s.replace(_ELLIPSIS, "...")

@@ -1,0 +1,239 @@
+"""Carry the model's change onto the real text: the replacement side of the ladder.
+
+The ladder (:mod:`filewright.edit.matching`) finds the file lines that ``old`` stands for,
+possibly through a normalisation; this module decides what is written there.  The rule,
+right by construction:
+
+1. **What the model changed** is the difference between ``old`` and ``new`` compared
+   modulo the cosmetic normalisations (trailing whitespace, runs of spaces, typographic and
+   full-width look-alikes) and one indentation frame: a line-by-line alignment
+   (``difflib.SequenceMatcher``) of the non-blank lines of ``old`` and ``new``.
+2. **Every line the model did not change** is written as the file has it, byte for byte
+   (the file line that line of ``old`` matched).
+3. **Blank lines** between two lines are the file's, in number and bytes, whenever ``new``
+   has as many there as ``old`` (or as the file): the model did not touch them.  When
+   ``old`` had the file's count and ``new`` another, the model changed them and ``new``'s
+   count is written.  When ``old`` misremembered the count and ``new`` differs from both,
+   or lines are inserted into a gap ``old`` misremembered, nobody can tell what was meant:
+   :class:`CannotCarry` is raised (the caller refuses and shows the real text).
+4. **Changed and inserted lines** are the model's, in the file's style where that is
+   unambiguous: indentation moved into the file's frame (``new`` may be written in
+   ``old``'s frame or already in the file's; it is never shifted twice), tabs or spaces as
+   the file uses them; at the levels that fold typography or collapse spaces, runs equal
+   to the replaced file text after that folding are written as the file has them (its
+   quotes, full-width punctuation, spacing), and trailing whitespace follows the file line
+   it replaces.
+
+The indentation frame of ``new``: with ``old`` matched at a uniform offset ``delta`` from
+the file, ``new`` is in ``old``'s frame (offset 0 from ``old``) unless every line it keeps
+from ``old`` (or, with none kept, every line it replaces one for one) sits at the file's
+indentation instead; then it is already in the file's frame.
+
+Pure functions; the caller supplies the matched file lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from filewright.edit.normalize import (
+    TYPOGRAPHIC_CHARS,
+    collapse_spaces,
+    fold_typography,
+    indent_offset,
+    leading_ws,
+    ws_width,
+)
+
+Restore = Callable[[str, str], str]
+"""``(file_text, new_text) -> new_text`` with runs equal after the level's folding restored."""
+
+
+class CannotCarry(Exception):
+    """The change cannot be carried onto the real text without guessing (``reason`` says why)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def content_key(line: str) -> str:
+    """A line's content as the old/new comparison sees it (cosmetic differences folded)."""
+    return collapse_spaces(fold_typography(line)).strip()
+
+
+@dataclass
+class _Side:
+    """Non-blank lines of a block (indices), their keys and widths, and the gaps around them.
+
+    ``gaps[k]`` holds the blank lines before item ``k``; ``gaps[len(items)]`` those after the
+    last item.
+    """
+
+    lines: list[str]
+    items: list[int]
+    keys: list[str]
+    gaps: list[list[str]]
+
+
+def _side(lines: list[str]) -> _Side:
+    items: list[int] = []
+    gaps: list[list[str]] = [[]]
+    for i, line in enumerate(lines):
+        if line.strip():
+            items.append(i)
+            gaps.append([])
+        else:
+            gaps[-1].append(line)
+    return _Side(lines, items, [content_key(lines[i]) for i in items], gaps)
+
+
+def _frame(old: _Side, new: _Side, file: _Side, tab: int, delta: int) -> int:
+    """Offset of ``new``'s indentation from ``old``'s: 0, or ``delta`` if already in the file's."""
+    if delta == 0:
+        return 0
+
+    def width(side: _Side, k: int) -> int:
+        return ws_width(leading_ws(side.lines[side.items[k]]), tab)
+
+    kept: list[int] = []
+    replaced: list[tuple[int, int]] = []
+    sm = SequenceMatcher(None, old.keys, new.keys, autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            kept += [width(new, j1 + k) - width(old, i1 + k) for k in range(i2 - i1)]
+        elif tag == "replace" and i2 - i1 == j2 - j1:
+            replaced += [(width(new, j1 + k), width(file, i1 + k)) for k in range(i2 - i1)]
+    if kept:
+        return delta if all(d == delta for d in kept) else 0
+    if replaced and all(n == f for n, f in replaced):
+        return delta
+    return 0
+
+
+def carry_lines(
+    flines: list[str],
+    olines: list[str],
+    nlines: list[str],
+    *,
+    restore: Restore | None = None,
+) -> list[str]:
+    """The file lines that replace ``flines`` (matched by ``olines``) when ``new`` is ``nlines``.
+
+    ``flines`` and ``olines`` must have the same non-blank lines in order (the ladder's
+    match).  ``restore`` carries the level's folding onto changed lines (see module
+    docstring).  Raises :class:`CannotCarry` when blank lines cannot be carried.
+    """
+    old, new, file = _side(olines), _side(nlines), _side(flines)
+    if not new.items:
+        return list(nlines)
+    if len(old.items) != len(file.items):
+        raise CannotCarry("the matched lines do not line up with old_string")
+    pairs = [
+        (leading_ws(flines[f]), leading_ws(olines[o]))
+        for o, f in zip(old.items, file.items, strict=True)
+    ]
+    tab, delta = indent_offset(pairs) or (4, 0)
+    shift = delta - _frame(old, new, file, tab, delta)  # what new's indentation still needs
+    wsmap: dict[str, str] = {}
+    if shift == delta:
+        for f, o in pairs:
+            wsmap.setdefault(o, f)
+    use_tabs = sum(f.startswith("\t") for f, _ in pairs) > sum(f.startswith(" ") for f, _ in pairs)
+    any_ws_blank = any(x and not x.strip() for x in flines)
+    noise_trail = any(x != x.rstrip() for x in olines if x.strip()) and all(
+        x == x.rstrip() for x in flines if x.strip()
+    )
+
+    def width(side: _Side, k: int) -> int:
+        return ws_width(leading_ws(side.lines[side.items[k]]), tab)
+
+    # compare (indentation in old's frame, content): a re-indented line is a changed line
+    frame = delta - shift
+    okeys = [(width(old, k), key) for k, key in enumerate(old.keys)]
+    nkeys = [(width(new, k) - frame, key) for k, key in enumerate(new.keys)]
+
+    def reindent(line: str) -> str:
+        ws = leading_ws(line)
+        rest = line[len(ws) :]
+        if shift == 0 and not wsmap:
+            return line
+        if ws in wsmap:
+            return wsmap[ws] + rest
+        w = max(0, ws_width(ws, tab) + shift)
+        if use_tabs:
+            return "\t" * (w // tab) + " " * (w % tab) + rest
+        return " " * w + rest
+
+    def changed(line: str, fline: str | None, block: str) -> str:
+        line = reindent(line)
+        ws = leading_ws(line)
+        content = line[len(ws) :]
+        if fline is not None:
+            content = content.rstrip()
+            if restore is not None:
+                content = restore(fline.strip(), content)
+            return ws + content + fline[len(fline.rstrip()) :]
+        if restore is not None:
+            content = restore(block, content)
+        return ws + (content.rstrip() if noise_trail else content)
+
+    def blanks(lines: list[str]) -> list[str]:
+        return list(lines) if any_ws_blank else ["" for _ in lines]
+
+    def boundary(cands: list[int], nk: int, split: bool) -> list[str]:
+        n = len(new.gaps[nk])
+        counts = [(len(old.gaps[c]), len(file.gaps[c]), c) for c in cands]
+        faithful = all(o == f for o, f, _ in counts)
+        if split and not faithful:
+            raise CannotCarry(
+                "lines are inserted next to blank lines that old_string does not have as the"
+                " file has them"
+            )
+        for o, f, c in counts:
+            if n in (o, f):
+                return list(file.gaps[c])
+        if faithful:
+            return blanks(new.gaps[nk])
+        raise CannotCarry(
+            "old_string and new_string disagree with the file on the number of blank lines"
+        )
+
+    out: list[str] = []
+    pend: list[int] = [0]
+    split = False
+    sm = SequenceMatcher(None, okeys, nkeys, autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            for k in range(i2 - i1):
+                out += boundary(pend if k == 0 else [i1 + k], j1 + k, split and k == 0)
+                out.append(flines[file.items[i1 + k]])
+            pend, split = [i2], False
+            continue
+        if tag == "delete":
+            pend = [*pend, i2]
+            continue
+        out += boundary(pend, j1, split or tag == "insert")
+        one_for_one = tag == "replace" and i2 - i1 == j2 - j1
+        block = "\n".join(flines[file.items[i]].strip() for i in range(i1, i2))
+        for k in range(j2 - j1):
+            if k:
+                out += blanks(new.gaps[j1 + k])
+            fline = flines[file.items[i1 + k]] if one_for_one else None
+            out.append(changed(nlines[new.items[j1 + k]], fline, block))
+        if tag == "insert":
+            pend, split = pend, True
+        else:
+            pend, split = [i2], False
+    out += boundary(pend, len(new.items), split)
+    return out
+
+
+def fold_noise(region_text: str, new: str, old: str) -> str:
+    """Fold to ASCII the typographic characters ``old`` carried but the file region lacks."""
+    noise = {c for c in old if c in TYPOGRAPHIC_CHARS} - set(region_text)
+    if not noise:
+        return new
+    return "".join(fold_typography(c) if c in noise else c for c in new)
