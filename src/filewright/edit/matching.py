@@ -384,8 +384,9 @@ def _anchored(ix: _TextIndex, hit: _Hit | None, eff: str, info: dict[str, object
     """Keep the regions that still start/end at a line boundary where ``old`` did.
 
     Trimming blank lines loosens blank lines around ``old`` and nothing else: an ``old``
-    that ended with a newline (a whole last line) must still end at a line end, one that
-    began with a newline must still begin at a line start.
+    that ended with a newline (a whole last line) must still end at a line end (trailing
+    whitespace aside), one that began with a newline must still begin at a line start
+    (indentation aside).
     """
     if hit is None:
         return None
@@ -393,11 +394,19 @@ def _anchored(ix: _TextIndex, hit: _Hit | None, eff: str, info: dict[str, object
     text = ix.text
     if not (n_lead or n_trail) or (eff.startswith("\n") and eff.endswith("\n")):
         return hit
+
+    def ends_line(r: Region) -> bool:
+        nl = text.find("\n", r.end)
+        return not text[r.end : len(text) if nl == -1 else nl].strip()
+
+    def starts_line(r: Region) -> bool:
+        return not text[text.rfind("\n", 0, r.start) + 1 : r.start].strip()
+
     keep = [
         r
         for r in hit.regions
-        if (not n_trail or eff.endswith("\n") or r.end == len(text) or text[r.end] == "\n")
-        and (not n_lead or eff.startswith("\n") or r.start == 0 or text[r.start - 1] == "\n")
+        if (not n_trail or eff.endswith("\n") or ends_line(r))
+        and (not n_lead or eff.startswith("\n") or starts_line(r))
     ]
     if not keep:
         return None
