@@ -20,6 +20,10 @@ a bad edit.  Failure codes:
                       ``context``, ``search_from_line``, ``closest``).
 ``empty_old``         ``old`` (or a marker) is empty: the caller decides (create/append).
 ``line_out_of_range`` ``insert_at_line`` beyond the last line (``line``, ``line_count``).
+``placeholder``       ``new`` (or a whole-file content) holds an omission placeholder such as
+                      ``// rest of methods ...`` that the replaced text does not have
+                      (``placeholder``: the first, ``placeholders``: all;
+                      :mod:`filewright.edit.placeholders`).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from typing import Any, Protocol
 from filewright.edit.carry import CannotCarry
 from filewright.edit.matching import LADDER, adapt_replacement, find
 from filewright.edit.outcome import Edited, EditFailure, Result, changed_range, edited
+from filewright.edit.placeholders import omission_placeholders
 from filewright.edit.spans import replace_span
 from filewright.edit.suggest import closest, locations, real_text
 
@@ -57,6 +62,8 @@ def replace(
     """
     if old == "":
         return EditFailure("empty_old", {})
+    if found := omission_placeholders(new, old):
+        return placeholder_failure(found)
     allow = expected if expected is not None else (None if replace_all else 1)
     out = find(text, old, max_matches=allow, fuzzy=fuzzy)
     if out.count == 0:
@@ -96,6 +103,19 @@ def replace(
         pos = r.end
     parts.append(text[pos:])
     return edited(text, "".join(parts), out.count, out.strategy, steps=out.steps)
+
+
+def placeholder_failure(found: list[str]) -> EditFailure:
+    """The refusal of a change whose new text holds omission placeholders (``found``)."""
+    return EditFailure("placeholder", {"placeholder": found[0], "placeholders": found})
+
+
+def overwrite(text: str | None, content: str) -> Result | str:
+    """The new content of a whole-file write: ``content``, unless it holds omission
+    placeholders that the current ``text`` (``None``: a new file) does not have."""
+    if found := omission_placeholders(content, text or ""):
+        return placeholder_failure(found)
+    return content
 
 
 def replace_first(text: str, old: str, new: str) -> Result:

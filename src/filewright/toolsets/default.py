@@ -194,12 +194,14 @@ class DefaultToolset(Toolset):
         return read_result(self, p.path, offset=p.offset, limit=p.limit, style="default")
 
     def write(self, p: WriteParams) -> Result:
+        from filewright.edit import edits
+
         content = p.content
         outcome = self.change(
             Change(
                 p.path,
                 "write",
-                lambda _old: content,
+                lambda old: edits.overwrite(old, content),
                 create_parents=True,
                 expected_hash=p.expected_hash,
             )

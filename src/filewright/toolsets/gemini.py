@@ -336,7 +336,13 @@ class GeminiToolset(Toolset):
         """Create or overwrite a file (parents created) after the user approves the diff."""
         content = p.content
         outcome = self.change(
-            Change(p.file_path, "write", lambda _old: content, create_parents=True, confirm=True)
+            Change(
+                p.file_path,
+                "write",
+                lambda old: edits.overwrite(old, content),
+                create_parents=True,
+                confirm=True,
+            )
         )
         if not outcome.ok:
             return self._failed_outcome(outcome, p.file_path, "write_file")
@@ -400,7 +406,7 @@ class GeminiToolset(Toolset):
             Change(
                 p.file_path,
                 "create",
-                lambda _old: content,
+                lambda old: edits.overwrite(old, content),
                 must_not_exist=True,
                 create_parents=True,
                 confirm=True,
@@ -459,6 +465,12 @@ class GeminiToolset(Toolset):
         if code == "no_match":
             text = f"Failed to edit, 0 occurrences found for old_string in {path}. {NO_OCCURRENCE_HINT}"
             return text + _closest_hint(detail.get("closest") or [])
+        if code == "placeholder":
+            return (
+                f"Failed to edit, new_string contains an omission placeholder"
+                f" ({detail.get('placeholder')}) in file: {path}. Provide the complete literal"
+                " replacement text instead of a placeholder."
+            )
         if code == "count_mismatch":
             found = detail.get("found", detail.get("count", "?"))
             return (

@@ -335,7 +335,7 @@ class TextEditorToolset(Toolset):
             Change(
                 p.path,
                 "create",
-                lambda _old: text,
+                lambda old: edits.overwrite(old, text),
                 must_not_exist=not self.allow_overwrite,
                 create_parents=True,
             )

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Union, get_args, get_origin
 from filewright.core import regexes
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
+from filewright.edit.placeholders import omission_placeholders
 from filewright.engine.pipeline import Change, Outcome
 from filewright.fs.paths import PathRefused
 from filewright.tools.base import Tool, Toolset
@@ -255,7 +256,13 @@ class WorkerToolset(Toolset):
         """Create or overwrite a file; the parent directory must exist."""
         content = p.content
         outcome = self.change(
-            Change(p.path, "write", lambda _old: content, check_stale=False, dry_run=self._dry_run)
+            Change(
+                p.path,
+                "write",
+                lambda old: edits.overwrite(old, content),
+                check_stale=False,
+                dry_run=self._dry_run,
+            )
         )
         risk = outcome.risk.value if outcome.ok else self.risk_level("write_file", {"path": p.path})
         if not outcome.ok:
@@ -305,6 +312,8 @@ class WorkerToolset(Toolset):
 
         def compute(text: str | None) -> Any:
             current = text or ""
+            if placeholders := omission_placeholders(new, old):
+                return edits.placeholder_failure(placeholders)
             # replace_regex reports an invalid or runaway pattern itself
             with contextlib.suppress(regexes.error, regexes.RegexTimeout):
                 found["matches"] = regexes.count(

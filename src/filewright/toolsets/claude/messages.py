@@ -44,6 +44,7 @@ CODES: dict[str, str] = {
     "ambiguous": "MULTIPLE_MATCHES",
     "no_change": "NO_CHANGE",
     "empty_old": "INVALID_PARAMS",
+    "placeholder": "INVALID_PARAMS",
     "not_read": "READ_REQUIRED",
     "stale": "EXTERNAL_MODIFICATION",
     "busy": "CONCURRENT_OPERATION",
@@ -82,6 +83,10 @@ TEMPLATES: dict[str, str] = {
     "changed": "Concurrent write operation detected on {path}. Wait for other operations to complete.",
     "no_change": "new_string must be different from old_string",
     "empty_old": "old_string cannot be empty",
+    "placeholder": (
+        "Content contains an omission placeholder ({placeholder}) that would replace existing"
+        " code. Provide the complete text instead: {path}"
+    ),
     "no_match": "The string to replace was not found in {path}",
     "unencodable": "Cannot write {path}: {message}",
     "undecodable": "File appears to be binary ({mime}). Use appropriate tool for this file type.",

@@ -289,7 +289,7 @@ class ClaudeToolset(Toolset):
             Change(
                 path,
                 "write",
-                lambda _old: content,
+                lambda old: edits.overwrite(old, content),
                 create_parents=True,
                 require_read=True,
                 sidecar_backup=M.BACKUP_DIR if p.create_backup else None,
