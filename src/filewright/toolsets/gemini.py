@@ -319,10 +319,13 @@ class GeminiToolset(Toolset):
             # grep skips .git and node_modules whatever the ignore files say.
             return NUISANCE_DIRS.isdisjoint(rel.split("/")) and visible(rel, is_dir)
 
+        # Case-insensitive, as Gemini CLI's grep (git grep --ignore-case, grep -i, regex "i");
+        # the seed has no case parameter for this tool.
         result = search.grep(
             loc.real,
             p.pattern,
             include=p.include,
+            case_sensitive=False,
             visible=searched,
             ignore_root=loc.root,
             on_progress=search_progress,
