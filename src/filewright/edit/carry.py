@@ -91,13 +91,26 @@ def _side(lines: list[str]) -> _Side:
 
 
 def _frame(old: _Side, new: _Side, file: _Side, tab: int, delta: int) -> int:
-    """Offset of ``new``'s indentation from ``old``'s: 0, or ``delta`` if already in the file's."""
-    if delta == 0:
-        return 0
+    """Offset of ``new``'s indentation from ``old``'s frame (see the module docstring).
+
+    0 (``new`` written where ``old`` was), ``delta`` (``new`` already at the file's
+    indentation) or ``-m`` (``new`` written from column 0 while ``old``'s least indented
+    line sat at ``m``): the first of these that every line ``new`` keeps from ``old`` agrees
+    on, or, with no line kept, that every line it replaces one for one agrees on.
+    """
 
     def width(side: _Side, k: int) -> int:
         return ws_width(leading_ws(side.lines[side.items[k]]), tab)
 
+    m = min((width(old, k) for k in range(len(old.items))), default=0)
+    n_min = min((width(new, k) for k in range(len(new.items))), default=0)
+    candidates = [0]
+    if delta:
+        candidates.append(delta)
+    if m and n_min == 0:
+        candidates.append(-m)
+    if len(candidates) == 1:
+        return 0
     kept: list[int] = []
     replaced: list[tuple[int, int]] = []
     sm = SequenceMatcher(None, old.keys, new.keys, autojunk=False)
@@ -105,11 +118,11 @@ def _frame(old: _Side, new: _Side, file: _Side, tab: int, delta: int) -> int:
         if tag == "equal":
             kept += [width(new, j1 + k) - width(old, i1 + k) for k in range(i2 - i1)]
         elif tag == "replace" and i2 - i1 == j2 - j1:
-            replaced += [(width(new, j1 + k), width(file, i1 + k)) for k in range(i2 - i1)]
-    if kept:
-        return delta if all(d == delta for d in kept) else 0
-    if replaced and all(n == f for n, f in replaced):
-        return delta
+            replaced += [(width(new, j1 + k), width(old, i1 + k)) for k in range(i2 - i1)]
+    shifts = set(kept) if kept else {n - o for n, o in replaced}
+    for c in candidates:
+        if shifts == {c}:
+            return c
     return 0
 
 

@@ -483,6 +483,14 @@ def _continue_indent(text: str, region: Region, old: str, new: str) -> str:
     return "\n".join([first, *(ws + x if x.strip() else x for x in rest)])
 
 
+def _restore_cosmetics(source: str, changed: str) -> str:
+    """Runs of ``changed`` equal to ``source`` modulo typography and space runs, as ``source``
+    has them (the model's cosmetic slips on a line it changed)."""
+    if source == changed or not source.strip():
+        return changed
+    return restore_runs(source, changed, typo=True, collapse=True)
+
+
 def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str) -> str:
     """Apply the inverse of ``outcome``'s normalisation to ``new`` for ``region``.
 
@@ -509,9 +517,14 @@ def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str
         new = trim_blank_lines_like(new, *outcome.trimmed)
     if outcome.base in ("exact", "line_endings", "none"):
         if "\n" not in outcome.old or "\n" not in new:
-            return _continue_indent(text, region, outcome.old, new)
+            return _restore_cosmetics(outcome.old, _continue_indent(text, region, outcome.old, new))
         carried = "\n".join(
-            carry_lines(outcome.old.split("\n"), outcome.old.split("\n"), new.split("\n"))
+            carry_lines(
+                outcome.old.split("\n"),
+                outcome.old.split("\n"),
+                new.split("\n"),
+                restore=_restore_cosmetics,
+            )
         )
         # only cosmetic differences: that cosmetic change is what the model asked for
         return new if carried == outcome.old else carried
@@ -528,12 +541,7 @@ def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str
     split = _split_edges(outcome.old)
     olines = split[0] if split else [outcome.old]
     spec = SPECS[outcome.base]
-    restore = None
-    if spec.typo or spec.collapse:
-
-        def restore(source: str, changed: str) -> str:
-            return restore_runs(source, changed, typo=spec.typo, collapse=spec.collapse)
-
+    restore = _restore_cosmetics
     region_text = text[cs:ce]
     body = "\n".join(
         carry_lines(region_text.split("\n"), olines, body.split("\n"), restore=restore)
