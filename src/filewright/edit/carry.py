@@ -10,12 +10,16 @@ right by construction:
    (``difflib.SequenceMatcher``) of the non-blank lines of ``old`` and ``new``.
 2. **Every line the model did not change** is written as the file has it, byte for byte
    (the file line that line of ``old`` matched).
-3. **Blank lines** between two lines are the file's, in number and bytes, whenever ``new``
-   has as many there as ``old`` (or as the file): the model did not touch them.  When
-   ``old`` had the file's count and ``new`` another, the model changed them and ``new``'s
-   count is written.  When ``old`` misremembered the count and ``new`` differs from both,
-   or lines are inserted into a gap ``old`` misremembered, nobody can tell what was meant:
-   :class:`CannotCarry` is raised (the caller refuses and shows the real text).
+3. **Blank lines** between two lines that ``new`` keeps or rewrites one for one are the
+   file's, in number and bytes, whatever ``new`` has there: a blank line more or less next
+   to lines the model did not add or remove is a slip of memory, like trailing whitespace.
+   So are those at the block's edges next to such lines.
+   Next to lines ``new`` inserts or drops, the file's blank lines
+   are kept when ``new`` has as many there as ``old`` (or as the file); when ``old`` had the
+   file's count and ``new`` another, the model changed them and ``new``'s count is written.
+   When ``old`` misremembered the count and ``new`` differs from both, or lines are inserted
+   into a gap ``old`` misremembered, nobody can tell what was meant: :class:`CannotCarry`
+   is raised (the caller refuses and shows the real text).
 4. **Changed and inserted lines** are the model's, in the file's style where that is
    unambiguous: indentation moved into the file's frame (``new`` may be written in
    ``old``'s frame or already in the file's; it is never shifted twice), tabs or spaces as
@@ -28,6 +32,10 @@ The indentation frame of ``new``: with ``old`` matched at a uniform offset ``del
 the file, ``new`` is in ``old``'s frame (offset 0 from ``old``) unless every line it keeps
 from ``old`` (or, with none kept, every line it replaces one for one) sits at the file's
 indentation instead; then it is already in the file's frame.
+
+When the only difference between ``old`` and ``new`` is cosmetic (the rule above would
+leave the file as it is), that cosmetic change is what the model asked for: at the exact
+level ``new`` is written as given, at the other levels blank lines follow the count rule.
 
 Pure functions; the caller supplies the matched file lines.
 """
@@ -132,12 +140,16 @@ def carry_lines(
     nlines: list[str],
     *,
     restore: Restore | None = None,
+    keep_gaps: bool = True,
 ) -> list[str]:
     """The file lines that replace ``flines`` (matched by ``olines``) when ``new`` is ``nlines``.
 
     ``flines`` and ``olines`` must have the same non-blank lines in order (the ladder's
     match).  ``restore`` carries the level's folding onto changed lines (see module
-    docstring).  Raises :class:`CannotCarry` when blank lines cannot be carried.
+    docstring).  With ``keep_gaps`` (the default) the blank lines between two lines that
+    ``new`` keeps or rewrites one for one are the file's whatever ``new`` has there (a
+    blank-line slip); without, they follow the count rule like every other gap.  Raises
+    :class:`CannotCarry` when blank lines cannot be carried.
     """
     old, new, file = _side(olines), _side(nlines), _side(flines)
     if not new.items:
@@ -155,10 +167,12 @@ def carry_lines(
         for f, o in pairs:
             wsmap.setdefault(o, f)
     use_tabs = sum(f.startswith("\t") for f, _ in pairs) > sum(f.startswith(" ") for f, _ in pairs)
+    # the region indents with tabs only or spaces only: new lines are written that way too
+    kinds = {c for f, _ in pairs for c in f}
+    style = next(iter(kinds)) if len(kinds) == 1 else None
     any_ws_blank = any(x and not x.strip() for x in flines)
-    noise_trail = any(x != x.rstrip() for x in olines if x.strip()) and all(
-        x == x.rstrip() for x in flines if x.strip()
-    )
+    # no line of the region ends in whitespace: new lines do not either (the file's style)
+    noise_trail = all(x == x.rstrip() for x in flines if x.strip())
 
     def width(side: _Side, k: int) -> int:
         return ws_width(leading_ws(side.lines[side.items[k]]), tab)
@@ -171,12 +185,13 @@ def carry_lines(
     def reindent(line: str) -> str:
         ws = leading_ws(line)
         rest = line[len(ws) :]
-        if shift == 0 and not wsmap:
-            return line
         if ws in wsmap:
             return wsmap[ws] + rest
+        in_style = style is None or not ws or set(ws) == {style}
+        if shift == 0 and in_style:
+            return line
         w = max(0, ws_width(ws, tab) + shift)
-        if use_tabs:
+        if style == "\t" or (style is None and use_tabs):
             return "\t" * (w // tab) + " " * (w % tab) + rest
         return " " * w + rest
 
@@ -217,30 +232,45 @@ def carry_lines(
     out: list[str] = []
     pend: list[int] = [0]
     split = False
+    anchored = True  # the lines before the current gap are kept or replaced one for one
+
+    def gap(cands: list[int], nk: int, split: bool, both_anchored: bool) -> list[str]:
+        if both_anchored and keep_gaps:
+            return list(file.gaps[cands[-1]])
+        return boundary(cands, nk, split)
+
     sm = SequenceMatcher(None, okeys, nkeys, autojunk=False)
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
-        if tag == "equal":
+        one_for_one = tag == "replace" and i2 - i1 == j2 - j1
+        if tag == "equal" or one_for_one:
+            block = "\n".join(flines[file.items[i]].strip() for i in range(i1, i2))
             for k in range(i2 - i1):
-                out += boundary(pend if k == 0 else [i1 + k], j1 + k, split and k == 0)
-                out.append(flines[file.items[i1 + k]])
-            pend, split = [i2], False
+                if k == 0:
+                    out += gap(pend, j1, split, anchored)
+                else:
+                    out += gap([i1 + k], j1 + k, False, True)
+                if tag == "equal":
+                    out.append(flines[file.items[i1 + k]])
+                else:
+                    fline = flines[file.items[i1 + k]]
+                    out.append(changed(nlines[new.items[j1 + k]], fline, block))
+            pend, split, anchored = [i2], False, True
             continue
         if tag == "delete":
-            pend = [*pend, i2]
+            pend, anchored = [*pend, i2], False
             continue
         out += boundary(pend, j1, split or tag == "insert")
-        one_for_one = tag == "replace" and i2 - i1 == j2 - j1
         block = "\n".join(flines[file.items[i]].strip() for i in range(i1, i2))
         for k in range(j2 - j1):
             if k:
                 out += blanks(new.gaps[j1 + k])
-            fline = flines[file.items[i1 + k]] if one_for_one else None
-            out.append(changed(nlines[new.items[j1 + k]], fline, block))
+            out.append(changed(nlines[new.items[j1 + k]], None, block))
         if tag == "insert":
-            pend, split = pend, True
+            split = True
         else:
             pend, split = [i2], False
-    out += boundary(pend, len(new.items), split)
+        anchored = False
+    out += gap(pend, len(new.items), split, anchored)
     return out
 
 

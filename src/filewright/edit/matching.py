@@ -543,9 +543,10 @@ def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str
     spec = SPECS[outcome.base]
     restore = _restore_cosmetics
     region_text = text[cs:ce]
-    body = "\n".join(
-        carry_lines(region_text.split("\n"), olines, body.split("\n"), restore=restore)
-    )
+    flines, nlines = region_text.split("\n"), body.split("\n")
+    body = "\n".join(carry_lines(flines, olines, nlines, restore=restore))
+    if body == region_text:  # nothing but blank lines changed: that is what was asked
+        body = "\n".join(carry_lines(flines, olines, nlines, restore=restore, keep_gaps=False))
     if spec.typo:
         body = fold_noise(region_text, body, outcome.old)
     return ("\n" if lead and lead_in else "") + body + ("\n" if trail and trail_in else "")
