@@ -120,10 +120,11 @@ def _add_trailing(s: str) -> str:
     )
 
 
-def _dedent(s: str) -> str:
+def _dedent(s: str, cut: int | None = None) -> str:
+    """Indentation lost: the snippet written from column 0 (by ``cut``: old's least)."""
     lines = s.split("\n")
-    ws = [len(x) - len(x.lstrip()) for x in lines if x.strip()]
-    cut = min(ws, default=0)
+    if cut is None:
+        cut = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
     return "\n".join(x[cut:] if x.strip() else x for x in lines)
 
 
@@ -163,10 +164,12 @@ NAMES = sorted(PERTURB)
 perturbations = st.lists(st.sampled_from(NAMES), max_size=2, unique=True)
 
 
-def perturb(s: str, names: list[str]) -> str:
+def perturb(s: str, names: list[str], cut: int | None = None) -> str:
+    """``s`` with the slips ``names``; ``cut``: the indentation a dedent removes (new loses
+    what old's snippet had, as a model that writes both from column 0 does)."""
     # line numbers last: they are copied from a read of whatever the model remembered
     for name in sorted(names, key=lambda n: n == "numbered"):
-        s = PERTURB[name](s)
+        s = _dedent(s, cut) if name == "dedent" else PERTURB[name](s)
     return s
 
 
@@ -193,9 +196,9 @@ def cases(draw: st.DrawFn) -> tuple[str, str, str, str, list[str], list[str]]:
         # (nobody can tell a slip from a wish there): new keeps them as written
         p_new = [p for p in p_new if p not in ("drop_blank", "extra_blank")]
     old = perturb("\n".join(block) + "\n", p_old)
-    new = perturb(
-        "\n".join(goal) + "\n", [p for p in p_new if p != "numbered" or "numbered" in p_old]
-    )
+    cut = min(len(x) - len(x.lstrip()) for x in block if x.strip())
+    kept = [p for p in p_new if p != "numbered" or "numbered" in p_old]
+    new = perturb("\n".join(goal) + "\n", kept, cut)
     return text, old, new, want, p_old, p_new
 
 

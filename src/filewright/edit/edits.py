@@ -62,7 +62,9 @@ def replace(
     """
     if old == "":
         return EditFailure("empty_old", {})
-    if found := omission_placeholders(new, old):
+    if (found := omission_placeholders(new, old)) and (
+        found := [x for x in found if x not in text]  # the file's own comment is no omission
+    ):
         return placeholder_failure(found)
     allow = expected if expected is not None else (None if replace_all else 1)
     out = find(text, old, max_matches=allow, fuzzy=fuzzy)

@@ -62,15 +62,26 @@ _ELLIPSIS = "\u2026"
 TYPOGRAPHIC_CHARS = frozenset(_TYPO_SINGLE) | {_ELLIPSIS}
 
 
+_CJK = "\u2e80-\u2fff\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+#: Spaces a model puts around punctuation it wrote in ASCII inside CJK text ("目录, 然后"
+#: for "目录，然后"): after folding, they stand where the full-width form has none.
+_CJK_PUNCT_SPACE = re.compile(
+    rf"(?<=[,.;:!?)\]\"'])[ \t]+(?=[{_CJK}])|(?<=[{_CJK}])[ \t]+(?=[(\[\"',.;:!?)])"
+)
+
+
 def fold_typography(s: str) -> str:
     """Fold curly quotes, dashes, special spaces, the ellipsis and full-width forms to ASCII.
 
     Full-width (CJK) punctuation, letters and digits fold by width as NFKC does, plus the
-    ideographic full stop and comma and the corner brackets used as quotation marks.
+    ideographic full stop and comma and the corner brackets used as quotation marks; spaces
+    between such punctuation and CJK characters are dropped (the ASCII forms' spacing).
     """
     s = s.translate(_TYPO_TABLE)
     if _ELLIPSIS in s:
         s = s.replace(_ELLIPSIS, "...")
+    if not s.isascii():
+        s = _CJK_PUNCT_SPACE.sub("", s)
     return s
 
 
@@ -85,7 +96,14 @@ def fold_typography_with_map(s: str) -> tuple[str, list[int]]:
         else:
             out.append(_TYPO_SINGLE.get(ch, ch))
             idx.append(i)
-    return "".join(out), idx
+    folded = "".join(out)
+    if folded.isascii():
+        return folded, idx
+    drop = {k for m in _CJK_PUNCT_SPACE.finditer(folded) for k in range(m.start(), m.end())}
+    if not drop:
+        return folded, idx
+    keep = [k for k in range(len(folded)) if k not in drop]
+    return "".join(folded[k] for k in keep), [idx[k] for k in keep]
 
 
 # --------------------------------------------------------------------------- spaces
