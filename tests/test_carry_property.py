@@ -168,7 +168,8 @@ def perturb(s: str, names: list[str], cut: int | None = None) -> str:
     """``s`` with the slips ``names``; ``cut``: the indentation a dedent removes (new loses
     what old's snippet had, as a model that writes both from column 0 does)."""
     # line numbers last: they are copied from a read of whatever the model remembered
-    for name in sorted(names, key=lambda n: n == "numbered"):
+    # (and indentation lost before tabs are expanded: a dedent removes whole characters)
+    for name in sorted(names, key=lambda n: (n == "numbered") - (n == "dedent")):
         s = _dedent(s, cut) if name == "dedent" else PERTURB[name](s)
     return s
 

@@ -28,10 +28,13 @@ right by construction:
    quotes, full-width punctuation, spacing), and trailing whitespace follows the file line
    it replaces.
 
-The indentation frame of ``new``: with ``old`` matched at a uniform offset ``delta`` from
-the file, ``new`` is in ``old``'s frame (offset 0 from ``old``) unless every line it keeps
-from ``old`` (or, with none kept, every line it replaces one for one) sits at the file's
-indentation instead; then it is already in the file's frame.
+The indentation frame of ``new``: ``old`` matched at a uniform offset ``delta`` from the
+file; ``new`` is taken to be written where ``old`` was (offset 0) unless every line it keeps
+from ``old`` (or, with none kept, every line it replaces one for one) moved by one same
+offset and its least indented line moved by that offset too: then the whole snippet was
+written in another frame (already at the file's indentation, from column 0, a level
+deeper), and only that frame is undone.  A block wrapped or unwrapped on purpose keeps a
+line at the old base level, so its re-indented lines stay as written.
 
 When the only difference between ``old`` and ``new`` is cosmetic (the rule above would
 leave the file as it is), that cosmetic change is what the model asked for: at the exact
@@ -98,40 +101,36 @@ def _side(lines: list[str]) -> _Side:
     return _Side(lines, items, [content_key(lines[i]) for i in items], gaps)
 
 
-def _frame(old: _Side, new: _Side, file: _Side, tab: int, delta: int) -> int:
+def _frame(old: _Side, new: _Side, tab: int) -> int:
     """Offset of ``new``'s indentation from ``old``'s frame (see the module docstring).
 
-    0 (``new`` written where ``old`` was), ``delta`` (``new`` already at the file's
-    indentation) or ``-m`` (``new`` written from column 0 while ``old``'s least indented
-    line sat at ``m``): the first of these that every line ``new`` keeps from ``old`` agrees
-    on, or, with no line kept, that every line it replaces one for one agrees on.
+    The shift that every line ``new`` keeps from ``old`` shows (or, with none kept, every
+    line it replaces one for one), when ``new``'s least indented line sits exactly that far
+    from ``old``'s: the whole snippet was written elsewhere (from column 0, at the file's
+    indentation, one level deeper).  Otherwise 0: lines that moved were re-indented on
+    purpose (a block wrapped or unwrapped keeps a line at the old base level).
     """
 
     def width(side: _Side, k: int) -> int:
         return ws_width(leading_ws(side.lines[side.items[k]]), tab)
 
-    m = min((width(old, k) for k in range(len(old.items))), default=0)
-    n_min = min((width(new, k) for k in range(len(new.items))), default=0)
-    candidates = [0]
-    if delta:
-        candidates.append(delta)
-    if m and n_min == 0:
-        candidates.append(-m)
-    if len(candidates) == 1:
+    if not old.items or not new.items:
         return 0
-    kept: list[int] = []
-    replaced: list[tuple[int, int]] = []
+    kept: set[int] = set()
+    replaced: set[int] = set()
     sm = SequenceMatcher(None, old.keys, new.keys, autojunk=False)
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
         if tag == "equal":
-            kept += [width(new, j1 + k) - width(old, i1 + k) for k in range(i2 - i1)]
+            kept |= {width(new, j1 + k) - width(old, i1 + k) for k in range(i2 - i1)}
         elif tag == "replace" and i2 - i1 == j2 - j1:
-            replaced += [(width(new, j1 + k), width(old, i1 + k)) for k in range(i2 - i1)]
-    shifts = set(kept) if kept else {n - o for n, o in replaced}
-    for c in candidates:
-        if shifts == {c}:
-            return c
-    return 0
+            replaced |= {width(new, j1 + k) - width(old, i1 + k) for k in range(i2 - i1)}
+    shifts = kept or replaced
+    if len(shifts) != 1:
+        return 0
+    shift = shifts.pop()
+    old_min = min(width(old, k) for k in range(len(old.items)))
+    new_min = min(width(new, k) for k in range(len(new.items)))
+    return shift if new_min == old_min + shift else 0
 
 
 def carry_lines(
@@ -161,7 +160,7 @@ def carry_lines(
         for o, f in zip(old.items, file.items, strict=True)
     ]
     tab, delta = indent_offset(pairs) or (4, 0)
-    shift = delta - _frame(old, new, file, tab, delta)  # what new's indentation still needs
+    shift = delta - _frame(old, new, tab)  # what new's indentation still needs
     wsmap: dict[str, str] = {}
     if shift == delta:
         for f, o in pairs:
