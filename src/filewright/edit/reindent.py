@@ -73,7 +73,8 @@ def restore_runs(source: str, new: str, *, typo: bool, collapse: bool) -> str:
         if size < _MIN_RUN:
             continue
         out.append(new[npos : nm[b]])
-        out.append(source[fm[a] : fm_end[a + size]])
+        last = fm[a + size - 1]  # a run ends after its last char (and the spaces it stands for)
+        out.append(source[fm[a] : fm_end[a + size] if source[last] in " \t" else last + 1])
         npos = nm_end[b + size]
     out.append(new[npos:])
     return "".join(out)
