@@ -101,13 +101,13 @@ def _side(lines: list[str]) -> _Side:
     return _Side(lines, items, [content_key(lines[i]) for i in items], gaps)
 
 
-def _frame(old: _Side, new: _Side, tab: int) -> int:
+def _frame(old: _Side, new: _Side, tab: int, delta: int) -> int:
     """Offset of ``new``'s indentation from ``old``'s frame (see the module docstring).
 
     The shift that every line ``new`` keeps from ``old`` shows (or, with none kept, every
-    line it replaces one for one), when ``new``'s least indented line sits exactly that far
-    from ``old``'s: the whole snippet was written elsewhere (from column 0, at the file's
-    indentation, one level deeper).  Otherwise 0: lines that moved were re-indented on
+    line it replaces one for one), when it is ``delta`` (``new`` sits at the file's own
+    indentation) or ``new``'s least indented line sits exactly that far from ``old``'s: the
+    whole snippet was written elsewhere (from column 0, one level deeper).  Otherwise 0: lines that moved were re-indented on
     purpose (a block wrapped or unwrapped keeps a line at the old base level).
     """
 
@@ -130,7 +130,7 @@ def _frame(old: _Side, new: _Side, tab: int) -> int:
     shift = shifts.pop()
     old_min = min(width(old, k) for k in range(len(old.items)))
     new_min = min(width(new, k) for k in range(len(new.items)))
-    return shift if new_min == old_min + shift else 0
+    return shift if shift == delta or new_min == old_min + shift else 0
 
 
 def carry_lines(
@@ -160,7 +160,7 @@ def carry_lines(
         for o, f in zip(old.items, file.items, strict=True)
     ]
     tab, delta = indent_offset(pairs) or (4, 0)
-    shift = delta - _frame(old, new, tab)  # what new's indentation still needs
+    shift = delta - _frame(old, new, tab, delta)  # what new's indentation still needs
     wsmap: dict[str, str] = {}
     if shift == delta:
         for f, o in pairs:
