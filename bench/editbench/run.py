@@ -211,7 +211,7 @@ def report(
             by_cat[t.category][s][classify(t, systems[s].get(t.id))] += 1
     width = 16
     head = f"{'category':<24}{'n':>4}  " + "".join(f"{s:^{width + 2}}" for s in names)
-    print("\nper category: correct/degraded/refused/wrong\n")
+    print("\nper category: correct/inexact/refused/wrong\n")
     print(head)
     print("-" * len(head))
     summary: dict[str, Any] = {"categories": {}}

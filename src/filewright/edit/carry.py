@@ -219,6 +219,14 @@ def carry_lines(
                 "lines are inserted next to blank lines that old_string does not have as the"
                 " file has them"
             )
+        if len(counts) > 1:  # lines dropped between gaps
+            if n in (sum(o for o, _, _ in counts), sum(f for _, f, _ in counts)):
+                return [x for _, _, c in counts for x in file.gaps[c]]  # all blank lines kept
+            if n == 0 and any(o for o, _, _ in counts):
+                raise CannotCarry(
+                    "new_string drops the blank lines around the lines it removes; whether"
+                    " they should go too cannot be told"
+                )
         for o, f, c in counts:
             if n in (o, f):
                 return list(file.gaps[c])
@@ -258,6 +266,13 @@ def carry_lines(
         if tag == "delete":
             pend, anchored = [*pend, i2], False
             continue
+        if tag == "insert" and not split:
+            o = len(old.gaps[pend[-1]])
+            if o == len(file.gaps[pend[-1]]) and len(new.gaps[j1]) + len(new.gaps[j2]) < o:
+                raise CannotCarry(
+                    "new_string drops blank lines next to the lines it inserts; whether they"
+                    " should go cannot be told"
+                )
         out += boundary(pend, j1, split or tag == "insert")
         block = "\n".join(flines[file.items[i]].strip() for i in range(i1, i2))
         for k in range(j2 - j1):

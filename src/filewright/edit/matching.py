@@ -516,8 +516,9 @@ def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str
     if outcome.trimmed != (0, 0):
         new = trim_blank_lines_like(new, *outcome.trimmed)
     if outcome.base in ("exact", "line_endings", "none"):
-        if "\n" not in outcome.old or "\n" not in new:
-            return _restore_cosmetics(outcome.old, _continue_indent(text, region, outcome.old, new))
+        new = _continue_indent(text, region, outcome.old, new)
+        if text[region.end : region.end + 1] not in ("", "\n") and not outcome.old.endswith("\n"):
+            return _restore_cosmetics(outcome.old, new)  # ends inside a line: no line rules
         carried = "\n".join(
             carry_lines(
                 outcome.old.split("\n"),
