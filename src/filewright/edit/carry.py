@@ -133,6 +133,22 @@ def _frame(old: _Side, new: _Side, tab: int, delta: int) -> int:
     return shift if shift == delta or new_min == old_min + shift else 0
 
 
+def _trailing_slip(old: _Side, new: _Side) -> bool:
+    """Does a line ``new`` keeps from ``old`` end in other whitespace than old's line?"""
+
+    def trail(side: _Side, k: int) -> str:
+        line = side.lines[side.items[k]]
+        return line[len(line.rstrip()) :]
+
+    sm = SequenceMatcher(None, old.keys, new.keys, autojunk=False)
+    return any(
+        trail(new, j1 + k) != trail(old, i1 + k)
+        for tag, i1, i2, j1, _j2 in sm.get_opcodes()
+        if tag == "equal"
+        for k in range(i2 - i1)
+    )
+
+
 def carry_lines(
     flines: list[str],
     olines: list[str],
@@ -170,8 +186,9 @@ def carry_lines(
     kinds = {c for f, _ in pairs for c in f}
     style = next(iter(kinds)) if len(kinds) == 1 else None
     any_ws_blank = any(x and not x.strip() for x in flines)
-    # no line of the region ends in whitespace: new lines do not either (the file's style)
-    noise_trail = all(x == x.rstrip() for x in flines if x.strip())
+    # no line of the region ends in whitespace, or new's kept lines show trailing whitespace
+    # old's do not have: new lines do not end in whitespace either
+    noise_trail = all(x == x.rstrip() for x in flines if x.strip()) or _trailing_slip(old, new)
 
     def width(side: _Side, k: int) -> int:
         return ws_width(leading_ws(side.lines[side.items[k]]), tab)
