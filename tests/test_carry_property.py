@@ -85,6 +85,9 @@ def intended(block: list[str], how: str, pick: int) -> list[str] | None:
             return None
         k = nb[1:-1][pick % (len(nb) - 2)]
         del out[k]
+        if not out[k - 1].strip() and not out[k].strip():  # between two gaps: one goes too
+            while k < len(out) and not out[k].strip():
+                del out[k]
     else:
         if how == "insert_by_blank":
             gaps = [
