@@ -210,6 +210,11 @@ def cases(draw: st.DrawFn) -> tuple[str, str, str, str, list[str], list[str]]:
     text = "\n".join(lines) + "\n"
     want = "\n".join(lines[:a] + goal + lines[b + 1 :]) + "\n"
     p_old, p_new = draw(perturbations), draw(perturbations)
+    if how == "delete":
+        # removing lines makes two of new's slips look like choices: fewer blank lines where
+        # two gaps meet (which one did the model keep?) and a dedent once old's least
+        # indented line is gone (a block unwrapped on purpose looks the same)
+        p_new = [p for p in p_new if p not in ("drop_blank", "extra_blank", "dedent")]
     old = perturb("\n".join(block) + "\n", p_old)
     cut = min(len(x) - len(x.lstrip()) for x in block if x.strip())
     kept = [p for p in p_new if p != "numbered" or "numbered" in p_old]

@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from filewright.edit.matching import LADDER, SPECS, MatchOutcome, adapt_replacement, find
+from filewright.edit.matching import LADDER, SPECS, MatchOutcome, find
 from filewright.edit.normalize import canonical_lines, char_fold
+from filewright.edit.replacement import adapt_replacement
 
 
 def apply(text: str, old: str, new: str) -> tuple[str, MatchOutcome]:

@@ -239,7 +239,8 @@ def carry_lines(
         if len(counts) > 1:  # lines dropped between gaps
             if n in (sum(o for o, _, _ in counts), sum(f for _, f, _ in counts)):
                 return [x for _, _, c in counts for x in file.gaps[c]]  # all blank lines kept
-            if n < sum(o for o, _, _ in counts) and n not in [o for o, _, _ in counts]:
+            total = sum(o for o, _, _ in counts)
+            if n < total and (n == 0 or n not in [o for o, _, _ in counts]):
                 raise CannotCarry(
                     "new_string drops blank lines around the lines it removes; whether they"
                     " should go too cannot be told"

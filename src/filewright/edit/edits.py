@@ -35,9 +35,10 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from filewright.edit.carry import CannotCarry
-from filewright.edit.matching import LADDER, adapt_replacement, find
+from filewright.edit.matching import LADDER, find
 from filewright.edit.outcome import Edited, EditFailure, Result, changed_range, edited
 from filewright.edit.placeholders import omission_placeholders
+from filewright.edit.replacement import adapt_replacement
 from filewright.edit.spans import replace_span
 from filewright.edit.suggest import closest, locations, real_text
 

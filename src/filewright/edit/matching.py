@@ -14,7 +14,8 @@ normalisation (similarity is never used here, see :mod:`filewright.edit.suggest`
  6. ``inner_spaces``        -- plus runs of spaces/tabs inside lines compare as one space;
                                a single-line ``old`` may also match inside a line.
  7. ``typography``          -- plus curly quotes, dashes, minus, special spaces (NBSP, narrow
-                               NBSP, full-width space) and the ellipsis folded to ASCII.
+                               NBSP, full-width space), the ellipsis and full-width/CJK
+                               punctuation, letters and digits folded to ASCII.
  8. ``unescape``            -- ``old`` sent over-escaped (``\\n``, ``\\t``, ``\\"``, ``\\'``,
                                ``\\\\``): unescaped, then levels 1-7 retried.
  9. ``line_numbers``        -- every line of ``old`` carries a consecutive line-number
@@ -25,7 +26,15 @@ normalisation (similarity is never used here, see :mod:`filewright.edit.suggest`
 
 ``MatchOutcome.strategy`` names the level that matched; ``MatchOutcome.steps`` lists the
 transforms and the whitespace level used inside them, e.g. ``("line_numbers",
-"indentation")``.  :func:`adapt_replacement` applies the inverse to ``new``.
+"indentation")``.  A transform loosens only what it says: ``old`` trimmed of stray blank
+lines still starts and ends at a line boundary where it did.
+
+:func:`filewright.edit.replacement.adapt_replacement` decides what is written at a match, by the rule of
+:mod:`filewright.edit.carry`: every line (and blank line) that ``old`` and ``new`` agree on
+modulo the normalisations comes out byte-identical to the file; only what the model changed
+is changed, in the file's style where that is unambiguous; where it cannot be carried
+without guessing, :class:`~filewright.edit.carry.CannotCarry` is raised and the edit is
+refused with the real text.
 
 Levels 3-7 compare whole lines (old's first and last line must be whole file lines), and
 each is linear: the text's normalised lines are indexed once per level, candidates are
@@ -37,7 +46,6 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from filewright.edit.carry import carry_lines, fold_noise
 from filewright.edit.normalize import (
     LinePrefix,
     LineSpec,
@@ -46,14 +54,11 @@ from filewright.edit.normalize import (
     collapse_spaces,
     fold_typography,
     indent_offset,
-    leading_ws,
     norm_line,
     strip_line_numbers,
     trim_blank_lines,
     unescape,
-    ws_width,
 )
-from filewright.edit.reindent import restore_runs, restore_typography
 
 LADDER: tuple[str, ...] = (
     "exact",
@@ -227,7 +232,9 @@ def _exact(ix: _TextIndex, old: str, name: str) -> _Hit | None:
     return _Hit(name, regions)
 
 
-def _split_edges(old: str) -> tuple[list[str], bool, bool] | None:
+def split_edges(old: str) -> tuple[list[str], bool, bool] | None:
+    """``old``'s lines without one leading and one trailing newline, and whether it had
+    them; ``None`` when nothing but whitespace is left."""
     lead = old.startswith("\n")
     body = old[1:] if lead else old
     trail = body.endswith("\n")
@@ -286,7 +293,7 @@ def _lead(line: str) -> str:
 
 
 def _line_hit(ix: _TextIndex, old: str, spec: LineSpec) -> _Hit | None:
-    split = _split_edges(old)
+    split = split_edges(old)
     if split is None:
         return None
     olines, lead, trail = split
@@ -459,95 +466,3 @@ def find(text: str, old: str, *, max_matches: int | None = 1, fuzzy: bool = True
         trailing_nl=hit.trailing_nl,
         spans=hit.spans,
     )
-
-
-def _continue_indent(text: str, region: Region, old: str, new: str) -> str:
-    """Exact level: indent ``new``'s continuation lines like the line ``old`` was taken from.
-
-    Only when ``old`` is one whole line without its indentation (the model worked relative
-    to column 0) and every continuation line of ``new`` is indented less than that line
-    (as written, it would fall out of the block).  Otherwise ``new`` is left as given.
-    """
-    if "\n" in old or "\n" not in new:
-        return new
-    ls = text.rfind("\n", 0, region.start) + 1
-    ws = text[ls : region.start]
-    if not ws or ws.strip() or text[region.end : region.end + 1] not in ("\n", ""):
-        return new
-    first, *rest = new.split("\n")
-    width = ws_width(ws, 4)
-    if not any(x.strip() for x in rest):
-        return new
-    if any(ws_width(leading_ws(x), 4) >= width for x in rest if x.strip()):
-        return new
-    return "\n".join([first, *(ws + x if x.strip() else x for x in rest)])
-
-
-def _restore_cosmetics(source: str, changed: str) -> str:
-    """Runs of ``changed`` equal to ``source`` modulo typography and space runs, as ``source``
-    has them (the model's cosmetic slips on a line it changed)."""
-    if source == changed or not source.strip():
-        return changed
-    return restore_runs(source, changed, typo=True, collapse=True)
-
-
-def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str) -> str:
-    """Apply the inverse of ``outcome``'s normalisation to ``new`` for ``region``.
-
-    In order: line endings normalised (if ``new`` has ``\\r`` and the text has none); ``new`` unescaped (if
-    ``old`` was); line-number prefixes of the style ``old`` carried stripped; as many
-    stray blank lines trimmed as ``old`` had.  Then, for the line levels, lines of
-    ``new`` that are unchanged from ``old`` are written as the file has them (with
-    blank lines that ``old`` dropped between them), and changed lines are re-indented by
-    the matched offset in the file's tab/space style; at the typography level runs of
-    text equal to the file's (after folding) get the file's quotes/dashes back.
-    Exact matches leave ``new`` as given, except that when ``old`` was one whole line
-    sent without its indentation and ``new``'s further lines are all indented less than
-    that line, they get the line's indentation (see :func:`_continue_indent`).
-    """
-    from filewright.edit.normalize import strip_line_numbers_like, trim_blank_lines_like
-
-    if "\r" in new and (outcome.crlf or "\r" not in text):
-        new = new.replace("\r\n", "\n").replace("\r", "\n")
-    if outcome.unescaped:
-        new = unescape(new)
-    if outcome.prefix is not None:
-        new = strip_line_numbers_like(new, outcome.prefix)
-    if outcome.trimmed != (0, 0):
-        new = trim_blank_lines_like(new, *outcome.trimmed)
-    if outcome.base in ("exact", "line_endings", "none"):
-        new = _continue_indent(text, region, outcome.old, new)
-        if text[region.end : region.end + 1] not in ("", "\n") and not outcome.old.endswith("\n"):
-            return _restore_cosmetics(outcome.old, new)  # ends inside a line: no line rules
-        carried = "\n".join(
-            carry_lines(
-                outcome.old.split("\n"),
-                outcome.old.split("\n"),
-                new.split("\n"),
-                restore=_restore_cosmetics,
-            )
-        )
-        # only cosmetic differences: that cosmetic change is what the model asked for
-        return new if carried == outcome.old else carried
-    span = outcome.spans.get(region)
-    if span is None:  # mid-line match
-        if outcome.base == "typography":
-            return restore_typography(text[region.start : region.end], new, outcome.old)
-        return new
-    cs, ce, lead_in, trail_in = span
-    lead = outcome.leading_nl and new.startswith("\n")
-    body = new[1:] if lead else new
-    trail = outcome.trailing_nl and body.endswith("\n")
-    body = body[:-1] if trail else body
-    split = _split_edges(outcome.old)
-    olines = split[0] if split else [outcome.old]
-    spec = SPECS[outcome.base]
-    restore = _restore_cosmetics
-    region_text = text[cs:ce]
-    flines, nlines = region_text.split("\n"), body.split("\n")
-    body = "\n".join(carry_lines(flines, olines, nlines, restore=restore))
-    if body == region_text:  # nothing but blank lines changed: that is what was asked
-        body = "\n".join(carry_lines(flines, olines, nlines, restore=restore, keep_gaps=False))
-    if spec.typo:
-        body = fold_noise(region_text, body, outcome.old)
-    return ("\n" if lead and lead_in else "") + body + ("\n" if trail and trail_in else "")
