@@ -236,18 +236,25 @@ def carry_lines(
                 "lines are inserted next to blank lines that old_string does not have as the"
                 " file has them"
             )
+        # the readings of new's count here, each with the file's blank lines it keeps
+        readings: list[list[str]] = []
         if len(counts) > 1:  # lines dropped between gaps
-            if n in (sum(o for o, _, _ in counts), sum(f for _, f, _ in counts)):
-                return [x for _, _, c in counts for x in file.gaps[c]]  # all blank lines kept
             total = sum(o for o, _, _ in counts)
+            if n in (total, sum(f for _, f, _ in counts)):  # their blank lines all kept
+                readings.append([x for _, _, c in counts for x in file.gaps[c]])
             if n < total and (n == 0 or n not in [o for o, _, _ in counts]):
                 raise CannotCarry(
                     "new_string drops blank lines around the lines it removes; whether they"
                     " should go too cannot be told"
                 )
-        for o, f, c in counts:
-            if n in (o, f):
-                return list(file.gaps[c])
+        readings += [list(file.gaps[c]) for o, f, c in counts if n in (o, f)]
+        if readings:
+            if any(r != readings[0] for r in readings):
+                raise CannotCarry(
+                    "new_string's blank lines around the lines it removes fit more than one"
+                    " reading of the file's"
+                )
+            return readings[0]
         if faithful:
             return blanks(new.gaps[nk])
         raise CannotCarry(

@@ -417,6 +417,13 @@ def _anchored(ix: _TextIndex, hit: _Hit | None, eff: str, info: dict[str, object
     ]
     if not keep:
         return None
+    if n_trail and hit.base in ("exact", "line_endings"):
+        # the match covers the whole last line: the trailing whitespace it stopped before too
+        def to_line_end(r: Region) -> Region:
+            nl = text.find("\n", r.end)
+            return Region(r.start, len(text) if nl == -1 else nl, r.start_line, r.end_line)
+
+        keep = [to_line_end(r) for r in keep]
     hit.regions = keep
     hit.mid_line = any(r not in hit.spans for r in keep)
     return hit

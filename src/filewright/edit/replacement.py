@@ -70,16 +70,17 @@ def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str
         new = _continue_indent(text, region, outcome.old, new)
         if text[region.end : region.end + 1] not in ("", "\n") and not outcome.old.endswith("\n"):
             return _restore_cosmetics(outcome.old, new)  # ends inside a line: no line rules
+        region_text = text[region.start : region.end]  # old, or old up to its line's end
         carried = "\n".join(
             carry_lines(
-                outcome.old.split("\n"),
+                region_text.split("\n"),
                 outcome.old.split("\n"),
                 new.split("\n"),
                 restore=_restore_cosmetics,
             )
         )
         # only cosmetic differences: that cosmetic change is what the model asked for
-        return new if carried == outcome.old else carried
+        return new if carried == region_text else carried
     span = outcome.spans.get(region)
     if span is None:  # mid-line match
         if outcome.base == "typography":
