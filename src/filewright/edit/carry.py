@@ -232,6 +232,10 @@ def carry_lines(
         counts = [(len(old.gaps[c]), len(file.gaps[c]), c) for c in cands]
         faithful = all(o == f for o, f, _ in counts)
         if split and not faithful:
+            if all(f == 0 for _, f, _ in counts) and split_total.get(cands[-1]) == sum(
+                o for o, _, _ in counts
+            ):  # old invented the gap and new kept it around the insert: the file has none
+                return []
             raise CannotCarry(
                 "lines are inserted next to blank lines that old_string does not have as the"
                 " file has them"
@@ -261,6 +265,7 @@ def carry_lines(
             "old_string and new_string disagree with the file on the number of blank lines"
         )
 
+    split_total: dict[int, int] = {}  # old gap -> new's blank lines around an insert there
     out: list[str] = []
     pend: list[int] = [0]
     split = False
@@ -293,6 +298,7 @@ def carry_lines(
             continue
         if tag == "insert" and not split:
             o = len(old.gaps[pend[-1]])
+            split_total[pend[-1]] = len(new.gaps[j1]) + len(new.gaps[j2])
             if o == len(file.gaps[pend[-1]]) and len(new.gaps[j1]) + len(new.gaps[j2]) < o:
                 raise CannotCarry(
                     "new_string drops blank lines next to the lines it inserts; whether they"
