@@ -227,14 +227,18 @@ def carry_lines(
     def blanks(lines: list[str]) -> list[str]:
         return list(lines) if any_ws_blank else ["" for _ in lines]
 
-    def boundary(cands: list[int], nk: int, split: bool) -> list[str]:
+    def boundary(cands: list[int], nk: int, split: bool, after: bool = False) -> list[str]:
         n = len(new.gaps[nk])
         counts = [(len(old.gaps[c]), len(file.gaps[c]), c) for c in cands]
         faithful = all(o == f for o, f, _ in counts)
-        if split and not faithful:
-            if all(f == 0 for _, f, _ in counts) and split_total.get(cands[-1]) == sum(
-                o for o, _, _ in counts
-            ):  # old invented the gap and new kept it around the insert: the file has none
+        if split and not faithful:  # lines inserted into a gap old misremembered
+            o, f, c = counts[-1]
+            around = split_total.get(c)
+            if around == f:  # new has the file's blank lines around them: where it puts them
+                return blanks(new.gaps[nk])
+            if around == o == 0:  # neither has the gap: the lines join the line above
+                return list(file.gaps[c]) if after else []
+            if around == o and f == 0:  # old invented the gap, new kept it: the file has none
                 return []
             raise CannotCarry(
                 "lines are inserted next to blank lines that old_string does not have as the"
@@ -274,7 +278,7 @@ def carry_lines(
     def gap(cands: list[int], nk: int, split: bool, both_anchored: bool) -> list[str]:
         if both_anchored and keep_gaps:
             return list(file.gaps[cands[-1]])
-        return boundary(cands, nk, split)
+        return boundary(cands, nk, split, after=split)
 
     sm = SequenceMatcher(None, okeys, nkeys, autojunk=False)
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
@@ -304,7 +308,7 @@ def carry_lines(
                     "new_string drops blank lines next to the lines it inserts; whether they"
                     " should go cannot be told"
                 )
-        out += boundary(pend, j1, split or tag == "insert")
+        out += boundary(pend, j1, split or tag == "insert", after=split)
         block = "\n".join(flines[file.items[i]].strip() for i in range(i1, i2))
         for k in range(j2 - j1):
             if k:
