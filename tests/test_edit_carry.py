@@ -155,12 +155,24 @@ def test_trimmed_trailing_blank_line_keeps_new_inner_blank_line(agent_in) -> Non
     assert (root / "f.py").read_text() == PY.replace("a = 1\n", "a = 10\n")
 
 
-def test_insert_into_a_misremembered_gap_is_refused_with_the_real_text(agent_in) -> None:
+def test_insert_where_neither_has_the_gap_joins_the_line_above(agent_in) -> None:
     agent, root = agent_in
-    r = _edit(
-        agent, root, "f.py", PY, "    a = 1\n    b = 2\n", "    a = 1\n    z = 0\n    b = 2\n"
-    )
-    _refused_unchanged(r, root, "f.py", PY)
+    old, new = "    a = 1\n    b = 2\n", "    a = 1\n    z = 0\n    b = 2\n"
+    r = _edit(agent, root, "f.py", PY, old, new)
+    assert r.ok, r.text
+    assert (root / "f.py").read_text() == PY.replace("a = 1\n", "a = 1\n    z = 0\n")
+
+
+PY2 = "def f():\n    a = 1\n\n\n    b = 2\n    return a\n"
+
+
+def test_insert_into_a_misremembered_gap_is_refused_with_the_real_text(agent_in) -> None:
+    # the file has two blank lines, old one; new puts its line before the one it knows:
+    # where the file's second blank line goes cannot be told
+    agent, root = agent_in
+    old, new = "    a = 1\n\n    b = 2\n", "    a = 1\n    z = 0\n\n    b = 2\n"
+    r = _edit(agent, root, "f.py", PY2, old, new)
+    _refused_unchanged(r, root, "f.py", PY2)
     if agent.name != "companion":  # companion's seed keeps hints in data, not in the text
         assert "    a = 1" in r.text and "    b = 2" in r.text
     assert "    b = 2" in str(r.data)

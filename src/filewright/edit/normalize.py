@@ -63,11 +63,26 @@ TYPOGRAPHIC_CHARS = frozenset(_TYPO_SINGLE) | {_ELLIPSIS}
 
 
 _CJK = "\u2e80-\u2fff\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_HAS_CJK = re.compile(f"[{_CJK}]")
 #: Spaces a model puts around punctuation it wrote in ASCII inside CJK text ("目录, 然后"
-#: for "目录，然后"): after folding, they stand where the full-width form has none.
+#: for "目录，然后"): after folding, on lines with CJK characters, spaces after ASCII
+#: punctuation and before opening brackets and quotes are dropped (full-width forms have
+#: none), and so are spaces between a CJK character and punctuation.
 _CJK_PUNCT_SPACE = re.compile(
-    rf"(?<=[,.;:!?)\]\"'])[ \t]+(?=[{_CJK}])|(?<=[{_CJK}])[ \t]+(?=[(\[\"',.;:!?)])"
+    r"(?<=[,.;:!?)\]\"'])[ \t]+(?=\S)|(?<=\S)[ \t]+(?=[(\[\"'])"
+    rf"|(?<=[{_CJK}])[ \t]+(?=[,.;:!?)])"
 )
+
+
+def _cjk_space_spans(folded: str) -> list[tuple[int, int]]:
+    """Spans of ``folded`` (already typography-folded) that CJK spacing drops."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for line in folded.split("\n"):
+        if not line.isascii() and _HAS_CJK.search(line):
+            spans += [(pos + m.start(), pos + m.end()) for m in _CJK_PUNCT_SPACE.finditer(line)]
+        pos += len(line) + 1
+    return spans
 
 
 def fold_typography(s: str) -> str:
@@ -80,8 +95,13 @@ def fold_typography(s: str) -> str:
     s = s.translate(_TYPO_TABLE)
     if _ELLIPSIS in s:
         s = s.replace(_ELLIPSIS, "...")
-    if not s.isascii():
-        s = _CJK_PUNCT_SPACE.sub("", s)
+    if not s.isascii() and (spans := _cjk_space_spans(s)):
+        parts, last = [], 0
+        for a, b in spans:
+            parts.append(s[last:a])
+            last = b
+        parts.append(s[last:])
+        s = "".join(parts)
     return s
 
 
@@ -99,7 +119,7 @@ def fold_typography_with_map(s: str) -> tuple[str, list[int]]:
     folded = "".join(out)
     if folded.isascii():
         return folded, idx
-    drop = {k for m in _CJK_PUNCT_SPACE.finditer(folded) for k in range(m.start(), m.end())}
+    drop = {k for a, b in _cjk_space_spans(folded) for k in range(a, b)}
     if not drop:
         return folded, idx
     keep = [k for k in range(len(folded)) if k not in drop]
