@@ -89,8 +89,9 @@ def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str
     cs, ce, lead_in, trail_in = span
     lead = outcome.leading_nl and new.startswith("\n")
     body = new[1:] if lead else new
-    trail = outcome.trailing_nl and body.endswith("\n")
-    body = body[:-1] if trail else body
+    # old ended with its last line's newline: lines stay lines even when new forgot its own
+    trail = outcome.trailing_nl and (body.endswith("\n") or bool(body.strip()))
+    body = body[:-1] if body.endswith("\n") and outcome.trailing_nl else body
     split = split_edges(outcome.old)
     olines = split[0] if split else [outcome.old]
     spec = SPECS[outcome.base]
