@@ -53,12 +53,14 @@ def restore_runs(source: str, new: str, *, typo: bool, collapse: bool) -> str:
     npos = 0
     for a0, b0, size0 in SequenceMatcher(None, fs, ns, autojunk=False).get_matching_blocks():
         a, b, size = a0, b0, size0
-        while size >= _MIN_RUN and not (_aligned(fm, a, size) and _aligned(nm, b, size)):
+        # a single character is a run when it is a look-alike (the file's "。" for ".")
+        least = 1 if size == 1 and source[fm[a]] in TYPOGRAPHIC_CHARS else _MIN_RUN
+        while size >= least and not (_aligned(fm, a, size) and _aligned(nm, b, size)):
             if not (a == 0 or fm[a - 1] != fm[a]) or not (b == 0 or nm[b - 1] != nm[b]):
                 a, b, size = a + 1, b + 1, size - 1
             else:
                 size -= 1
-        if size < _MIN_RUN:
+        if size < least:
             continue
         out.append(new[npos : nm[b]])
         last = fm[a + size - 1]  # a run ends after its last char (and the spaces it stands for)

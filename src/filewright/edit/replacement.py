@@ -71,14 +71,23 @@ def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str
         if text[region.end : region.end + 1] not in ("", "\n") and not outcome.old.endswith("\n"):
             return _restore_cosmetics(outcome.old, new)  # ends inside a line: no line rules
         region_text = text[region.start : region.end]  # old, or old up to its line's end
+        # old sent without the indentation its first line has in the file: carry whole lines
+        ls = text.rfind("\n", 0, region.start) + 1
+        ws = text[ls : region.start]
+        if ws.strip() or outcome.old[:1] in (" ", "\t"):
+            ws = ""
+        given = new if not ws or new[:1] in (" ", "\t") else ws + new
         carried = "\n".join(
             carry_lines(
-                region_text.split("\n"),
-                outcome.old.split("\n"),
-                new.split("\n"),
+                (ws + region_text).split("\n"),
+                (ws + outcome.old).split("\n"),
+                given.split("\n"),
                 restore=_restore_cosmetics,
             )
         )
+        if not carried.startswith(ws):
+            return new  # the first line moved: only the given text can say where
+        carried = carried[len(ws) :]
         # only cosmetic differences: that cosmetic change is what the model asked for
         return new if carried == region_text else carried
     span = outcome.spans.get(region)
