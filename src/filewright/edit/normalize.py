@@ -92,7 +92,12 @@ def fold_typography(s: str) -> str:
     ideographic full stop and comma and the corner brackets used as quotation marks; spaces
     between such punctuation and CJK characters are dropped (the ASCII forms' spacing).
     """
-    s = s.translate(_TYPO_TABLE)
+    if s.isascii():
+        return s  # nothing to fold (the common case, at C speed)
+    if len(s) > 4096 and "\n" in s:  # fold only the lines that are not ASCII
+        s = "\n".join(x if x.isascii() else x.translate(_TYPO_TABLE) for x in s.split("\n"))
+    else:
+        s = s.translate(_TYPO_TABLE)
     if _ELLIPSIS in s:
         s = s.replace(_ELLIPSIS, "...")
     if not s.isascii() and (spans := _cjk_space_spans(s)):
