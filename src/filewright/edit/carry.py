@@ -156,6 +156,7 @@ def carry_lines(
     *,
     restore: Restore | None = None,
     keep_gaps: bool = True,
+    literal: bool = False,
 ) -> list[str]:
     """The file lines that replace ``flines`` (matched by ``olines``) when ``new`` is ``nlines``.
 
@@ -163,7 +164,9 @@ def carry_lines(
     match).  ``restore`` carries the level's folding onto changed lines (see module
     docstring).  With ``keep_gaps`` (the default) the blank lines between two lines that
     ``new`` keeps or rewrites one for one are the file's whatever ``new`` has there (a
-    blank-line slip); without, they follow the count rule like every other gap.  Raises
+    blank-line slip); without, they follow the count rule like every other gap.  With
+    ``literal`` (an exact match: ``old`` needed no normalisation), the lines the model changed
+    or inserted are written as given, only moved into the file's indentation frame.  Raises
     :class:`CannotCarry` when blank lines cannot be carried.
     """
     old, new, file = _side(olines), _side(nlines), _side(flines)
@@ -213,6 +216,8 @@ def carry_lines(
 
     def changed(line: str, fline: str | None, block: str) -> str:
         line = reindent(line)
+        if literal:
+            return line
         ws = leading_ws(line)
         content = line[len(ws) :]
         if fline is not None:
@@ -225,7 +230,7 @@ def carry_lines(
         return ws + (content.rstrip() if noise_trail else content)
 
     def blanks(lines: list[str]) -> list[str]:
-        return list(lines) if any_ws_blank else ["" for _ in lines]
+        return list(lines) if any_ws_blank or literal else ["" for _ in lines]
 
     def boundary(cands: list[int], nk: int, split: bool, after: bool = False) -> list[str]:
         n = len(new.gaps[nk])
@@ -287,7 +292,7 @@ def carry_lines(
             block = "\n".join(flines[file.items[i]].strip() for i in range(i1, i2))
             for k in range(i2 - i1):
                 if k == 0:
-                    out += gap(pend, j1, split, anchored)
+                    out += gap(pend, j1, split, anchored and not (literal and j1 == 0))
                 else:
                     out += gap([i1 + k], j1 + k, False, True)
                 if tag == "equal":
@@ -319,7 +324,8 @@ def carry_lines(
         else:
             pend, split = [i2], False
         anchored = False
-    out += gap(pend, len(new.items), split, anchored)
+    # an exact match's edges: new's own blank lines there are its literal text
+    out += gap(pend, len(new.items), split, anchored and not literal)
     return out
 
 

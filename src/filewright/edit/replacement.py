@@ -35,6 +35,12 @@ def _continue_indent(text: str, region: Region, old: str, new: str) -> str:
     return "\n".join([first, *(ws + x if x.strip() else x for x in rest)])
 
 
+def _strip_ends(s: str, lead: bool, trail: bool) -> str:
+    """``s`` without one leading newline (if ``lead``) and one trailing one (if ``trail``)."""
+    s = s[1:] if lead and s.startswith("\n") else s
+    return s[:-1] if trail and s.endswith("\n") else s
+
+
 def _restore_cosmetics(source: str, changed: str) -> str:
     """Runs of ``changed`` equal to ``source`` modulo typography and space runs, as ``source``
     has them (the model's cosmetic slips on a line it changed)."""
@@ -77,14 +83,21 @@ def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str
         if ws.strip() or outcome.old[:1] in (" ", "\t"):
             ws = ""
         given = new if not ws or new[:1] in (" ", "\t") else ws + new
+        # the newlines at old's and new's ends are the model's to keep or drop, literally
+        o_lead, o_trail = outcome.old.startswith("\n"), outcome.old.endswith("\n")
+        n_lead = given.startswith("\n") if o_lead else False
+        n_trail = given.endswith("\n") if o_trail else False
+        f_body = _strip_ends(ws + region_text, o_lead, o_trail)
+        n_body = _strip_ends(given, n_lead, n_trail)
         carried = "\n".join(
             carry_lines(
-                (ws + region_text).split("\n"),
-                (ws + outcome.old).split("\n"),
-                given.split("\n"),
-                restore=_restore_cosmetics,
+                f_body.split("\n"),
+                _strip_ends(ws + outcome.old, o_lead, o_trail).split("\n"),
+                n_body.split("\n"),
+                literal=True,
             )
         )
+        carried = ("\n" if n_lead else "") + carried + ("\n" if n_trail else "")
         if not carried.startswith(ws):
             return new  # the first line moved: only the given text can say where
         carried = carried[len(ws) :]
