@@ -149,6 +149,17 @@ def _trailing_slip(old: _Side, new: _Side) -> bool:
     )
 
 
+def _cosmetic_slip(old: _Side, new: _Side) -> bool:
+    """Does a line ``new`` keeps from ``old`` differ from it inside (quotes, spaces)?"""
+    sm = SequenceMatcher(None, old.keys, new.keys, autojunk=False)
+    return any(
+        new.lines[new.items[j1 + k]].strip() != old.lines[old.items[i1 + k]].strip()
+        for tag, i1, i2, j1, _j2 in sm.get_opcodes()
+        if tag == "equal"
+        for k in range(i2 - i1)
+    )
+
+
 def carry_lines(
     flines: list[str],
     olines: list[str],
@@ -157,6 +168,8 @@ def carry_lines(
     restore: Restore | None = None,
     keep_gaps: bool = True,
     literal: bool = False,
+    literal_edges: tuple[bool, bool] = (False, False),
+    restore_typography_only: Restore | None = None,
 ) -> list[str]:
     """The file lines that replace ``flines`` (matched by ``olines``) when ``new`` is ``nlines``.
 
@@ -166,7 +179,10 @@ def carry_lines(
     ``new`` keeps or rewrites one for one are the file's whatever ``new`` has there (a
     blank-line slip); without, they follow the count rule like every other gap.  With
     ``literal`` (an exact match: ``old`` needed no normalisation), the lines the model changed
-    or inserted are written as given, only moved into the file's indentation frame.  Raises
+    or inserted are written as given, only moved into the file's indentation frame, unless
+    the lines it kept show a slip (trailing whitespace; quotes, spaces, punctuation), which
+    is then undone on them too (``restore_typography_only`` otherwise); ``literal_edges`` (start, end) keeps ``new``'s own blank
+    lines at those edges as given.  Raises
     :class:`CannotCarry` when blank lines cannot be carried.
     """
     old, new, file = _side(olines), _side(nlines), _side(flines)
@@ -214,20 +230,29 @@ def carry_lines(
             return "\t" * (w // tab) + " " * (w % tab) + rest
         return " " * w + rest
 
+    # at an exact match, the model's text is undone only where it shows the slip on lines it
+    # kept (trailing whitespace, or quotes/spaces/punctuation) and so made it on all of them
+    trail_fix = not literal or _trailing_slip(old, new)
+    # (typographic look-alikes and full-width punctuation always: nobody types “ for ")
+    if literal and not _cosmetic_slip(old, new):
+        restore = restore_typography_only
+    runs_fix = restore is not None
+
     def changed(line: str, fline: str | None, block: str) -> str:
         line = reindent(line)
-        if literal:
-            return line
         ws = leading_ws(line)
         content = line[len(ws) :]
         if fline is not None:
-            content = content.rstrip()
-            if restore is not None:
+            if trail_fix:
+                content = content.rstrip()
+            if runs_fix:
+                assert restore is not None
                 content = restore(fline.strip(), content)
-            return ws + content + fline[len(fline.rstrip()) :]
-        if restore is not None:
+            return ws + content + (fline[len(fline.rstrip()) :] if trail_fix else "")
+        if runs_fix:
+            assert restore is not None
             content = restore(block, content)
-        return ws + (content.rstrip() if noise_trail else content)
+        return ws + (content.rstrip() if noise_trail and trail_fix else content)
 
     def blanks(lines: list[str]) -> list[str]:
         return list(lines) if any_ws_blank or literal else ["" for _ in lines]
@@ -292,7 +317,7 @@ def carry_lines(
             block = "\n".join(flines[file.items[i]].strip() for i in range(i1, i2))
             for k in range(i2 - i1):
                 if k == 0:
-                    out += gap(pend, j1, split, anchored and not (literal and j1 == 0))
+                    out += gap(pend, j1, split, anchored and not (literal_edges[0] and j1 == 0))
                 else:
                     out += gap([i1 + k], j1 + k, False, True)
                 if tag == "equal":
@@ -325,7 +350,7 @@ def carry_lines(
             pend, split = [i2], False
         anchored = False
     # an exact match's edges: new's own blank lines there are its literal text
-    out += gap(pend, len(new.items), split, anchored and not literal)
+    out += gap(pend, len(new.items), split, anchored and not literal_edges[1])
     return out
 
 

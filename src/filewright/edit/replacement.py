@@ -49,6 +49,13 @@ def _restore_cosmetics(source: str, changed: str) -> str:
     return restore_runs(source, changed, typo=True, collapse=True)
 
 
+def _restore_typography(source: str, changed: str) -> str:
+    """Runs of ``changed`` equal to ``source`` modulo typography only, as ``source`` has them."""
+    if source == changed or not source.strip():
+        return changed
+    return restore_runs(source, changed, typo=True, collapse=False)
+
+
 def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str) -> str:
     """Apply the inverse of ``outcome``'s normalisation to ``new`` for ``region``.
 
@@ -75,26 +82,30 @@ def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str
     if outcome.base in ("exact", "line_endings", "none"):
         new = _continue_indent(text, region, outcome.old, new)
         if text[region.end : region.end + 1] not in ("", "\n") and not outcome.old.endswith("\n"):
-            return _restore_cosmetics(outcome.old, new)  # ends inside a line: no line rules
+            return _restore_typography(outcome.old, new)  # ends inside a line: no line rules
         region_text = text[region.start : region.end]  # old, or old up to its line's end
         # old sent without the indentation its first line has in the file: carry whole lines
         ls = text.rfind("\n", 0, region.start) + 1
         ws = text[ls : region.start]
-        if ws.strip() or outcome.old[:1] in (" ", "\t"):
+        if ws.strip() or outcome.old[:1] in (" ", "\t", "\n"):
             ws = ""
         given = new if not ws or new[:1] in (" ", "\t") else ws + new
-        # the newlines at old's and new's ends are the model's to keep or drop, literally
+        # where old ends with a newline (a whole line), the line structure stays; where it
+        # does not, the newlines new has at that end are its literal text
         o_lead, o_trail = outcome.old.startswith("\n"), outcome.old.endswith("\n")
-        n_lead = given.startswith("\n") if o_lead else False
-        n_trail = given.endswith("\n") if o_trail else False
+        n_lead = o_lead and (given.startswith("\n") or bool(given.strip()))
+        n_trail = o_trail and (given.endswith("\n") or bool(given.strip()))
         f_body = _strip_ends(ws + region_text, o_lead, o_trail)
-        n_body = _strip_ends(given, n_lead, n_trail)
+        n_body = _strip_ends(given, o_lead, o_trail)
         carried = "\n".join(
             carry_lines(
                 f_body.split("\n"),
                 _strip_ends(ws + outcome.old, o_lead, o_trail).split("\n"),
                 n_body.split("\n"),
+                restore=_restore_cosmetics,
+                restore_typography_only=_restore_typography,
                 literal=True,
+                literal_edges=(not o_lead, not o_trail),
             )
         )
         carried = ("\n" if n_lead else "") + carried + ("\n" if n_trail else "")
