@@ -36,6 +36,11 @@ written in another frame (already at the file's indentation, from column 0, a le
 deeper), and only that frame is undone.  A block wrapped or unwrapped on purpose keeps a
 line at the old base level, so its re-indented lines stay as written.
 
+At the exact level (``old`` needed no normalisation; ``literal``) what the model changed is its
+literal text: changed and inserted lines are written as given, moved into the file's frame;
+only look-alike punctuation equal to the replaced line's is restored, and trailing
+whitespace and space runs only when the lines the model kept show that slip.
+
 When the only difference between ``old`` and ``new`` is cosmetic (the rule above would
 leave the file as it is), that cosmetic change is what the model asked for: at the exact
 level ``new`` is written as given, at the other levels blank lines follow the count rule.
