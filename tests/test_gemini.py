@@ -171,6 +171,16 @@ def test_search_file_content_seed_format(tree: Path) -> None:
     assert r.data["total_matches"] == 3
 
 
+def test_search_file_content_is_case_insensitive_as_gemini_cli(tree: Path) -> None:
+    # Gemini CLI's grep runs git grep --ignore-case / grep -i / a regex with "i"; the seed
+    # gives this tool no case parameter
+    r = gemini(tree).call(
+        "search_file_content", {"pattern": "MYFUNCTION", "path": ".", "include": "*.ts"}
+    )
+    assert r.ok and r.text.startswith('Found 3 matches for pattern "MYFUNCTION"')
+    assert "L15: export function myFunction() {" in r.text
+
+
 def test_search_file_content_paths_relative_to_searched_dir(tree: Path) -> None:
     r = gemini(tree).call(
         "search_file_content", {"pattern": r"function\s+myFunction", "path": str(tree / "src")}

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.editbench import corpus
+from bench.editbench import independent as I
 from bench.editbench import tasks as T
 from filewright.edit.edits import Edited, replace
 from filewright.edit.matching import find
@@ -29,23 +31,37 @@ HERE = Path(__file__).resolve().parent
 AIDER_PY = os.environ.get("EDITBENCH_AIDER_PYTHON", "/tmp/aider-venv/bin/python")
 MCP_DIR = os.environ.get("EDITBENCH_MCP_DIR", "/tmp/mcpfs")
 MCP_LIB = "node_modules/@modelcontextprotocol/server-filesystem/dist/lib.js"
-OUTCOMES = ("correct", "degraded", "refused", "wrong")
+OUTCOMES = ("correct", "inexact", "refused", "wrong")
 
 
-def _squash(s: str) -> str:
-    return "".join(s.split())
+def _untouched_kept(text: str, intended: str, result: str) -> bool:
+    """Does ``result`` differ from ``intended`` only on lines the intended edit changed, one
+    for one?  (No line added, lost or changed that the model did not change.)"""
+    orig, want, got = text.split("\n"), intended.split("\n"), result.split("\n")
+    changed: set[int] = set()
+    for tag, _i1, _i2, j1, j2 in SequenceMatcher(None, orig, want, autojunk=False).get_opcodes():
+        if tag != "equal":
+            changed |= set(range(j1, j2))
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, want, got, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if tag != "replace" or i2 - i1 != j2 - j1 or not set(range(i1, i2)) <= changed:
+            return False
+    return True
 
 
 def classify(task: T.Task, result: str | None) -> str:
-    """correct / degraded (right place, whitespace differs) / refused / wrong."""
+    """correct (exactly the intended file) / inexact (applied; only lines the model changed
+    differ from what it meant, e.g. its quotes) / refused / wrong (anything else: a line
+    added, lost or changed that the model did not change, or any edit of a must-refuse task)."""
     if result is None:
         return "refused"
     if task.intended is None:
         return "wrong"
     if result == task.intended:
         return "correct"
-    if _squash(result) == _squash(task.intended):
-        return "degraded"
+    if _untouched_kept(task.text, task.intended, result):
+        return "inexact"
     return "wrong"
 
 
@@ -195,11 +211,16 @@ def report(
             by_cat[t.category][s][classify(t, systems[s].get(t.id))] += 1
     width = 16
     head = f"{'category':<24}{'n':>4}  " + "".join(f"{s:^{width + 2}}" for s in names)
-    print("\nper category: correct/degraded/refused/wrong\n")
+    print("\nper category: correct/inexact/refused/wrong\n")
     print(head)
     print("-" * len(head))
     summary: dict[str, Any] = {"categories": {}}
-    for group, cats in (("recoverable", T.RECOVER), ("must refuse", T.REFUSE)):
+    groups = (
+        ("recoverable", T.RECOVER),
+        ("independent slips, blank lines, CJK", I.CATEGORIES + I.CJK_CATEGORIES),
+        ("must refuse", T.REFUSE),
+    )
+    for group, cats in groups:
         print(f"[{group}]")
         for cat in cats:
             if cat not in by_cat:
@@ -211,25 +232,34 @@ def report(
             print(row)
             summary["categories"][cat] = {s: dict(by_cat[cat][s]) for s in names}
     print()
+    indep = set(I.CATEGORIES + I.CJK_CATEGORIES)
     for s in names:
-        rec = [t for t in tasks if not t.must_refuse and t.category != "exact"]
+        for label, pick in (
+            ("recoverable", lambda t: not t.must_refuse and t.category in T.RECOVER),
+            ("independent", lambda t: t.category in indep),
+        ):
+            rec = [t for t in tasks if pick(t) and t.category != "exact"]
+            got = Counter(classify(t, systems[s].get(t.id)) for t in rec)
+            print(
+                f"{s:<11} {label:<12} correct {got['correct']}/{len(rec)} "
+                f"({100 * got['correct'] / max(1, len(rec)):.1f}%), applied but not exactly "
+                f"intended {got['inexact']}, refused {got['refused']}, wrong {got['wrong']}"
+            )
+            summary.setdefault(s, {})[label] = {"n": len(rec), **got}
         ref = [t for t in tasks if t.must_refuse]
-        corr = sum(classify(t, systems[s].get(t.id)) == "correct" for t in rec)
-        deg = sum(classify(t, systems[s].get(t.id)) == "degraded" for t in rec)
-        wrong = sum(classify(t, systems[s].get(t.id)) == "wrong" for t in tasks)
         refused_ok = sum(classify(t, systems[s].get(t.id)) == "refused" for t in ref)
-        line = (
-            f"{s:<11} recoverable correct {corr}/{len(rec)} ({100 * corr / max(1, len(rec)):.1f}%),"
-            f" degraded {deg}; must-refuse refused {refused_ok}/{len(ref)}; wrong edits {wrong}"
-        )
-        print(line)
-        summary[s] = {
-            "recoverable_correct": corr,
-            "recoverable": len(rec),
-            "degraded": deg,
-            "wrong": wrong,
-        }
+        wrong = sum(classify(t, systems[s].get(t.id)) == "wrong" for t in tasks)
+        print(f"{s:<11} must-refuse refused {refused_ok}/{len(ref)}; wrong edits in all {wrong}")
+        summary[s]["must_refuse_refused"] = refused_ok
+        summary[s]["wrong"] = wrong
     mis = [t for t in tasks if t.category in T.MISREMEMBERED and t.id in details]
+    shown = [t for t in tasks if t.category in indep and t.id in details]
+    if shown:
+        near = sum(names_real(t, details[t.id], 3) for t in shown)
+        print(
+            f"filewright  refusals of independent-slip tasks showing the real lines: "
+            f"{near}/{len(shown)} in the top 3 hints"
+        )
     top1 = sum(names_real(t, details[t.id], 1) for t in mis)
     top3 = sum(names_real(t, details[t.id], 3) for t in mis)
     print(
@@ -262,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     exts = Counter(f.ext for f in files)
     print(f"corpus: {len(files)} files ({', '.join(f'{e} {n}' for e, n in exts.most_common())})")
     tasks = T.build(files, args.per_category, args.seed)
+    tasks += I.build(files, args.per_category, args.seed, len(tasks))
     print(f"tasks: {len(tasks)} ({time.perf_counter() - t0:.1f}s to build)")
 
     peers = {} if args.no_peers else peers_available()

@@ -6,6 +6,10 @@ a bad edit.  Failure codes:
 
 ``no_match``          ``old`` not found at any ladder level; ``detail["closest"]`` lists up to
                       3 ``{"start_line", "end_line", "text", "similarity", "differs"}``.
+                      Also when ``old`` matched through a normalisation but the change cannot
+                      be carried onto the real text without guessing
+                      (:mod:`filewright.edit.carry`): ``detail["uncertain"]`` says why and
+                      ``closest`` holds the matched real lines.
 ``ambiguous``         more matches than allowed; ``detail`` has ``count``, ``strategy``,
                       ``locations`` (``{"line", "column", "context"}``).
 ``count_mismatch``    ``expected`` given and a different number found (``expected``,
@@ -18,6 +22,10 @@ a bad edit.  Failure codes:
 ``line_out_of_range`` ``insert_at_line`` beyond the last line (``line``, ``line_count``).
 ``too_large``         the result would pass the size budget (:mod:`filewright.core.budget`):
                       refused before it is built (``size`` reached, ``limit``).
+``placeholder``       ``new`` (or a whole-file content) holds an omission placeholder such as
+                      ``// rest of methods ...`` that the replaced text does not have
+                      (``placeholder``: the first, ``placeholders``: all;
+                      :mod:`filewright.edit.placeholders`).
 """
 
 from __future__ import annotations
@@ -29,10 +37,13 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from filewright.core import budget
-from filewright.edit.matching import LADDER, adapt_replacement, find
+from filewright.edit.carry import CannotCarry
+from filewright.edit.matching import LADDER, find
 from filewright.edit.outcome import Edited, EditFailure, Result, changed_range, edited
+from filewright.edit.placeholders import omission_placeholders
+from filewright.edit.replacement import adapt_replacement
 from filewright.edit.spans import replace_span
-from filewright.edit.suggest import closest, locations
+from filewright.edit.suggest import closest, locations, real_text
 
 # --------------------------------------------------------------------------- replace
 
@@ -55,6 +66,10 @@ def replace(
     """
     if old == "":
         return EditFailure("empty_old", {})
+    if (found := omission_placeholders(new, old)) and (
+        found := [x for x in found if x not in text]  # the file's own comment is no omission
+    ):
+        return placeholder_failure(found)
     allow = expected if expected is not None else (None if replace_all else 1)
     out = find(text, old, max_matches=allow, fuzzy=fuzzy)
     if out.count == 0:
@@ -80,7 +95,17 @@ def replace(
     pos = size = 0
     for r in out.regions:
         parts.append(text[pos : r.start])
-        parts.append(adapt_replacement(out, r, text, new))
+        try:
+            parts.append(adapt_replacement(out, r, text, new))
+        except CannotCarry as e:
+            return EditFailure(
+                "no_match",
+                {
+                    "closest": [real_text(text, r.start_line, r.end_line, old, e.reason)],
+                    "strategies_tried": list(LADDER),
+                    "uncertain": e.reason,
+                },
+            )
         size += len(parts[-2]) + len(parts[-1])
         if budget.over(size):
             return too_large(size)
@@ -103,6 +128,19 @@ def too_large(size: int) -> EditFailure:
             f"(at least {size}); nothing was changed",
         },
     )
+
+
+def placeholder_failure(found: list[str]) -> EditFailure:
+    """The refusal of a change whose new text holds omission placeholders (``found``)."""
+    return EditFailure("placeholder", {"placeholder": found[0], "placeholders": found})
+
+
+def overwrite(text: str | None, content: str) -> Result | str:
+    """The new content of a whole-file write: ``content``, unless it holds omission
+    placeholders that the current ``text`` (``None``: a new file) does not have."""
+    if found := omission_placeholders(content, text or ""):
+        return placeholder_failure(found)
+    return content
 
 
 def replace_first(text: str, old: str, new: str) -> Result:

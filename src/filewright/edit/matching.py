@@ -14,7 +14,8 @@ normalisation (similarity is never used here, see :mod:`filewright.edit.suggest`
  6. ``inner_spaces``        -- plus runs of spaces/tabs inside lines compare as one space;
                                a single-line ``old`` may also match inside a line.
  7. ``typography``          -- plus curly quotes, dashes, minus, special spaces (NBSP, narrow
-                               NBSP, full-width space) and the ellipsis folded to ASCII.
+                               NBSP, full-width space), the ellipsis and full-width/CJK
+                               punctuation, letters and digits folded to ASCII.
  8. ``unescape``            -- ``old`` sent over-escaped (``\\n``, ``\\t``, ``\\"``, ``\\'``,
                                ``\\\\``): unescaped, then levels 1-7 retried.
  9. ``line_numbers``        -- every line of ``old`` carries a consecutive line-number
@@ -25,7 +26,15 @@ normalisation (similarity is never used here, see :mod:`filewright.edit.suggest`
 
 ``MatchOutcome.strategy`` names the level that matched; ``MatchOutcome.steps`` lists the
 transforms and the whitespace level used inside them, e.g. ``("line_numbers",
-"indentation")``.  :func:`adapt_replacement` applies the inverse to ``new``.
+"indentation")``.  A transform loosens only what it says: ``old`` trimmed of stray blank
+lines still starts and ends at a line boundary where it did.
+
+:func:`filewright.edit.replacement.adapt_replacement` decides what is written at a match, by the rule of
+:mod:`filewright.edit.carry`: every line (and blank line) that ``old`` and ``new`` agree on
+modulo the normalisations comes out byte-identical to the file; only what the model changed
+is changed, in the file's style where that is unambiguous; where it cannot be carried
+without guessing, :class:`~filewright.edit.carry.CannotCarry` is raised and the edit is
+refused with the real text.
 
 Levels 3-7 compare whole lines (old's first and last line must be whole file lines), and
 each is linear: the text's normalised lines are indexed once per level, candidates are
@@ -45,14 +54,11 @@ from filewright.edit.normalize import (
     collapse_spaces,
     fold_typography,
     indent_offset,
-    leading_ws,
     norm_line,
     strip_line_numbers,
     trim_blank_lines,
     unescape,
-    ws_width,
 )
-from filewright.edit.reindent import adapt_lines, restore_typography
 
 LADDER: tuple[str, ...] = (
     "exact",
@@ -226,7 +232,9 @@ def _exact(ix: _TextIndex, old: str, name: str) -> _Hit | None:
     return _Hit(name, regions)
 
 
-def _split_edges(old: str) -> tuple[list[str], bool, bool] | None:
+def split_edges(old: str) -> tuple[list[str], bool, bool] | None:
+    """``old``'s lines without one leading and one trailing newline, and whether it had
+    them; ``None`` when nothing but whitespace is left."""
     lead = old.startswith("\n")
     body = old[1:] if lead else old
     trail = body.endswith("\n")
@@ -285,7 +293,7 @@ def _lead(line: str) -> str:
 
 
 def _line_hit(ix: _TextIndex, old: str, spec: LineSpec) -> _Hit | None:
-    split = _split_edges(old)
+    split = split_edges(old)
     if split is None:
         return None
     olines, lead, trail = split
@@ -379,6 +387,48 @@ def _variants(old: str) -> list[tuple[str, str, tuple[str, ...], dict[str, objec
     return out
 
 
+def _anchored(ix: _TextIndex, hit: _Hit | None, eff: str, info: dict[str, object]) -> _Hit | None:
+    """Keep the regions that still start/end at a line boundary where ``old`` did.
+
+    Trimming blank lines loosens blank lines around ``old`` and nothing else: an ``old``
+    that ended with a newline (a whole last line) must still end at a line end (trailing
+    whitespace aside), one that began with a newline must still begin at a line start
+    (indentation aside).
+    """
+    if hit is None:
+        return None
+    n_lead, n_trail = info.get("trimmed", (0, 0))  # type: ignore[misc]
+    text = ix.text
+    if not (n_lead or n_trail) or (eff.startswith("\n") and eff.endswith("\n")):
+        return hit
+
+    def ends_line(r: Region) -> bool:
+        nl = text.find("\n", r.end)
+        return not text[r.end : len(text) if nl == -1 else nl].strip()
+
+    def starts_line(r: Region) -> bool:
+        return not text[text.rfind("\n", 0, r.start) + 1 : r.start].strip()
+
+    keep = [
+        r
+        for r in hit.regions
+        if (not n_trail or eff.endswith("\n") or ends_line(r))
+        and (not n_lead or eff.startswith("\n") or starts_line(r))
+    ]
+    if not keep:
+        return None
+    if n_trail and hit.base in ("exact", "line_endings"):
+        # the match covers the whole last line: the trailing whitespace it stopped before too
+        def to_line_end(r: Region) -> Region:
+            nl = text.find("\n", r.end)
+            return Region(r.start, len(text) if nl == -1 else nl, r.start_line, r.end_line)
+
+        keep = [to_line_end(r) for r in keep]
+    hit.regions = keep
+    hit.mid_line = any(r not in hit.spans for r in keep)
+    return hit
+
+
 def find(text: str, old: str, *, max_matches: int | None = 1, fuzzy: bool = True) -> MatchOutcome:
     """Find ``old`` in ``text`` with the ladder (see module docstring).
 
@@ -402,7 +452,7 @@ def find(text: str, old: str, *, max_matches: int | None = 1, fuzzy: bool = True
     level, steps, info, eff = "", (), {}, old
     if hit is None:
         for level, eff, steps, info in _variants(old):  # noqa: B007
-            hit = _try_base(ix, eff, False)
+            hit = _anchored(ix, _try_base(ix, eff, False), eff, info)
             if hit:
                 break
     if hit is None:
@@ -423,67 +473,3 @@ def find(text: str, old: str, *, max_matches: int | None = 1, fuzzy: bool = True
         trailing_nl=hit.trailing_nl,
         spans=hit.spans,
     )
-
-
-def _continue_indent(text: str, region: Region, old: str, new: str) -> str:
-    """Exact level: indent ``new``'s continuation lines like the line ``old`` was taken from.
-
-    Only when ``old`` is one whole line without its indentation (the model worked relative
-    to column 0) and every continuation line of ``new`` is indented less than that line
-    (as written, it would fall out of the block).  Otherwise ``new`` is left as given.
-    """
-    if "\n" in old or "\n" not in new:
-        return new
-    ls = text.rfind("\n", 0, region.start) + 1
-    ws = text[ls : region.start]
-    if not ws or ws.strip() or text[region.end : region.end + 1] not in ("\n", ""):
-        return new
-    first, *rest = new.split("\n")
-    width = ws_width(ws, 4)
-    if not any(x.strip() for x in rest):
-        return new
-    if any(ws_width(leading_ws(x), 4) >= width for x in rest if x.strip()):
-        return new
-    return "\n".join([first, *(ws + x if x.strip() else x for x in rest)])
-
-
-def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str) -> str:
-    """Apply the inverse of ``outcome``'s normalisation to ``new`` for ``region``.
-
-    In order: line endings normalised (if ``new`` has ``\\r`` and the text has none); ``new`` unescaped (if
-    ``old`` was); line-number prefixes of the style ``old`` carried stripped; as many
-    stray blank lines trimmed as ``old`` had.  Then, for the line levels, lines of
-    ``new`` that are unchanged from ``old`` are written as the file has them (with
-    blank lines that ``old`` dropped between them), and changed lines are re-indented by
-    the matched offset in the file's tab/space style; at the typography level runs of
-    text equal to the file's (after folding) get the file's quotes/dashes back.
-    Exact matches leave ``new`` as given, except that when ``old`` was one whole line
-    sent without its indentation and ``new``'s further lines are all indented less than
-    that line, they get the line's indentation (see :func:`_continue_indent`).
-    """
-    from filewright.edit.normalize import strip_line_numbers_like, trim_blank_lines_like
-
-    if "\r" in new and (outcome.crlf or "\r" not in text):
-        new = new.replace("\r\n", "\n").replace("\r", "\n")
-    if outcome.unescaped:
-        new = unescape(new)
-    if outcome.prefix is not None:
-        new = strip_line_numbers_like(new, outcome.prefix)
-    if outcome.trimmed != (0, 0):
-        new = trim_blank_lines_like(new, *outcome.trimmed)
-    if outcome.base in ("exact", "line_endings", "none"):
-        return _continue_indent(text, region, outcome.old, new)
-    span = outcome.spans.get(region)
-    if span is None:  # mid-line match
-        if outcome.base == "typography":
-            return restore_typography(text[region.start : region.end], new, outcome.old)
-        return new
-    cs, ce, lead_in, trail_in = span
-    lead = outcome.leading_nl and new.startswith("\n")
-    body = new[1:] if lead else new
-    trail = outcome.trailing_nl and body.endswith("\n")
-    body = body[:-1] if trail else body
-    split = _split_edges(outcome.old)
-    olines = split[0] if split else [outcome.old]
-    body = adapt_lines(text[cs:ce].split("\n"), olines, body, SPECS[outcome.base])
-    return ("\n" if lead and lead_in else "") + body + ("\n" if trail and trail_in else "")

@@ -46,17 +46,67 @@ _TYPO_SINGLE: dict[str, str] = {
     "\u2009": " ",  # thin space
     "\u200a": " ",  # hair space
     "\u3000": " ",  # ideographic (full-width) space
+    "\u3001": ",",  # ideographic comma 、
+    "\u3002": ".",  # ideographic full stop 。
+    "\uff61": ".",  # half-width ideographic full stop
+    "\uff64": ",",  # half-width ideographic comma
+    "\u300c": '"',  # corner brackets 「」『』 (quotation marks in CJK text)
+    "\u300d": '"',
+    "\u300e": '"',
+    "\u300f": '"',
 }
+#: Full-width forms of ASCII (U+FF01-U+FF5E: ，。：；（）！？Ａ１ ...) fold to ASCII (NFKC width).
+_TYPO_SINGLE.update({chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)})
 _TYPO_TABLE = str.maketrans(_TYPO_SINGLE)
 _ELLIPSIS = "\u2026"
 TYPOGRAPHIC_CHARS = frozenset(_TYPO_SINGLE) | {_ELLIPSIS}
 
 
+_CJK = "\u2e80-\u2fff\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_HAS_CJK = re.compile(f"[{_CJK}]")
+#: Spaces a model puts around punctuation it wrote in ASCII inside CJK text ("目录, 然后"
+#: for "目录，然后"): after folding, on lines with CJK characters, spaces after ASCII
+#: punctuation and before opening brackets and quotes are dropped (full-width forms have
+#: none), and so are spaces between a CJK character and punctuation.
+_CJK_PUNCT_SPACE = re.compile(
+    r"(?<=[,.;:!?)\]\"'])[ \t]+(?=\S)|(?<=\S)[ \t]+(?=[(\[\"'])"
+    rf"|(?<=[{_CJK}])[ \t]+(?=[,.;:!?)])"
+)
+
+
+def _cjk_space_spans(folded: str) -> list[tuple[int, int]]:
+    """Spans of ``folded`` (already typography-folded) that CJK spacing drops."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for line in folded.split("\n"):
+        if not line.isascii() and _HAS_CJK.search(line):
+            spans += [(pos + m.start(), pos + m.end()) for m in _CJK_PUNCT_SPACE.finditer(line)]
+        pos += len(line) + 1
+    return spans
+
+
 def fold_typography(s: str) -> str:
-    """Fold curly quotes, dashes, special spaces and the ellipsis to their ASCII forms."""
-    s = s.translate(_TYPO_TABLE)
+    """Fold curly quotes, dashes, special spaces, the ellipsis and full-width forms to ASCII.
+
+    Full-width (CJK) punctuation, letters and digits fold by width as NFKC does, plus the
+    ideographic full stop and comma and the corner brackets used as quotation marks; spaces
+    between such punctuation and CJK characters are dropped (the ASCII forms' spacing).
+    """
+    if s.isascii():
+        return s  # nothing to fold (the common case, at C speed)
+    if len(s) > 4096 and "\n" in s:  # fold only the lines that are not ASCII
+        s = "\n".join(x if x.isascii() else x.translate(_TYPO_TABLE) for x in s.split("\n"))
+    else:
+        s = s.translate(_TYPO_TABLE)
     if _ELLIPSIS in s:
         s = s.replace(_ELLIPSIS, "...")
+    if not s.isascii() and (spans := _cjk_space_spans(s)):
+        parts, last = [], 0
+        for a, b in spans:
+            parts.append(s[last:a])
+            last = b
+        parts.append(s[last:])
+        s = "".join(parts)
     return s
 
 
@@ -71,7 +121,14 @@ def fold_typography_with_map(s: str) -> tuple[str, list[int]]:
         else:
             out.append(_TYPO_SINGLE.get(ch, ch))
             idx.append(i)
-    return "".join(out), idx
+    folded = "".join(out)
+    if folded.isascii():
+        return folded, idx
+    drop = {k for a, b in _cjk_space_spans(folded) for k in range(a, b)}
+    if not drop:
+        return folded, idx
+    keep = [k for k in range(len(folded)) if k not in drop]
+    return "".join(folded[k] for k in keep), [idx[k] for k in keep]
 
 
 # --------------------------------------------------------------------------- spaces

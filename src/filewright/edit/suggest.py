@@ -164,6 +164,19 @@ def closest(text: str, old: str, *, limit: int = 3) -> list[dict[str, Any]]:
     return out
 
 
+def real_text(text: str, start_line: int, end_line: int, old: str, why: str) -> dict[str, Any]:
+    """The matched real lines as a :func:`closest` entry, ``why`` first among the differences."""
+    lines = text.split("\n")[start_line - 1 : end_line]
+    real = "\n".join(lines)
+    return {
+        "start_line": start_line,
+        "end_line": end_line,
+        "text": "\n".join(_clip(x) for x in lines),
+        "similarity": 1.0,
+        "differs": [why, *describe_differences(old.strip("\n"), real)],
+    }
+
+
 def locations(
     text: str, spans: list[tuple[int, int, int]], *, context: int = 2
 ) -> list[dict[str, Any]]:

@@ -203,7 +203,13 @@ class CompanionToolset(Toolset):
         """Create or overwrite the file; parents are created."""
         content: str = p.content
         outcome = self.change(
-            Change(p.path, "write", lambda _old: content, create_parents=True, check_stale=False)
+            Change(
+                p.path,
+                "write",
+                lambda old: edits.overwrite(old, content),
+                create_parents=True,
+                check_stale=False,
+            )
         )
         size = len(
             content.encode("utf-8", "surrogatepass")

@@ -16,6 +16,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from filewright.core.result import Result
+from filewright.edit.placeholders import omission_placeholders
 from filewright.engine import streamed
 from filewright.engine.diffs import clip_diff
 from filewright.engine.pipeline import Change, Outcome
@@ -203,15 +204,19 @@ class DefaultToolset(FileTools, Toolset):
         return read_tail_or_range(self, p.path, p.offset, p.limit, p.tail)
 
     def write(self, p: WriteParams) -> Result:
+        from filewright.edit import edits
+
         content = p.content
         outcome = self.change(
             Change(
                 p.path,
                 "write",
-                lambda _old: content,
+                lambda old: edits.overwrite(old, content),
                 create_parents=True,
                 expected_hash=p.expected_hash,
-                streamed=streamed.StreamWrite(content),
+                streamed=None
+                if omission_placeholders(content, "")
+                else streamed.StreamWrite(content),
                 dry_run=p.dry_run,
             )
         )

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
+from filewright.edit.placeholders import omission_placeholders
 from filewright.engine import streamed
 from filewright.engine.pipeline import Change, Outcome
 from filewright.read import media, readers
@@ -354,10 +355,13 @@ class GeminiToolset(Toolset):
             # grep skips .git and node_modules whatever the ignore files say.
             return NUISANCE_DIRS.isdisjoint(rel.split("/")) and visible(rel, is_dir)
 
+        # Case-insensitive, as Gemini CLI's grep (git grep --ignore-case, grep -i, regex "i");
+        # the seed has no case parameter for this tool.
         result = search.grep(
             loc.real,
             p.pattern,
             include=p.include,
+            case_sensitive=False,
             visible=searched,
             ignore_root=loc.root,
             on_progress=search_progress,
@@ -376,10 +380,12 @@ class GeminiToolset(Toolset):
             Change(
                 p.file_path,
                 "write",
-                lambda _old: content,
+                lambda old: edits.overwrite(old, content),
                 create_parents=True,
                 confirm=True,
-                streamed=streamed.StreamWrite(content),
+                streamed=None
+                if omission_placeholders(content, "")
+                else streamed.StreamWrite(content),
             )
         )
         if not outcome.ok:
@@ -459,7 +465,7 @@ class GeminiToolset(Toolset):
             Change(
                 p.file_path,
                 "create",
-                lambda _old: content,
+                lambda old: edits.overwrite(old, content),
                 must_not_exist=True,
                 create_parents=True,
                 confirm=True,
@@ -517,6 +523,12 @@ class GeminiToolset(Toolset):
     ) -> str | None:
         if code == "no_match":
             return f"Failed to edit, 0 occurrences found for old_string in {path}. {NO_OCCURRENCE_HINT}"
+        if code == "placeholder":
+            return (
+                f"Failed to edit, new_string contains an omission placeholder"
+                f" ({detail.get('placeholder')}) in file: {path}. Provide the complete literal"
+                " replacement text instead of a placeholder."
+            )
         if code == "count_mismatch":
             found = detail.get("found", detail.get("count", "?"))
             return (

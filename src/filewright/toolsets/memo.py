@@ -47,6 +47,7 @@ from filewright.core.messages import failure_text
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
 from filewright.edit.matching import find
+from filewright.edit.placeholders import omission_placeholders
 from filewright.edit.suggest import closest, line_at
 from filewright.engine.diffs import clip_diff
 from filewright.engine.pipeline import Change, Outcome
@@ -87,6 +88,8 @@ MESSAGES: dict[str, str] = {
     "empty_old": "old_span_start 和 old_span_end 不能为空。",
     "invalid_regex": "old_span_start_regex 不是有效的正则表达式: {error}",
     "no_change": "替换后记忆内容没有变化。",
+    "placeholder": "new_text 含有省略占位符「{placeholder}」，会用这一行替换掉记忆中的真实内容。"
+    "请提供完整的新文本，不要用占位符代替没有改动的部分。",
     "rejected": "用户拒绝了此次修改。",
     "no_confirmation": "修改记忆文档 {path} 需要用户确认，但当前无法询问用户，因此没有修改。",
 }
@@ -215,6 +218,8 @@ class MemoToolset(Toolset):
         def compute(text: str | None) -> edits.Result:
             current = text or ""
             seen["text"] = current
+            if placeholders := omission_placeholders(new, old or current):
+                return edits.placeholder_failure(placeholders)
             if old == "":
                 if new == "":
                     return edits.EditFailure("nothing_to_append", {})
@@ -303,6 +308,8 @@ class MemoToolset(Toolset):
 
         def compute(text: str | None) -> edits.Result:
             seen["text"] = text or ""
+            if placeholders := omission_placeholders(new, text or ""):
+                return edits.placeholder_failure(placeholders)
             done = edits.replace_span(
                 text or "",
                 start,

@@ -256,11 +256,10 @@ class TextEditorToolset(Toolset):
                 f"Invalid `view_range`: {shown}. Its first element `{init}` should be within "
                 f"the range of lines of the file: [1, {total}]"
             )
-        if final > total:
-            return self._error(
-                f"Invalid `view_range`: {shown}. Its second element `{final}` should be "
-                f"smaller than the number of lines in the file: `{total}`"
-            )
+        # An end past the last line shows up to the last line, as Anthropic's documentation
+        # describes view_range (start and end lines; -1 reads to the end) and as OpenHands'
+        # editor does; the start must still name a line of the file.
+        final = min(final, total)
         if final != -1 and final < init:
             return self._error(
                 f"Invalid `view_range`: {shown}. Its second element `{final}` should be "
@@ -336,7 +335,7 @@ class TextEditorToolset(Toolset):
             Change(
                 p.path,
                 "create",
-                lambda _old: text,
+                lambda old: edits.overwrite(old, text),
                 must_not_exist=not self.allow_overwrite,
                 create_parents=True,
             )

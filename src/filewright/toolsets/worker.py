@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Union, get_args, get_origin
 from filewright.core import regexes
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
+from filewright.edit.placeholders import omission_placeholders
 from filewright.engine import streamed
 from filewright.engine.pipeline import Change, Outcome
 from filewright.fs.paths import PathRefused
@@ -259,10 +260,12 @@ class WorkerToolset(Toolset):
             Change(
                 p.path,
                 "write",
-                lambda _old: content,
+                lambda old: edits.overwrite(old, content),
                 check_stale=False,
                 dry_run=self._dry_run,
-                streamed=streamed.StreamWrite(content),
+                streamed=None
+                if omission_placeholders(content, "")
+                else streamed.StreamWrite(content),
             )
         )
         risk = outcome.risk.value if outcome.ok else self.risk_level("write_file", {"path": p.path})
@@ -314,6 +317,8 @@ class WorkerToolset(Toolset):
 
         def compute(text: str | None) -> Any:
             current = text or ""
+            if placeholders := omission_placeholders(new, old):
+                return edits.placeholder_failure(placeholders)
             # replace_regex reports an invalid or runaway pattern itself
             with contextlib.suppress(regexes.error, regexes.RegexTimeout):
                 found["matches"] = regexes.count(

@@ -99,6 +99,12 @@ WRITE_FAILURES: dict[str, tuple[str | None, str]] = {
     "busy": ("CONCURRENT_OPERATION", CONCURRENT),
     "changed": ("CONCURRENT_OPERATION", CONCURRENT),
     "unencodable": (None, "{message}"),
+    # Not in the seed (a filewright refusal, docs/editing.md): a thrown error of the tool.
+    "placeholder": (
+        None,
+        "Content contains an omission placeholder ({placeholder}) that would replace existing"
+        " code. Provide the complete text instead: {path}",
+    ),
     "rejected": ("REJECTED", "The user rejected this change to {path}"),
     "no_confirmation": (
         "CONFIRMATION_REQUIRED",

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
+from filewright.edit.placeholders import omission_placeholders
 from filewright.engine import streamed
 from filewright.engine.pipeline import Change, Outcome
 from filewright.fs.paths import Location
@@ -278,14 +279,16 @@ class ClaudeToolset(Toolset):
             Change(
                 path,
                 "write",
-                lambda _old: content,
+                lambda old: edits.overwrite(old, content),
                 create_parents=True,
                 require_read=True,
                 sidecar_backup=M.BACKUP_DIR if p.create_backup else None,
                 backup_unchanged=True,
                 encoder=encoder,
                 max_bytes=self._limit("max_read_bytes", M.MAX_READ_BYTES),
-                streamed=streamed.StreamWrite(content) if encoder is None else None,
+                streamed=streamed.StreamWrite(content)
+                if encoder is None and not omission_placeholders(content, "")
+                else None,
                 lock_timeout=self._lock_wait(),
             )
         )
