@@ -1,0 +1,275 @@
+"""Policy verdicts at tree scale: rules compiled once into per-directory states.
+
+A rule's pattern is a regex (pathspec's translation of a gitignore pattern) matched
+against a whole path.  Most translations have one of a few shapes whose outcome depends
+on the path's components one at a time: "some component is X" (`name`), "some directory
+is X" (`name/`), "the path starts with X/Y" (`/x/y`), "anything" (`*`).  Those are
+checked component by component; any other rule is matched as a regex against the whole
+path, as before (its leading fixed directories, if any, still rule it out early).
+
+Walking down a path, each rule is, for everything below a directory, decided (it
+matches all of it, or none) or still open.  A directory's `DirState` keeps the highest
+rule that matches all below it and the open rules above that one; when none is open,
+every path below has the same verdict, known without looking at its name (the common
+case: no rule mentions anything under `src/`).  States are interned, so a tree of a
+million files has a handful of them.
+
+Exact: for paths without a newline, a leading `/` or an empty component (those go to
+the plain regex check), the answer is the regexes' own (tests/test_policy_fast.py
+compares the two on random rules and paths).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+# Shapes of a compiled rule.
+EVERYTHING = 0  # `.`: every non-empty path
+COMPONENT = 1  # ^(?:.+/)?C(?:/|$): some component is C
+DIR_COMPONENT = 2  # ^(?:.+/)?C/: some component followed by `/` is C
+ANCHORED = 3  # ^C1/.../Ck(?:/|$): the first k components are C1..Ck
+ANCHORED_DIR = 4  # ^C1/.../Ck/: the same, followed by `/`
+GENERAL = 5  # anything else: the regex on the whole path
+
+_ANY_PREFIX = "^(?:.+/)?"
+_ENDS = (("(?:/|$)", False), ("/", True))
+_TOKEN = re.compile(
+    r"(?P<star>\[\^/\][*+]?)"  # [^/]  [^/]*  [^/]+
+    r"|(?P<esc>\\[^A-Za-z0-9])"  # an escaped punctuation character
+    r"|(?P<cls>\[(?:\\.|[^\]\\])+\])"  # a character class (checked: never `/`)
+    r"|(?P<sep>/)"
+    r"|(?P<lit>[^.^$*+?{}\[\]\\|()/])"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Component:
+    """A predicate on one path component: a literal name, or a regex."""
+
+    literal: str | None
+    fullmatch: Callable[[str], Any]
+
+    def match(self, name: str) -> bool:
+        if self.literal is not None:
+            return name == self.literal
+        return self.fullmatch(name) is not None
+
+
+def _components(body: str, compile_: Callable[[str], Any]) -> tuple[list[Component], int]:
+    """The leading `/`-separated components of a regex body that can only match within
+    one component, and how many characters of `body` they (and their separators) took.
+
+    A component counts only when a `/` follows it (or the body ends there)."""
+    parts: list[Component] = []
+    pos = 0
+    start = 0
+    source: list[str] = []
+    literal: list[str] | None = []
+    while True:
+        m = _TOKEN.match(body, pos)
+        at_end = pos == len(body)
+        if at_end or m is None or m.lastgroup == "sep":
+            if not source:
+                return parts, start
+            comp = _component("".join(source), literal, compile_)
+            if comp is None:
+                return parts, start
+            if not at_end and m is None:
+                if body.startswith("(?:/.+)?/", pos):  # `a/**/b`: a separator follows
+                    parts.append(comp)
+                    return parts, pos
+                return parts, start
+            parts.append(comp)
+            if at_end or m is None:
+                return parts, len(body)
+            pos = start = m.end()
+            source, literal = [], []
+            continue
+        kind, text = m.lastgroup, m.group()
+        if kind == "cls" and re.fullmatch(text, "/") is not None:
+            return parts, start
+        source.append(text)
+        if literal is not None:
+            if kind == "lit":
+                literal.append(text)
+            elif kind == "esc":
+                literal.append(text[1])
+            else:
+                literal = None
+        pos = m.end()
+
+
+def _component(
+    source: str, literal: list[str] | None, compile_: Callable[[str], Any]
+) -> Component | None:
+    if re.fullmatch(source, "") is not None:
+        return None  # (an empty component is not a component)
+    if literal is not None:
+        return Component("".join(literal), str.__eq__)
+    rx = compile_(source)
+    return Component(None, rx.fullmatch)
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """How a rule's regex depends on a path's components (see the module docstring)."""
+
+    kind: int
+    parts: tuple[Component, ...] = ()
+    """COMPONENT/DIR_COMPONENT: the one component; ANCHORED*: all k; GENERAL: the
+    leading components any match must start with."""
+    match: Callable[[str], bool] | None = None
+    """GENERAL: the rule's own match on a whole path."""
+
+
+def shape_of(source: str, match: Callable[[str], bool], compile_: Callable[[str], Any]) -> Shape:
+    """The shape of a rule whose regex source (pathspec's) is `source`."""
+    if source == ".":
+        return Shape(EVERYTHING)
+    for end, is_dir in _ENDS:
+        if not source.endswith(end):
+            continue
+        if source.startswith(_ANY_PREFIX):
+            body = source[len(_ANY_PREFIX) : len(source) - len(end)]
+            parts, used = _components(body, compile_)
+            if len(parts) == 1 and used == len(body):
+                return Shape(DIR_COMPONENT if is_dir else COMPONENT, tuple(parts))
+        elif source.startswith("^"):
+            body = source[1 : len(source) - len(end)]
+            parts, used = _components(body, compile_)
+            if parts and used == len(body):
+                return Shape(ANCHORED_DIR if is_dir else ANCHORED, tuple(parts))
+    prefix: list[Component] = []
+    if source.startswith("^") and not source.startswith(_ANY_PREFIX):
+        body = source[1:]
+        parts, used = _components(body, compile_)
+        # Components count when a separator surely follows (`a/**/b`: `^a(?:/.+)?/b`).
+        rest = body[used:]
+        if (used and body[used - 1] == "/") or rest.startswith("(?:/.+)?/"):
+            prefix = parts
+    return Shape(GENERAL, tuple(prefix), match)
+
+
+@dataclass(frozen=True, slots=True)
+class Leaf:
+    """What decides a name inside a directory: literal names (for any entry, and for
+    directories only), then the other open rules, highest first."""
+
+    best: int
+    names: dict[str, int]
+    dir_names: dict[str, int]
+    others: tuple[tuple[int, Shape], ...]
+    depth: int
+
+
+@dataclass(frozen=True, slots=True)
+class DirState:
+    """The rules of one list as seen from inside a directory: `best`, the highest rule
+    matching every path below (-1: none); `open`, the undecided rules above it (highest
+    first); `leaf`, what decides an entry's name (None when `best` decides them all)."""
+
+    best: int
+    open: tuple[int, ...]
+    depth: int
+    leaf: Leaf | None
+
+
+class RuleList:
+    """One ordered list of rules, compiled into shapes; the last matching rule wins."""
+
+    def __init__(self, shapes: list[Shape]) -> None:
+        self.shapes = shapes
+        self._states: dict[tuple[int, tuple[int, ...], int], DirState] = {}
+        self._anchored_depth = max(
+            (len(s.parts) for s in shapes if s.kind in (ANCHORED, ANCHORED_DIR, GENERAL)),
+            default=0,
+        )
+        self.root = self._state(-1, tuple(range(len(shapes) - 1, -1, -1)), 0)
+
+    def _state(self, best: int, open_: tuple[int, ...], depth: int) -> DirState:
+        # Beyond the deepest anchored part, depth changes nothing: states are shared.
+        depth_key = depth if depth <= self._anchored_depth else -1
+        key = (best, open_, depth_key)
+        state = self._states.get(key)
+        if state is None:
+            state = self._states[key] = DirState(best, open_, depth, self._leaf(best, open_, depth))
+        return state
+
+    def _leaf(self, best: int, open_: tuple[int, ...], depth: int) -> Leaf | None:
+        names: dict[str, int] = {}
+        dir_names: dict[str, int] = {}
+        others: list[tuple[int, Shape]] = []
+        for i in open_:  # highest first
+            shape = self.shapes[i]
+            kind = shape.kind
+            if kind in (ANCHORED, ANCHORED_DIR) and len(shape.parts) != depth + 1:
+                continue  # an entry here is too shallow for it
+            if kind in (COMPONENT, DIR_COMPONENT, ANCHORED, ANCHORED_DIR):
+                comp = shape.parts[-1]
+                if comp.literal is not None:
+                    table = names if kind in (COMPONENT, ANCHORED) else dir_names
+                    table.setdefault(comp.literal, i)
+                    continue
+            others.append((i, shape))
+        if not names and not dir_names and not others:
+            return None
+        return Leaf(best, names, dir_names, tuple(others), depth)
+
+    def child(self, state: DirState, name: str) -> DirState:
+        """The state inside directory `name` of the directory in `state`."""
+        depth = state.depth + 1
+        best = state.best
+        still: list[int] = []
+        for i in state.open:
+            shape = self.shapes[i]
+            kind = shape.kind
+            if kind == EVERYTHING:
+                hit = True
+            elif kind in (COMPONENT, DIR_COMPONENT):
+                hit = shape.parts[0].match(name)
+            elif kind in (ANCHORED, ANCHORED_DIR):
+                if not shape.parts[depth - 1].match(name):
+                    continue
+                hit = depth == len(shape.parts)
+            else:
+                if depth <= len(shape.parts) and not shape.parts[depth - 1].match(name):
+                    continue
+                hit = False
+            if hit:
+                best = max(best, i)
+            else:
+                still.append(i)
+        return self._state(best, tuple(i for i in still if i > best), depth)
+
+    def leaf(self, state: DirState, name: str, is_dir: bool, key: Callable[[], str]) -> int:
+        """The highest rule matching entry `name` (a directory if `is_dir`) of the
+        directory in `state`; `key()` gives the entry's whole path for regex rules."""
+        leaf = state.leaf
+        if leaf is None:
+            return state.best
+        best = leaf.best
+        hit = leaf.names.get(name, -1)
+        if hit > best:
+            best = hit
+        if is_dir:
+            hit = leaf.dir_names.get(name, -1)
+            if hit > best:
+                best = hit
+        full: str | None = None
+        for i, shape in leaf.others:
+            if i <= best:
+                break
+            kind = shape.kind
+            if kind == EVERYTHING:
+                return i
+            if kind == GENERAL:
+                if full is None:
+                    full = key()
+                if shape.match(full):  # type: ignore[misc]
+                    return i
+            elif (is_dir or kind in (COMPONENT, ANCHORED)) and shape.parts[-1].match(name):
+                return i
+        return best
