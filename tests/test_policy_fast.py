@@ -292,3 +292,53 @@ def test_toolsets_with_policy_files_and_symlinks(
             hidden_by_state = str(full).startswith(str(ws.state_dir) + "/")
             want = not hidden_by_state and ref.access(rel.strip("/")) != Access.HIDDEN
             assert visible(rel) == want, rel
+
+
+# -- the bulk forms of the search filter ------------------------------------------------------
+
+PLAIN_NAMES = [n for n in NAMES if n not in (".", "..") and "\n" not in n]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    trusted=st.lists(rules(), max_size=5),
+    untrusted=st.lists(rules(), max_size=5),
+    directory=st.sampled_from([".", "src", "a/b", ".filewright", "ＳＲＣ"]),
+    state=st.sampled_from([".filewright", "src/.state", "elsewhere", "."]),
+    skip=st.sampled_from([(), ("node_modules", ".git")]),
+    files=st.lists(st.lists(st.sampled_from(PLAIN_NAMES), min_size=1, max_size=4), max_size=30),
+)
+def test_bulk_visibility_equals_one_path_at_a_time(
+    trusted: list[Rule],
+    untrusted: list[Rule],
+    directory: str,
+    state: str,
+    skip: tuple[str, ...],
+    files: list[list[str]],
+) -> None:
+    from filewright.policy.visibility import Visibility
+
+    policy = _policy(trusted, untrusted, True, Access.WRITE)
+    root = Path("/ws/root")
+    state_dir = root.parent / "other" if state == "elsewhere" else root / state
+    if state == ".":
+        state_dir = root.parent
+    visible = Visibility(policy, root, directory, state_dir, skip)
+    one = Visibility(policy, root, directory, state_dir, skip)  # no caches shared
+    rels = ["/".join(parts) for parts in files]
+    want = [rel for rel in rels if one(rel)]
+    assert [os.fsdecode(r) for r in visible.files([os.fsencode(r) for r in rels])] == want
+    for rel in rels:
+        rel_dir, _, name = rel.rpartition("/")
+        assert visible.in_directory(rel_dir)(name) == one(rel), rel
+    # And the same as the engine's filter before the change (Path-based state check).
+    ref = ReferencePolicy(policy)
+    base = "" if directory == "." else directory + "/"
+    for rel in rels:
+        full = base + rel.strip("/")
+        old = (
+            not (str(root / full) + "/").startswith(str(state_dir).rstrip("/") + "/")
+            and ref.access(full) != Access.HIDDEN
+            and (not skip or set(skip).isdisjoint(rel.split("/")))
+        )
+        assert one(rel) == old, rel

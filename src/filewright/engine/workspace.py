@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +20,7 @@ from filewright.fs import fsio
 from filewright.fs.paths import Location, PathRefused, Sandbox
 from filewright.fs.textfile import TextFile, TextFileError, decode
 from filewright.policy.rules import CONFIG_FILE, STATE_DIR, Access, Policy, Rule, load_rules
+from filewright.policy.visibility import Visibility
 from filewright.state.history import History, ReadLedger, check_state_dir, ensure_state_dir
 
 if TYPE_CHECKING:
@@ -214,20 +215,24 @@ class Engine:
         rel = real.relative_to(root).as_posix() if real != root else "."
         return self.policy.access(rel, is_dir=is_dir) != Access.HIDDEN
 
-    def visibility(self, directory: Location) -> Callable[[str], bool]:
+    def visibility(self, directory: Location, *, skip_names: Iterable[str] = ()) -> Visibility:
         """A filter for listings and searches under `directory`: gets a path relative to
-        the directory (posix) and says whether it may appear in results."""
-        base = "" if directory.rel == "." else directory.rel + "/"
-        state = self.workspace.state_dir
-        root = directory.root
+        the directory (posix) and says whether it may appear in results (hidden by the
+        policy, in the state directory, or with a component in `skip_names`: not). Its
+        bulk forms judge each directory once (see `filewright.policy.visibility`)."""
+        return Visibility(
+            self.policy, directory.root, directory.rel, self.workspace.state_dir, skip_names
+        )
 
-        def visible(rel: str, is_dir: bool = False) -> bool:
-            full = base + rel.strip("/")
-            if _inside(root / full, state):
-                return False
-            return self.policy.access(full, is_dir=is_dir) != Access.HIDDEN
-
-        return visible
+    def search_scope(
+        self, directory: Location, *, skip_names: Iterable[str] = ()
+    ) -> dict[str, Any]:
+        """The keyword arguments every listing and search under `directory` passes to
+        `filewright.search`: the policy's filter and the root whose ignore files apply."""
+        return {
+            "visible": self.visibility(directory, skip_names=skip_names),
+            "ignore_root": directory.root,
+        }
 
     def locate_dir(self, path: str | None) -> Location:
         """Resolve a directory to list or search (default: the first root)."""

@@ -17,7 +17,14 @@ from typing import Any
 from filewright.policy.gitignore import GlobError, Overrides, PathFilter, Verdict, root_rules
 from filewright.policy.globs import compile_glob
 from filewright.search.python_engine import walk
-from filewright.search.results import GlobResult, Visible, always_visible, existing_dir, sort_key
+from filewright.search.results import (
+    GlobResult,
+    Visible,
+    always_visible,
+    existing_dir,
+    sort_key,
+    visible_files,
+)
 from filewright.search.ripgrep import (
     RG_MISSING,
     cores,
@@ -194,10 +201,10 @@ def _glob_rg(
             if filt is not None:
                 batch, hidden = filt.split_files(batch)
                 if count:
-                    ignored += len(hidden) if everyone else sum(visible(_utf8(r)) for r in hidden)
+                    ignored += len(hidden) if everyone else len(visible_files(visible, hidden))
+            if not everyone:
+                batch = visible_files(visible, batch)
             for rel in batch:
-                if not (everyone or visible(_utf8(rel))):
-                    continue
                 try:
                     st = lstat(rel, dir_fd=dfd)
                 except OSError:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from filewright.policy.gitignore import root_rules
 from filewright.policy.globs import GlobError, compile_glob
-from filewright.search.results import Entry, ListResult, Visible, always_visible
+from filewright.search.results import Entry, ListResult, Visible, always_visible, visible_names
 
 
 def _name_matcher(globs: Sequence[str]) -> Callable[[bytes], bool]:
@@ -52,9 +52,10 @@ def list_directory(
     rules = root_rules(directory, ignore_root) if respect_gitignore else None
     entries: list[Entry] = []
     ignored = 0
+    shown = visible_names(visible)
     with os.scandir(directory) as it:
         for e in it:
-            if not visible(e.name):
+            if not shown(e.name):
                 continue
             name_b = os.fsencode(e.name)
             if skip(name_b):

@@ -7,6 +7,7 @@ decides what "truncated" keeps, so the two engines cannot differ in those rules.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +25,31 @@ ProgressCallback = Callable[[int], None]
 def always_visible(_path: str) -> bool:
     """The default :data:`Visible`: every path may be shown."""
     return True
+
+
+def visible_files(visible: Visible, rels: list[bytes]) -> list[bytes]:
+    """The paths of ``rels`` (relative bytes paths of files) that ``visible`` lets
+    through; in bulk (each directory judged once) when it offers ``files``, as
+    :class:`filewright.policy.visibility.Visibility` does."""
+    if visible is always_visible:
+        return rels
+    bulk = getattr(visible, "files", None)
+    if bulk is not None:
+        kept: list[bytes] = bulk(rels)
+        return kept
+    return [rel for rel in rels if visible(os.fsdecode(rel))]
+
+
+def visible_names(visible: Visible, rel_dir: str = "") -> Callable[[str], bool]:
+    """The test ``visible`` makes of the names of files directly in ``rel_dir`` (relative
+    to the searched directory; "" for itself): judged once for the directory when it
+    offers ``in_directory``."""
+    per_dir = getattr(visible, "in_directory", None)
+    if per_dir is not None:
+        test: Callable[[str], bool] = per_dir(rel_dir)
+        return test
+    prefix = rel_dir + "/" if rel_dir else ""
+    return lambda name: visible(prefix + name)
 
 
 def sort_key(rel: bytes) -> bytes:

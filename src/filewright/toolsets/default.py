@@ -297,8 +297,7 @@ class DefaultToolset(Toolset):
             loc.real,
             ignore=p.ignore,
             respect_gitignore=p.respect_gitignore,
-            visible=self.engine.visibility(loc),
-            ignore_root=loc.root,
+            **self.engine.search_scope(loc),
             symlink_root=loc.root,
         )
         total = len(result.entries)
@@ -324,8 +323,7 @@ class DefaultToolset(Toolset):
             p.pattern,
             case_sensitive=p.case_sensitive,
             respect_gitignore=p.respect_gitignore,
-            visible=self.engine.visibility(loc),
-            ignore_root=loc.root,
+            **self.engine.search_scope(loc),
         )
         text = search.format_glob_gemini(result, p.pattern, loc.lexical_rel)
         return glob_result(loc, result, text, result.paths)
@@ -342,8 +340,7 @@ class DefaultToolset(Toolset):
             fixed_strings=p.fixed_strings,
             context=p.context,
             max_matches=p.max_matches,
-            visible=self.engine.visibility(loc),
-            ignore_root=loc.root,
+            **self.engine.search_scope(loc),
             on_progress=search_progress,
         )
         text = search.format_grep_gemini(result, p.pattern, loc.lexical_rel, p.include)

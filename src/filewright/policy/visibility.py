@@ -1,0 +1,127 @@
+"""Which paths under one directory may appear in listings and searches.
+
+A `Visibility` is the `visible` callback the search functions get (a path relative to
+the searched directory, posix; False: the path must not appear nor be read), plus bulk
+forms that judge a whole directory once: `files` filters a batch of paths as ripgrep
+prints them, `in_directory` gives the test for names in one directory. A path is
+invisible when the policy hides it, when it lies in the state directory, or when one of
+its components (below the searched directory) is in `skip_names`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from filewright.policy.rules import Access, Policy
+
+_MAX_DIRS = 100_000
+_UNKNOWN = object()
+
+
+def _inside(child: Path, parent: Path) -> bool:
+    return child == parent or str(child).startswith(str(parent).rstrip(os.sep) + os.sep)
+
+
+def _plain(full: str) -> bool:
+    """Whether `root / full` is `root` + "/" + `full` as text (no part pathlib drops)."""
+    return not ("//" in full or full.endswith("/") or "/./" in f"/{full}/")
+
+
+class Visibility:
+    """The policy's `visible` filter for listings and searches under `directory` (a
+    path relative to `root`, "." for the root itself)."""
+
+    def __init__(
+        self,
+        policy: Policy,
+        root: Path,
+        directory: str,
+        state_dir: Path,
+        skip_names: Iterable[str] = (),
+    ) -> None:
+        self.policy = policy
+        self.root = root
+        self.state_dir = state_dir
+        self.base = "" if directory == "." else directory + "/"
+        self.skip = frozenset(skip_names)
+        self.everything_hidden = _inside(root, state_dir)
+        # Where the state directory is, as a path relative to the root (if inside it).
+        prefix = str(root).rstrip(os.sep) + os.sep
+        state = str(state_dir)
+        self.state_rel = state[len(prefix) :] if state.startswith(prefix) else None
+        self._dirs: dict[bytes, object] = {}
+
+    def _in_state(self, full: str) -> bool:
+        if self.everything_hidden:
+            return True
+        if not _plain(full) or os.sep != "/":
+            return _inside(self.root / full, self.state_dir)
+        s = self.state_rel
+        return s is not None and (full == s or full.startswith(s + "/"))
+
+    def __call__(self, rel: str, is_dir: bool = False) -> bool:
+        if self.skip and not self.skip.isdisjoint(rel.split("/")):
+            return False
+        full = self.base + rel.strip("/")
+        if self._in_state(full):
+            return False
+        return self.policy.access(full, is_dir=is_dir) != Access.HIDDEN
+
+    def _directory(self, rel_dir: str) -> bool | None:
+        """True: every file directly in `rel_dir` is visible (bar `skip_names`); False:
+        none is; None: it depends on the name."""
+        if self.skip and not self.skip.isdisjoint(rel_dir.split("/")):
+            return False
+        full = (self.base + rel_dir) if rel_dir else self.base.rstrip("/")
+        if self.everything_hidden:
+            return False
+        if not _plain(full) or os.sep != "/":
+            return None
+        s = self.state_rel
+        if s is not None:
+            if full == s or full.startswith(s + "/"):
+                return False
+            if s.rpartition("/")[0] == full:
+                return None  # (a file there could be named like the state directory)
+        verdict = self.policy.directory_verdict(full)
+        return None if verdict is None else verdict != Access.HIDDEN
+
+    def in_directory(self, rel_dir: str) -> Callable[[str], bool]:
+        """The test for names of files directly in `rel_dir` ("" for the directory
+        itself); same answers as calling this object with each path."""
+        verdict = self._directory(rel_dir)
+        if verdict is False:
+            return lambda _name: False
+        prefix = rel_dir + "/" if rel_dir else ""
+        if verdict is None:
+            return lambda name: self(prefix + name)
+        if self.skip:
+            skip = self.skip
+            return lambda name: name not in skip
+        return lambda _name: True
+
+    def files(self, rels: list[bytes]) -> list[bytes]:
+        """The visible ones of `rels` (files, as ripgrep prints them: relative bytes
+        paths); each directory is judged once."""
+        out: list[bytes] = []
+        append = out.append
+        known = self._dirs
+        last: bytes | None = None
+        verdict: object = False
+        for rel in rels:
+            d = rel.rpartition(b"/")[0]
+            if d != last:
+                last = d
+                verdict = known.get(d, _UNKNOWN)
+                if verdict is _UNKNOWN:
+                    if len(known) > _MAX_DIRS:
+                        known.clear()
+                    verdict = known[d] = self._directory(os.fsdecode(d))
+            if verdict is True:
+                if not self.skip or os.fsdecode(rel.rpartition(b"/")[2]) not in self.skip:
+                    append(rel)
+            elif verdict is None and self(os.fsdecode(rel)):
+                append(rel)
+        return out
