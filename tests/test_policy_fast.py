@@ -304,7 +304,7 @@ PLAIN_NAMES = [n for n in NAMES if n not in (".", "..") and "\n" not in n]
     trusted=st.lists(rules(), max_size=5),
     untrusted=st.lists(rules(), max_size=5),
     directory=st.sampled_from([".", "src", "a/b", ".filewright", "ＳＲＣ"]),
-    state=st.sampled_from([".filewright", "src/.state", "elsewhere", "."]),
+    state=st.sampled_from([".filewright", "src/gen", "a", "a/b/secrets", "elsewhere", "."]),
     skip=st.sampled_from([(), ("node_modules", ".git")]),
     files=st.lists(st.lists(st.sampled_from(PLAIN_NAMES), min_size=1, max_size=4), max_size=30),
 )
@@ -342,3 +342,30 @@ def test_bulk_visibility_equals_one_path_at_a_time(
             and (not skip or set(skip).isdisjoint(rel.split("/")))
         )
         assert one(rel) == old, rel
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    trusted=st.lists(rules(), max_size=6),
+    untrusted=st.lists(rules(), max_size=6),
+    extra=st.lists(names, max_size=10),
+)
+def test_file_verdicts_single_out_every_name_they_do_not_decide(
+    trusted: list[Rule], untrusted: list[Rule], extra: list[str]
+) -> None:
+    """A name the directory's regexes let pass gets the directory's verdict."""
+    policy = _policy(trusted, untrusted, True, Access.WRITE)
+    ref = ReferencePolicy(policy)
+    for d in ("", "src", "src/gen", "secrets", "a/b", ".git", "docs/x.", "ＳＲＣ/é", "fixtures/a"):
+        found = policy.file_verdicts(d)
+        if found is None:
+            continue
+        for name in [*NAMES, *extra]:
+            if "\uff0f" in name or name in (".", ".."):
+                continue
+            rel = f"{d}/{name}" if d else name
+            by_bytes = found.maybe is None or found.maybe.match(os.fsencode(name)) is None
+            by_text = found.maybe_text is None or found.maybe_text.match(name) is None
+            assert by_bytes == by_text, name
+            if by_bytes:
+                assert ref.access(rel) == found.access, (d, name)

@@ -24,7 +24,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from filewright.policy.verdicts import DirState, RuleList, Shape, shape_of
+from filewright.policy.verdicts import DirState, RuleList, Shape, file_name_sources, shape_of
 
 
 class Access(StrEnum):
@@ -185,10 +185,7 @@ class Policy:
     def access(self, *rels: str, is_dir: bool = False) -> Access:
         """The most restrictive access over every name of a path (and its folded forms):
         `decide`'s answer, from rules compiled per directory (see `verdicts`)."""
-        key = (self.memory, self.default)
-        fast = self._fast.get(key)
-        if fast is None:
-            fast = self._fast[key] = _Verdicts(self)
+        fast = self._verdicts()
         best: Access | None = None
         for rel in rels:
             if rel in ("", "."):
@@ -211,11 +208,20 @@ class Policy:
     def directory_verdict(self, rel_dir: str) -> Access | None:
         """The access of every file directly in directory `rel_dir` (relative to the
         root, "" for the root) when no rule can tell them apart by name; else None."""
+        return self._verdicts().directory_verdict(rel_dir)
+
+    def file_verdicts(self, rel_dir: str) -> FileVerdicts | None:
+        """The access of the files directly in directory `rel_dir` (relative to the
+        root, "" for the root) bar those whose names a rule may single out (named by a
+        regex); None when that is not known for this directory."""
+        return self._verdicts().file_verdicts(rel_dir)
+
+    def _verdicts(self) -> _Verdicts:
         key = (self.memory, self.default)
         fast = self._fast.get(key)
         if fast is None:
             fast = self._fast[key] = _Verdicts(self)
-        return fast.directory_verdict(rel_dir)
+        return fast
 
     def is_visible(self, rel: str, *, is_dir: bool = False) -> bool:
         return self.access(rel, is_dir=is_dir) != Access.HIDDEN
@@ -226,11 +232,22 @@ class _Entry:
     Unicode-folded), the folded directory path and the trusted and untrusted states;
     `const` when they decide every file in it alike."""
 
-    __slots__ = ("const", "variants")
+    __slots__ = ("const", "summary", "variants")
 
     def __init__(self, variants: tuple[tuple[str, DirState, DirState], ...]) -> None:
         self.variants = variants
         self.const: Access | None = None
+        self.summary: FileVerdicts | bool | None = False  # (False: not computed yet)
+
+
+@dataclass(frozen=True, slots=True)
+class FileVerdicts:
+    """The verdict of the files directly in one directory: `access`, except for names
+    that `maybe` (bytes) or `maybe_text` (str) match, which need `Policy.access` each."""
+
+    access: Access
+    maybe: re.Pattern[bytes] | None
+    maybe_text: re.Pattern[str] | None
 
 
 class _Verdicts:
@@ -250,6 +267,7 @@ class _Verdicts:
         self.t_access = [r.access for r, _ in trusted]
         self.u_access = [r.access for r, _ in untrusted]
         self.dirs: dict[str, _Entry | None] = {}
+        self.name_regexes: dict[frozenset[str], tuple[re.Pattern[bytes], re.Pattern[str]]] = {}
         root = _Entry((("", self.trusted.root, self.untrusted.root),) * 2)
         root.const = self._const(root)
         self.dirs[""] = root
@@ -306,6 +324,37 @@ class _Verdicts:
         entry = self.entry(rel_dir)
         return None if entry is None else entry.const
 
+    def file_verdicts(self, rel_dir: str) -> FileVerdicts | None:
+        if "\n" in rel_dir or "//" in rel_dir or rel_dir.startswith("/") or rel_dir.endswith("/"):
+            return None
+        entry = self.entry(rel_dir)
+        if entry is None:
+            return None
+        if entry.summary is False:
+            entry.summary = self._file_verdicts(entry)
+        return entry.summary  # type: ignore[return-value]
+
+    def _file_verdicts(self, entry: _Entry) -> FileVerdicts | None:
+        best: Access | None = None
+        sources: set[str] = set()
+        for vdir, ts, us in entry.variants:
+            got = self._combine(ts.best, us.best)
+            if best is None or _STRICTNESS[got] > _STRICTNESS[best]:
+                best = got
+            for state in (ts, us):
+                found = file_name_sources(state.leaf, vdir)
+                if found is None:
+                    return None
+                sources.update(found)
+        assert best is not None
+        if not sources:
+            return FileVerdicts(best, None, None)
+        key = frozenset(sources)
+        compiled = self.name_regexes.get(key)
+        if compiled is None:
+            compiled = self.name_regexes[key] = _name_regexes(sorted(sources))
+        return FileVerdicts(best, *compiled)
+
     def access(self, rel: str, is_dir: bool) -> Access | None:
         if "\n" in rel or "//" in rel or rel.startswith("/"):
             return None
@@ -342,6 +391,22 @@ class _Verdicts:
         return best
 
 
+def _name_regexes(sources: list[str]) -> tuple[re.Pattern[bytes], re.Pattern[str]]:
+    """Names (bytes, and text) that may match one of `sources` as `Policy.decide` folds
+    them: any case, trailing dots and spaces, anything not ASCII, a newline."""
+    body = "(?:" + "|".join(sources) + ")[. ]*|.*[^\\x00-\\x7f].*|.*\\n.*"
+    flags = re.IGNORECASE | re.DOTALL
+    # Many wildcards in one name (`*a*a*a*b`, from a repository's rules) backtrack
+    # badly in `re`: those go to the `regex` engine.
+    engine: Any = re
+    if any(src.count("*") + src.count("+") > 2 for src in sources):
+        import regex as engine
+    return (
+        engine.compile(("(?:" + body + ")\\Z").encode("ascii"), flags),
+        engine.compile("(?:" + body + ")\\Z", flags | re.ASCII),
+    )
+
+
 def _name_variants(name: str) -> tuple[str, str] | None:
     """A component as `Policy.decide` folds it: case-folded, and NFKC-normalised with
     trailing dots and spaces stripped then case-folded (None: it folds to a `/`)."""
@@ -356,10 +421,10 @@ def _name_variants(name: str) -> tuple[str, str] | None:
 
 def _shape(pattern: _Pattern) -> Shape:
     if pattern.trusted:
-        return shape_of(pattern.source, pattern.match, re.compile)
+        return shape_of(pattern.source, pattern.match, re.compile, pattern.literal)
     import regex
 
-    return shape_of(pattern.source, pattern.match, regex.compile)
+    return shape_of(pattern.source, pattern.match, regex.compile, pattern.literal)
 
 
 _TRUSTED_REGEXES: dict[str, Any] = {}

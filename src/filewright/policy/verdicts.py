@@ -123,10 +123,17 @@ class Shape:
     leading components any match must start with."""
     match: Callable[[str], bool] | None = None
     """GENERAL: the rule's own match on a whole path."""
+    literal: str = ""
+    """GENERAL: text every path it matches holds, within one component ("": none known)."""
+    source: str = ""
+    """COMPONENT/DIR_COMPONENT/ANCHORED*: the last component's regex source."""
 
 
-def shape_of(source: str, match: Callable[[str], bool], compile_: Callable[[str], Any]) -> Shape:
-    """The shape of a rule whose regex source (pathspec's) is `source`."""
+def shape_of(
+    source: str, match: Callable[[str], bool], compile_: Callable[[str], Any], literal: str = ""
+) -> Shape:
+    """The shape of a rule whose regex source (pathspec's) is `source`; `literal`: text
+    within one component that every path it matches holds."""
     if source == ".":
         return Shape(EVERYTHING)
     for end, is_dir in _ENDS:
@@ -136,12 +143,14 @@ def shape_of(source: str, match: Callable[[str], bool], compile_: Callable[[str]
             body = source[len(_ANY_PREFIX) : len(source) - len(end)]
             parts, used = _components(body, compile_)
             if len(parts) == 1 and used == len(body):
-                return Shape(DIR_COMPONENT if is_dir else COMPONENT, tuple(parts))
+                kind = DIR_COMPONENT if is_dir else COMPONENT
+                return Shape(kind, tuple(parts), source=body)
         elif source.startswith("^"):
             body = source[1 : len(source) - len(end)]
             parts, used = _components(body, compile_)
             if parts and used == len(body):
-                return Shape(ANCHORED_DIR if is_dir else ANCHORED, tuple(parts))
+                kind = ANCHORED_DIR if is_dir else ANCHORED
+                return Shape(kind, tuple(parts), source=_last_component(body))
     prefix: list[Component] = []
     if source.startswith("^") and not source.startswith(_ANY_PREFIX):
         body = source[1:]
@@ -150,7 +159,44 @@ def shape_of(source: str, match: Callable[[str], bool], compile_: Callable[[str]
         rest = body[used:]
         if (used and body[used - 1] == "/") or rest.startswith("(?:/.+)?/"):
             prefix = parts
-    return Shape(GENERAL, tuple(prefix), match)
+    return Shape(GENERAL, tuple(prefix), match, literal)
+
+
+def _last_component(body: str) -> str:
+    """The regex source after the last separator token of a component-wise body."""
+    pos = last = 0
+    while pos < len(body):
+        m = _TOKEN.match(body, pos)
+        assert m is not None
+        pos = m.end()
+        if m.lastgroup == "sep":
+            last = pos
+    return body[last:]
+
+
+def file_name_sources(leaf: Leaf | None, folded_dir: str) -> list[str] | None:
+    """Regex sources (ASCII, for names compared case-insensitively, trailing dots and
+    spaces aside) covering every file name in the directory that a rule of `leaf` could
+    match; None when any name could. `folded_dir`: the directory's folded path."""
+    if leaf is None:
+        return []
+    # (A name that is not ASCII may match anything: callers check those one by one.)
+    out = [re.escape(name) for name in leaf.names if name.isascii()]
+    for _, shape in leaf.others:
+        kind = shape.kind
+        if kind in (DIR_COMPONENT, ANCHORED_DIR):
+            continue  # (directories only)
+        if kind == EVERYTHING:
+            return None
+        if kind == GENERAL:
+            if not shape.literal or shape.literal in folded_dir or not shape.literal.isascii():
+                return None
+            out.append(".*" + re.escape(shape.literal) + ".*")
+        elif not shape.source.isascii():
+            return None
+        else:
+            out.append(shape.source)
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
-from filewright.policy.rules import Access, Policy
+from filewright.policy.rules import Access, FileVerdicts, Policy
 
 _MAX_DIRS = 100_000
 _UNKNOWN = object()
@@ -69,9 +70,10 @@ class Visibility:
             return False
         return self.policy.access(full, is_dir=is_dir) != Access.HIDDEN
 
-    def _directory(self, rel_dir: str) -> bool | None:
-        """True: every file directly in `rel_dir` is visible (bar `skip_names`); False:
-        none is; None: it depends on the name."""
+    def _directory(self, rel_dir: str) -> FileVerdicts | bool | None:
+        """What decides the files directly in `rel_dir`: True (all visible, bar
+        `skip_names`), False (none), None (each path alone), or the policy's
+        `FileVerdicts` (one verdict bar the names its regex singles out)."""
         if self.skip and not self.skip.isdisjoint(rel_dir.split("/")):
             return False
         full = (self.base + rel_dir) if rel_dir else self.base.rstrip("/")
@@ -85,8 +87,12 @@ class Visibility:
                 return False
             if s.rpartition("/")[0] == full:
                 return None  # (a file there could be named like the state directory)
-        verdict = self.policy.directory_verdict(full)
-        return None if verdict is None else verdict != Access.HIDDEN
+        found = self.policy.file_verdicts(full)
+        if found is None:
+            return None
+        if found.access == Access.HIDDEN:
+            return False if found.maybe is None else found
+        return True if found.maybe is None else found
 
     def in_directory(self, rel_dir: str) -> Callable[[str], bool]:
         """The test for names of files directly in `rel_dir` ("" for the directory
@@ -97,21 +103,35 @@ class Visibility:
         prefix = rel_dir + "/" if rel_dir else ""
         if verdict is None:
             return lambda name: self(prefix + name)
-        if self.skip:
-            skip = self.skip
-            return lambda name: name not in skip
-        return lambda _name: True
+        skip = self.skip
+        if verdict is True:
+            return (lambda name: name not in skip) if skip else (lambda _name: True)
+        maybe = verdict.maybe_text
+        assert maybe is not None
+        usual = verdict.access != Access.HIDDEN
+
+        def test(name: str) -> bool:
+            if maybe.match(name) is not None:
+                return self(prefix + name)
+            return usual and name not in skip
+
+        return test
 
     def files(self, rels: list[bytes]) -> list[bytes]:
         """The visible ones of `rels` (files, as ripgrep prints them: relative bytes
-        paths); each directory is judged once."""
+        paths); each directory is judged once, names only where a rule may single
+        them out."""
         out: list[bytes] = []
         append = out.append
         known = self._dirs
+        skip = self.skip
         last: bytes | None = None
         verdict: object = False
+        maybe: Any = None
+        usual = False
         for rel in rels:
-            d = rel.rpartition(b"/")[0]
+            cut = rel.rfind(b"/")
+            d = rel[:cut] if cut >= 0 else b""
             if d != last:
                 last = d
                 verdict = known.get(d, _UNKNOWN)
@@ -119,9 +139,17 @@ class Visibility:
                     if len(known) > _MAX_DIRS:
                         known.clear()
                     verdict = known[d] = self._directory(os.fsdecode(d))
+                if isinstance(verdict, FileVerdicts):
+                    maybe = verdict.maybe
+                    usual = verdict.access != Access.HIDDEN
             if verdict is True:
-                if not self.skip or os.fsdecode(rel.rpartition(b"/")[2]) not in self.skip:
+                if not skip or os.fsdecode(rel[cut + 1 :]) not in skip:
                     append(rel)
-            elif verdict is None and self(os.fsdecode(rel)):
+            elif verdict is False:
+                continue
+            elif verdict is None or maybe.match(rel, cut + 1) is not None:
+                if self(os.fsdecode(rel)):
+                    append(rel)
+            elif usual and (not skip or os.fsdecode(rel[cut + 1 :]) not in skip):
                 append(rel)
         return out
