@@ -306,7 +306,14 @@ PLAIN_NAMES = [n for n in NAMES if n not in (".", "..") and "\n" not in n]
     directory=st.sampled_from([".", "src", "a/b", ".filewright", "ＳＲＣ"]),
     state=st.sampled_from([".filewright", "src/gen", "a", "a/b/secrets", "elsewhere", "."]),
     skip=st.sampled_from([(), ("node_modules", ".git")]),
-    files=st.lists(st.lists(st.sampled_from(PLAIN_NAMES), min_size=1, max_size=4), max_size=30),
+    files=st.lists(
+        st.lists(
+            st.sampled_from(["gen", "a", "b", "secrets", "src"]) | st.sampled_from(PLAIN_NAMES),
+            min_size=1,
+            max_size=4,
+        ),
+        max_size=30,
+    ),
 )
 def test_bulk_visibility_equals_one_path_at_a_time(
     trusted: list[Rule],
