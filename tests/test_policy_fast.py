@@ -371,8 +371,8 @@ def test_file_verdicts_single_out_every_name_they_do_not_decide(
             if "\uff0f" in name or name in (".", ".."):
                 continue
             rel = f"{d}/{name}" if d else name
-            by_bytes = found.maybe is None or found.maybe.match(os.fsencode(name)) is None
-            by_text = found.maybe_text is None or found.maybe_text.match(name) is None
+            by_bytes = found.maybe is None or not found.maybe.may_match(os.fsencode(name))
+            by_text = found.maybe is None or not found.maybe.may_match_text(name)
             assert by_bytes == by_text, name
             if by_bytes:
                 assert ref.access(rel) == found.access, (d, name)

@@ -24,7 +24,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from filewright.policy.verdicts import DirState, RuleList, Shape, file_name_sources, shape_of
+from filewright.policy.verdicts import DirState, NameFilter, RuleList, Shape, name_clues, shape_of
 
 
 class Access(StrEnum):
@@ -243,11 +243,11 @@ class _Entry:
 @dataclass(frozen=True, slots=True)
 class FileVerdicts:
     """The verdict of the files directly in one directory: `access`, except for names
-    that `maybe` (bytes) or `maybe_text` (str) match, which need `Policy.access` each."""
+    that `maybe` lets pass (None: no name is singled out), which need
+    `Policy.access` each."""
 
     access: Access
-    maybe: re.Pattern[bytes] | None
-    maybe_text: re.Pattern[str] | None
+    maybe: NameFilter | None
 
 
 class _Verdicts:
@@ -267,7 +267,7 @@ class _Verdicts:
         self.t_access = [r.access for r, _ in trusted]
         self.u_access = [r.access for r, _ in untrusted]
         self.dirs: dict[str, _Entry | None] = {}
-        self.name_regexes: dict[frozenset[str], tuple[re.Pattern[bytes], re.Pattern[str]]] = {}
+        self.name_filters: dict[frozenset[tuple[str, str]], NameFilter] = {}
         root = _Entry((("", self.trusted.root, self.untrusted.root),) * 2)
         root.const = self._const(root)
         self.dirs[""] = root
@@ -336,24 +336,24 @@ class _Verdicts:
 
     def _file_verdicts(self, entry: _Entry) -> FileVerdicts | None:
         best: Access | None = None
-        sources: set[str] = set()
+        clues: set[tuple[str, str]] = set()
         for vdir, ts, us in entry.variants:
             got = self._combine(ts.best, us.best)
             if best is None or _STRICTNESS[got] > _STRICTNESS[best]:
                 best = got
             for state in (ts, us):
-                found = file_name_sources(state.leaf, vdir)
+                found = name_clues(state.leaf, vdir)
                 if found is None:
                     return None
-                sources.update(found)
+                clues.update(found)
         assert best is not None
-        if not sources:
-            return FileVerdicts(best, None, None)
-        key = frozenset(sources)
-        compiled = self.name_regexes.get(key)
-        if compiled is None:
-            compiled = self.name_regexes[key] = _name_regexes(sorted(sources))
-        return FileVerdicts(best, *compiled)
+        if not clues:
+            return FileVerdicts(best, None)
+        key = frozenset(clues)
+        names = self.name_filters.get(key)
+        if names is None:
+            names = self.name_filters[key] = NameFilter(key)
+        return FileVerdicts(best, names)
 
     def access(self, rel: str, is_dir: bool) -> Access | None:
         if "\n" in rel or "//" in rel or rel.startswith("/"):
@@ -389,22 +389,6 @@ class _Verdicts:
             if best is None or _STRICTNESS[got] > _STRICTNESS[best]:
                 best = got
         return best
-
-
-def _name_regexes(sources: list[str]) -> tuple[re.Pattern[bytes], re.Pattern[str]]:
-    """Names (bytes, and text) that may match one of `sources` as `Policy.decide` folds
-    them: any case, trailing dots and spaces, anything not ASCII, a newline."""
-    body = "(?:" + "|".join(sources) + ")[. ]*|.*[^\\x00-\\x7f].*|.*\\n.*"
-    flags = re.IGNORECASE | re.DOTALL
-    # Many wildcards in one name (`*a*a*a*b`, from a repository's rules) backtrack
-    # badly in `re`: those go to the `regex` engine.
-    engine: Any = re
-    if any(src.count("*") + src.count("+") > 2 for src in sources):
-        import regex as engine
-    return (
-        engine.compile(("(?:" + body + ")\\Z").encode("ascii"), flags),
-        engine.compile("(?:" + body + ")\\Z", flags | re.ASCII),
-    )
 
 
 def _name_variants(name: str) -> tuple[str, str] | None:

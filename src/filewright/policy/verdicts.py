@@ -174,14 +174,14 @@ def _last_component(body: str) -> str:
     return body[last:]
 
 
-def file_name_sources(leaf: Leaf | None, folded_dir: str) -> list[str] | None:
-    """Regex sources (ASCII, for names compared case-insensitively, trailing dots and
-    spaces aside) covering every file name in the directory that a rule of `leaf` could
-    match; None when any name could. `folded_dir`: the directory's folded path."""
+def name_clues(leaf: Leaf | None, folded_dir: str) -> set[tuple[str, str]] | None:
+    """What a file name in the directory must show for a rule of `leaf` to match it:
+    `("exact", x)`, `("prefix", x)`, `("suffix", x)` or `("within", x)`, x lower-case
+    ASCII (a name that is not ASCII must be checked in any case); None when any name
+    could match. `folded_dir`: the directory's folded path."""
     if leaf is None:
-        return []
-    # (A name that is not ASCII may match anything: callers check those one by one.)
-    out = [re.escape(name) for name in leaf.names if name.isascii()]
+        return set()
+    out = {("exact", name) for name in leaf.names if name.isascii()}
     for _, shape in leaf.others:
         kind = shape.kind
         if kind in (DIR_COMPONENT, ANCHORED_DIR):
@@ -189,14 +189,91 @@ def file_name_sources(leaf: Leaf | None, folded_dir: str) -> list[str] | None:
         if kind == EVERYTHING:
             return None
         if kind == GENERAL:
-            if not shape.literal or shape.literal in folded_dir or not shape.literal.isascii():
+            if not shape.literal or shape.literal in folded_dir:
                 return None
-            out.append(".*" + re.escape(shape.literal) + ".*")
-        elif not shape.source.isascii():
-            return None
+            clue = ("within", shape.literal)
         else:
-            out.append(shape.source)
+            found = _clue(shape.source)
+            if found is None:
+                return None
+            clue = found
+        if clue[1].isascii():
+            out.add(clue)
     return out
+
+
+def _clue(source: str) -> tuple[str, str] | None:
+    """The literal start, end, or middle that a component regex requires."""
+    runs: list[list[str]] = [[]]
+    for m in _TOKEN.finditer(source):
+        if m.lastgroup == "lit":
+            runs[-1].append(m.group())
+        elif m.lastgroup == "esc":
+            runs[-1].append(m.group()[1])
+        elif runs[-1]:
+            runs.append([])
+    texts = ["".join(run) for run in runs]
+    if not any(texts):
+        return None
+    first = _TOKEN.match(source)
+    if first is not None and first.lastgroup in ("lit", "esc"):
+        return "prefix", texts[0]
+    if source.endswith(texts[-1]) and texts[-1] and _ends_literal(source):
+        return "suffix", texts[-1]
+    return "within", max(texts, key=len)
+
+
+def _ends_literal(source: str) -> bool:
+    last = None
+    for m in _TOKEN.finditer(source):
+        last = m
+    return last is not None and last.lastgroup in ("lit", "esc")
+
+
+class NameFilter:
+    """Which file names may be singled out by the clues of `name_clues` (a superset:
+    names it lets pass need the full check; names it stops do not)."""
+
+    def __init__(self, clues: frozenset[tuple[str, str]]) -> None:
+        def pick(kind: str) -> tuple[str, ...]:
+            return tuple(sorted(text for k, text in clues if k == kind))
+
+        self.exact = frozenset(pick("exact"))
+        self.prefixes = pick("prefix")
+        self.suffixes = pick("suffix")
+        self.within = pick("within")
+        self.exact_b = frozenset(x.encode() for x in self.exact)
+        self.prefixes_b = tuple(x.encode() for x in self.prefixes)
+        self.suffixes_b = tuple(x.encode() for x in self.suffixes)
+        self.within_b = tuple(x.encode() for x in self.within)
+
+    def may_match(self, name: bytes) -> bool:
+        """Whether a rule may single out the file named `name` (bytes)."""
+        if not name.isascii() or b"\n" in name:
+            return True
+        low = name.lower()
+        cut = low.rstrip(b". ")
+        if low in self.exact_b or cut in self.exact_b:
+            return True
+        if self.prefixes_b and low.startswith(self.prefixes_b):
+            return True
+        if self.suffixes_b and (low.endswith(self.suffixes_b) or cut.endswith(self.suffixes_b)):
+            return True
+        return any(w in low for w in self.within_b)
+
+    def may_match_text(self, name: str) -> bool:
+        """`may_match` for a name as text."""
+        if not name.isascii() or "\n" in name:
+            return True
+        low = name.lower()
+        cut = low.rstrip(". ")
+        if low in self.exact or cut in self.exact:
+            return True
+        if self.prefixes and low.startswith(self.prefixes):
+            return True
+        if self.suffixes and (low.endswith(self.suffixes) or cut.endswith(self.suffixes)):
+            return True
+        return any(w in low for w in self.within)
 
 
 @dataclass(frozen=True, slots=True)

@@ -106,12 +106,12 @@ class Visibility:
         skip = self.skip
         if verdict is True:
             return (lambda name: name not in skip) if skip else (lambda _name: True)
-        maybe = verdict.maybe_text
+        maybe = verdict.maybe
         assert maybe is not None
         usual = verdict.access != Access.HIDDEN
 
         def test(name: str) -> bool:
-            if maybe.match(name) is not None:
+            if maybe.may_match_text(name):
                 return self(prefix + name)
             return usual and name not in skip
 
@@ -147,7 +147,7 @@ class Visibility:
                     append(rel)
             elif verdict is False:
                 continue
-            elif verdict is None or maybe.match(rel, cut + 1) is not None:
+            elif verdict is None or maybe.may_match(rel[cut + 1 :]):
                 if self(os.fsdecode(rel)):
                     append(rel)
             elif usual and (not skip or os.fsdecode(rel[cut + 1 :]) not in skip):
