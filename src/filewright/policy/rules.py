@@ -372,11 +372,17 @@ class _Verdicts:
         if names is None:
             return None
         best: Access | None = None
-        done: tuple[DirState, DirState, str] | None = None
+        done: tuple[DirState, DirState, str, str] | None = None
         for (vdir, ts, us), vname in zip(entry.variants, names, strict=True):
-            if done is not None and done[0] is ts and done[1] is us and done[2] == vname:
+            if (
+                done is not None
+                and done[0] is ts
+                and done[1] is us
+                and done[2] == vname
+                and done[3] == vdir
+            ):
                 continue
-            done = (ts, us, vname)
+            done = (ts, us, vname, vdir)
 
             def key(vdir: str = vdir, vname: str = vname) -> str:
                 full = f"{vdir}/{vname}" if vdir else vname

@@ -218,7 +218,7 @@ def _clue(source: str) -> tuple[str, str] | None:
     first = _TOKEN.match(source)
     if first is not None and first.lastgroup in ("lit", "esc"):
         return "prefix", texts[0]
-    if source.endswith(texts[-1]) and texts[-1] and _ends_literal(source):
+    if _ends_literal(source):
         return "suffix", texts[-1]
     return "within", max(texts, key=len)
 
