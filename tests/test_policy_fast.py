@@ -289,7 +289,7 @@ def test_toolsets_with_policy_files_and_symlinks(
             if "\n" in rel or rel.startswith("/") or "//" in rel:
                 continue
             full = Path(root, rel)
-            hidden_by_state = str(full).startswith(str(ws.state_dir) + "/")
+            hidden_by_state = (str(full) + "/").startswith(str(ws.state_dir) + "/")
             want = not hidden_by_state and ref.access(rel.strip("/")) != Access.HIDDEN
             assert visible(rel) == want, rel
 

@@ -174,32 +174,23 @@ def _last_component(body: str) -> str:
     return body[last:]
 
 
-def name_clues(leaf: Leaf | None, folded_dir: str) -> set[tuple[str, str]] | None:
+def name_clues(leaf: Leaf | None, folded_dir: str) -> frozenset[tuple[str, str]] | None:
     """What a file name in the directory must show for a rule of `leaf` to match it:
     `("exact", x)`, `("prefix", x)`, `("suffix", x)` or `("within", x)`, x lower-case
     ASCII (a name that is not ASCII must be checked in any case); None when any name
     could match. `folded_dir`: the directory's folded path."""
     if leaf is None:
-        return set()
-    out = {("exact", name) for name in leaf.names if name.isascii()}
-    for _, shape in leaf.others:
-        kind = shape.kind
-        if kind in (DIR_COMPONENT, ANCHORED_DIR):
-            continue  # (directories only)
-        if kind == EVERYTHING:
+        return frozenset()
+    clues = leaf.clues
+    if clues is None or not leaf.general:
+        return clues
+    extra = set()
+    for literal in leaf.general:
+        if literal in folded_dir:
             return None
-        if kind == GENERAL:
-            if not shape.literal or shape.literal in folded_dir:
-                return None
-            clue = ("within", shape.literal)
-        else:
-            found = _clue(shape.source)
-            if found is None:
-                return None
-            clue = found
-        if clue[1].isascii():
-            out.add(clue)
-    return out
+        if literal.isascii():
+            extra.add(("within", literal))
+    return clues | extra
 
 
 def _clue(source: str) -> tuple[str, str] | None:
@@ -246,6 +237,18 @@ class NameFilter:
         self.prefixes_b = tuple(x.encode() for x in self.prefixes)
         self.suffixes_b = tuple(x.encode() for x in self.suffixes)
         self.within_b = tuple(x.encode() for x in self.within)
+        self.seen: dict[bytes, bool] = {}
+        """`may_match`'s answers so far (names recur from directory to directory)."""
+
+    def may_match_cached(self, name: bytes) -> bool:
+        """`may_match`, remembered for the next directory with a file so named."""
+        seen = self.seen
+        found = seen.get(name)
+        if found is None:
+            if len(seen) > 100_000:
+                seen.clear()
+            found = seen[name] = self.may_match(name)
+        return found
 
     def may_match(self, name: bytes) -> bool:
         """Whether a rule may single out the file named `name` (bytes)."""
@@ -276,28 +279,66 @@ class NameFilter:
         return any(w in low for w in self.within)
 
 
-@dataclass(frozen=True, slots=True)
 class Leaf:
     """What decides a name inside a directory: literal names (for any entry, and for
-    directories only), then the other open rules, highest first."""
+    directories only), then the other open rules, highest first; and what a file name
+    must show for any of them to match it (`clues`, None: anything; `general`: the
+    inner texts of regex rules, which may lie in the directory's path instead)."""
 
-    best: int
-    names: dict[str, int]
-    dir_names: dict[str, int]
-    others: tuple[tuple[int, Shape], ...]
-    depth: int
+    __slots__ = ("best", "clues", "depth", "dir_names", "general", "names", "others")
+
+    def __init__(
+        self,
+        best: int,
+        names: dict[str, int],
+        dir_names: dict[str, int],
+        others: tuple[tuple[int, Shape], ...],
+        depth: int,
+    ) -> None:
+        self.best, self.names, self.dir_names = best, names, dir_names
+        self.others, self.depth = others, depth
+        clues: set[tuple[str, str]] | None = {("exact", n) for n in names if n.isascii()}
+        general: list[str] = []
+        for _, shape in others:
+            kind = shape.kind
+            if kind in (DIR_COMPONENT, ANCHORED_DIR):
+                continue  # (directories only)
+            if kind == EVERYTHING or (kind == GENERAL and not shape.literal):
+                clues = None
+                break
+            if kind == GENERAL:
+                general.append(shape.literal)
+                continue
+            clue = _clue(shape.source)
+            if clue is None:
+                clues = None
+                break
+            if clue[1].isascii():
+                clues.add(clue)
+        self.clues = None if clues is None else frozenset(clues)
+        self.general = tuple(general)
 
 
-@dataclass(frozen=True, slots=True)
 class DirState:
     """The rules of one list as seen from inside a directory: `best`, the highest rule
     matching every path below (-1: none); `open`, the undecided rules above it (highest
-    first); `leaf`, what decides an entry's name (None when `best` decides them all)."""
+    first); `leaf`, what decides an entry's name (None when `best` decides them all).
+    States are interned: compare them by identity."""
 
-    best: int
-    open: tuple[int, ...]
-    depth: int
-    leaf: Leaf | None
+    __slots__ = ("best", "children", "depth", "leaf", "literals", "open", "plain", "tests")
+
+    def __init__(self, best: int, open_: tuple[int, ...], depth: int, leaf: Leaf | None) -> None:
+        self.best, self.open, self.depth, self.leaf = best, open_, depth, leaf
+        self.children: dict[str, DirState] = {}
+        # A subdirectory whose name is none of `literals` and fails every one of `tests`
+        # is `plain`: no open rule is decided or narrowed by its name.
+        self.literals: frozenset[str] = frozenset()
+        self.tests: tuple[Component, ...] | None = ()
+        self.plain: DirState | None = None
+
+
+MAX_CHILDREN = 4096
+"""Subdirectory names remembered per state (most trees reuse a few: `src`, `tests`)."""
 
 
 class RuleList:
@@ -319,7 +360,35 @@ class RuleList:
         state = self._states.get(key)
         if state is None:
             state = self._states[key] = DirState(best, open_, depth, self._leaf(best, open_, depth))
+            self._plain(state)
         return state
+
+    def _plain(self, state: DirState) -> None:
+        """Fill in what makes a subdirectory's name matter (see `DirState`)."""
+        literals: set[str] = set()
+        tests: list[Component] = []
+        kept: list[int] = []
+        for i in state.open:
+            shape = self.shapes[i]
+            kind = shape.kind
+            if kind == EVERYTHING:
+                state.tests = None  # (every name matters)
+                return
+            if kind in (COMPONENT, DIR_COMPONENT):
+                comp = shape.parts[0]
+                kept.append(i)
+            elif kind in (ANCHORED, ANCHORED_DIR) or len(shape.parts) > state.depth:
+                comp = shape.parts[state.depth]  # (a plain name drops the rule)
+            else:
+                kept.append(i)  # (a regex rule past its fixed directories)
+                continue
+            if comp.literal is not None:
+                literals.add(comp.literal)
+            else:
+                tests.append(comp)
+        state.literals = frozenset(literals)
+        state.tests = tuple(tests)
+        state.plain = self._state(state.best, tuple(kept), state.depth + 1)
 
     def _leaf(self, best: int, open_: tuple[int, ...], depth: int) -> Leaf | None:
         names: dict[str, int] = {}
@@ -343,6 +412,24 @@ class RuleList:
 
     def child(self, state: DirState, name: str) -> DirState:
         """The state inside directory `name` of the directory in `state`."""
+        found = state.children.get(name)
+        if found is not None:
+            return found
+        tests = state.tests
+        if (
+            tests is not None
+            and name not in state.literals
+            and not any(t.fullmatch(name) is not None for t in tests)
+        ):
+            found = state.plain
+        else:
+            found = self._child(state, name)
+        assert found is not None
+        if len(state.children) < MAX_CHILDREN:
+            state.children[name] = found
+        return found
+
+    def _child(self, state: DirState, name: str) -> DirState:
         depth = state.depth + 1
         best = state.best
         still: list[int] = []

@@ -127,7 +127,8 @@ class Visibility:
         skip = self.skip
         last: bytes | None = None
         verdict: object = False
-        maybe: Any = None
+        seen: dict[bytes, bool] = {}
+        may_match: Any = None
         usual = False
         for rel in rels:
             cut = rel.rfind(b"/")
@@ -140,16 +141,26 @@ class Visibility:
                         known.clear()
                     verdict = known[d] = self._directory(os.fsdecode(d))
                 if isinstance(verdict, FileVerdicts):
-                    maybe = verdict.maybe
+                    assert verdict.maybe is not None
+                    seen = verdict.maybe.seen
+                    may_match = verdict.maybe.may_match_cached
                     usual = verdict.access != Access.HIDDEN
             if verdict is True:
                 if not skip or os.fsdecode(rel[cut + 1 :]) not in skip:
                     append(rel)
             elif verdict is False:
                 continue
-            elif verdict is None or maybe.may_match(rel[cut + 1 :]):
+            elif verdict is None:
                 if self(os.fsdecode(rel)):
                     append(rel)
-            elif usual and (not skip or os.fsdecode(rel[cut + 1 :]) not in skip):
-                append(rel)
+            else:
+                name = rel[cut + 1 :]
+                singled = seen.get(name)
+                if singled is None:
+                    singled = may_match(name)
+                if singled:
+                    if self(os.fsdecode(rel)):
+                        append(rel)
+                elif usual and (not skip or os.fsdecode(name) not in skip):
+                    append(rel)
         return out
