@@ -15,7 +15,7 @@ import pytest
 
 from filewright import Workspace
 from filewright.search import globbing
-from filewright.search.grep import find_rg, glob
+from filewright.search.grep import find_rg, glob, list_directory
 
 RULES = """
 [[rules]]
@@ -124,3 +124,24 @@ def test_a_glob_over_many_files_holds_few_and_keeps_the_newest(
     assert pruned.paths == whole.paths
     assert (pruned.total, pruned.truncated) == (400, True) == (whole.total, whole.truncated)
     assert pruned.paths[0] == "d0/f399.txt"
+
+
+def test_a_limited_listing_is_the_head_of_the_full_one(tmp_path: Path) -> None:
+    root = tmp_path / "wide"
+    root.mkdir()
+    names = ["B", "a", "a.txt", "A", "ab", "_x", "Zeta", "zeta", "é", "E", "10", "9"]
+    for i, name in enumerate(names):
+        if i % 3 == 0:
+            (root / name).mkdir()
+        else:
+            (root / name).write_text("x")
+    (root / "link").symlink_to("B")
+    full = list_directory(root)
+    assert full.total == len(names) + 1
+    for limit in range(len(names) + 3):
+        head = list_directory(root, limit=limit)
+        assert head.entries == full.entries[:limit]
+        assert head.total == full.total
+    # Directories first, then files, by case-folded name, then by name.
+    order = [(not e.is_dir, e.name.casefold(), e.name) for e in full.entries]
+    assert order == sorted(order)

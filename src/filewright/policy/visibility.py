@@ -94,9 +94,10 @@ class Visibility:
             return False if found.maybe is None else found
         return True if found.maybe is None else found
 
-    def in_directory(self, rel_dir: str) -> Callable[[str], bool]:
+    def in_directory(self, rel_dir: str) -> Callable[[str], bool] | None:
         """The test for names of files directly in `rel_dir` ("" for the directory
-        itself); same answers as calling this object with each path."""
+        itself), None when every name passes; same answers as calling this object with
+        each path."""
         verdict = self._directory(rel_dir)
         if verdict is False:
             return lambda _name: False
@@ -105,7 +106,7 @@ class Visibility:
             return lambda name: self(prefix + name)
         skip = self.skip
         if verdict is True:
-            return (lambda name: name not in skip) if skip else (lambda _name: True)
+            return (lambda name: name not in skip) if skip else None
         maybe = verdict.maybe
         assert maybe is not None
         usual = verdict.access != Access.HIDDEN

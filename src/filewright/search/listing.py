@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -39,37 +40,57 @@ def list_directory(
     visible: Visible = always_visible,
     ignore_root: Path | None = None,
     symlink_root: Path | None = None,
+    limit: int | None = None,
 ) -> ListResult:
     """The entries of one directory: directories first, then files, each group by
-    case-insensitive name.
+    case-insensitive name; only the first ``limit`` of them when given (``total`` says
+    how many there are).
 
     ``ignore`` globs (matched against names) drop entries; with ``respect_gitignore``,
     entries hidden by ignore files, and ``.git``, are dropped and counted in
     ``ignored_count``.  Entries the policy hides are dropped and not counted.
     """
     directory = Path(directory)
-    skip = _name_matcher(ignore or [])
+    skip = _name_matcher(ignore) if ignore else None
     rules = root_rules(directory, ignore_root) if respect_gitignore else None
-    entries: list[Entry] = []
-    ignored = 0
+    if rules is not None and rules.empty:
+        rules = None
     shown = visible_names(visible)
+    # One sort key per entry: "0" for a directory ("1" for a file), the case-folded
+    # name, NUL, the name (NUL sorts first, so a name before its extensions).
+    keys: list[str] = []
+    append = keys.append
+    links: set[str] = set()
+    ignored = 0
     with os.scandir(directory) as it:
         for e in it:
-            if not shown(e.name):
+            name = e.name
+            if shown is not None and not shown(name):
                 continue
-            name_b = os.fsencode(e.name)
-            if skip(name_b):
+            if skip is not None and skip(os.fsencode(name)):
                 continue
             try:
                 is_dir = e.is_dir(follow_symlinks=False)
                 is_link = e.is_symlink()
             except OSError:
                 continue
-            if rules is not None and (e.name == ".git" or rules.is_ignored(name_b, is_dir)):
+            if name == ".git" and respect_gitignore:
+                ignored += 1
+                continue
+            if rules is not None and rules.is_ignored(os.fsencode(name), is_dir):
                 ignored += 1
                 continue
             if is_link:
                 is_dir = _dir_inside(e.path, symlink_root or directory)
-            entries.append(Entry(e.name, is_dir, is_link))
-    entries.sort(key=lambda en: (not en.is_dir, en.name.casefold(), en.name))
-    return ListResult(entries, ignored)
+                links.add(name)
+            append(("0" if is_dir else "1") + name.casefold() + "\0" + name)
+    total = len(keys)
+    if limit is not None and limit < total:
+        keys = heapq.nsmallest(max(0, limit), keys)
+    else:
+        keys.sort()
+    entries = []
+    for key in keys:
+        name = key[key.index("\0") + 1 :]
+        entries.append(Entry(name, key[0] == "0", name in links))
+    return ListResult(entries, ignored, total)

@@ -40,13 +40,15 @@ def visible_files(visible: Visible, rels: list[bytes]) -> list[bytes]:
     return [rel for rel in rels if visible(os.fsdecode(rel))]
 
 
-def visible_names(visible: Visible, rel_dir: str = "") -> Callable[[str], bool]:
+def visible_names(visible: Visible, rel_dir: str = "") -> Callable[[str], bool] | None:
     """The test ``visible`` makes of the names of files directly in ``rel_dir`` (relative
-    to the searched directory; "" for itself): judged once for the directory when it
-    offers ``in_directory``."""
+    to the searched directory; "" for itself), None when it lets every name through:
+    judged once for the directory when it offers ``in_directory``."""
+    if visible is always_visible:
+        return None
     per_dir = getattr(visible, "in_directory", None)
     if per_dir is not None:
-        test: Callable[[str], bool] = per_dir(rel_dir)
+        test: Callable[[str], bool] | None = per_dir(rel_dir)
         return test
     prefix = rel_dir + "/" if rel_dir else ""
     return lambda name: visible(prefix + name)
@@ -134,6 +136,9 @@ class ListResult:
     ignored_count: int
     """Entries hidden by ignore files (including ``.git``); not counting ``ignore`` globs
     or paths the policy hides."""
+    total: int | None = None
+    """Entries listed before a ``limit`` kept the first ones (None: all are in
+    ``entries``)."""
 
 
 def cut_line(text: str, max_chars: int) -> str:

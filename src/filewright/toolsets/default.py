@@ -10,7 +10,6 @@ relative to the first root or absolute inside a root; results show them relative
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from filewright.core.result import Result
@@ -299,11 +298,10 @@ class DefaultToolset(Toolset):
             respect_gitignore=p.respect_gitignore,
             **self.engine.search_scope(loc),
             symlink_root=loc.root,
+            limit=p.max_entries,
         )
-        total = len(result.entries)
+        total = len(result.entries) if result.total is None else result.total
         truncated = total > p.max_entries
-        if truncated:
-            result = dataclasses.replace(result, entries=result.entries[: p.max_entries])
         text = search.format_list_gemini(result, loc.lexical_rel)
         if truncated:
             text += (
