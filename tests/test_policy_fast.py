@@ -29,6 +29,18 @@ from filewright import Workspace
 from filewright.engine.registry import REGISTRY
 from filewright.policy.rules import Access, Policy, Rule
 
+
+def setup_module() -> None:
+    Policy.FAST_AFTER = 0  # every path through the per-directory path from the first
+
+
+def teardown_module() -> None:
+    Policy.FAST_AFTER = _FAST_AFTER
+
+
+_FAST_AFTER = Policy.FAST_AFTER
+
+
 # -- the reference: Policy.access before the fast path, frozen -------------------------------
 
 _STRICTNESS = {Access.WRITE: 0, Access.CONFIRM: 1, Access.READ: 2, Access.DENY: 3, Access.HIDDEN: 4}
