@@ -351,6 +351,14 @@ def test_bulk_visibility_equals_one_path_at_a_time(
         rel_dir, _, name = rel.rpartition("/")
         test = visible.in_directory(rel_dir)
         assert (test is None or test(name)) == one(rel), rel
+    by_dir: dict[str, list[str]] = {}
+    for rel in rels:
+        rel_dir, _, name = rel.rpartition("/")
+        by_dir.setdefault(rel_dir, []).append(name)
+    for rel_dir, in_dir in by_dir.items():
+        prefix = rel_dir + "/" if rel_dir else ""
+        want_hidden = {name for name in in_dir if not one(prefix + name)}
+        assert visible.hidden_names(rel_dir, in_dir) == want_hidden, rel_dir
     # And the same as the engine's filter before the change (Path-based state check).
     ref = ReferencePolicy(policy)
     base = "" if directory == "." else directory + "/"

@@ -118,6 +118,24 @@ class Visibility:
 
         return test
 
+    def hidden_names(self, rel_dir: str, names: list[str]) -> set[str]:
+        """Which of `names` (files directly in `rel_dir`, "" for the directory itself)
+        may not appear; same answers as calling this object with each path."""
+        verdict = self._directory(rel_dir)
+        if verdict is False:
+            return set(names)
+        prefix = rel_dir + "/" if rel_dir else ""
+        if verdict is None:
+            return {name for name in names if not self(prefix + name)}
+        skipped = self.skip.intersection(names) if self.skip else set()
+        if verdict is True:
+            return skipped
+        assert verdict.maybe is not None
+        maybe = verdict.maybe.candidates(names)
+        if verdict.access != Access.HIDDEN:
+            return skipped | {name for name in maybe if not self(prefix + name)}
+        return set(names) - {name for name in maybe if self(prefix + name)}
+
     def files(self, rels: list[bytes]) -> list[bytes]:
         """The visible ones of `rels` (files, as ripgrep prints them: relative bytes
         paths); each directory is judged once, names only where a rule may single

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from filewright.policy.gitignore import root_rules
 from filewright.policy.globs import GlobError, compile_glob
-from filewright.search.results import Entry, ListResult, Visible, always_visible, visible_names
+from filewright.search.results import Entry, ListResult, Visible, always_visible, hidden_names
 
 
 def _name_matcher(globs: Sequence[str]) -> Callable[[bytes], bool]:
@@ -30,6 +30,35 @@ def _dir_inside(link: str, root: Path) -> bool:
         return target.is_dir() and target.is_relative_to(root.resolve())
     except (OSError, ValueError):
         return False
+
+
+def _key(name: str, is_dir: bool) -> str:
+    """An entry's sort key: "0" for a directory ("1" for a file), the case-folded name,
+    NUL, the name (NUL sorts first: a name before the longer names it starts)."""
+    return ("0" if is_dir else "1") + name.casefold() + "\0" + name
+
+
+def _plain_keys(
+    found: list[os.DirEntry[str]], names: list[str], links: set[str], symlink_root: Path
+) -> list[str] | None:
+    """Every entry's sort key, in bulk (None if an entry's type cannot be read)."""
+    try:
+        dirs = [e.is_dir(follow_symlinks=False) for e in found]
+        for e in found:
+            if e.is_symlink():
+                links.add(e.name)
+    except OSError:
+        links.clear()
+        return None
+    keys = [
+        f"0{n.casefold()}\0{n}" if d else f"1{n.casefold()}\0{n}"
+        for n, d in zip(names, dirs, strict=True)
+    ]
+    if links:
+        for i, name in enumerate(names):
+            if name in links:
+                keys[i] = _key(name, _dir_inside(found[i].path, symlink_root))
+    return keys
 
 
 def list_directory(
@@ -55,17 +84,21 @@ def list_directory(
     rules = root_rules(directory, ignore_root) if respect_gitignore else None
     if rules is not None and rules.empty:
         rules = None
-    shown = visible_names(visible)
-    # One sort key per entry: "0" for a directory ("1" for a file), the case-folded
-    # name, NUL, the name (NUL sorts first, so a name before its extensions).
-    keys: list[str] = []
-    append = keys.append
-    links: set[str] = set()
-    ignored = 0
     with os.scandir(directory) as it:
-        for e in it:
+        found = list(it)
+    names = [e.name for e in found]
+    hidden = hidden_names(visible, names)
+    git = respect_gitignore and ".git" in names
+    links: set[str] = set()
+    keys: list[str] | None = None
+    if not (hidden or git or skip is not None or rules is not None):
+        keys = _plain_keys(found, names, links, symlink_root or directory)
+    ignored = 0
+    if keys is None:
+        keys = []
+        for e in found:
             name = e.name
-            if shown is not None and not shown(name):
+            if hidden and name in hidden:
                 continue
             if skip is not None and skip(os.fsencode(name)):
                 continue
@@ -74,7 +107,7 @@ def list_directory(
                 is_link = e.is_symlink()
             except OSError:
                 continue
-            if name == ".git" and respect_gitignore:
+            if git and name == ".git":
                 ignored += 1
                 continue
             if rules is not None and rules.is_ignored(os.fsencode(name), is_dir):
@@ -83,7 +116,7 @@ def list_directory(
             if is_link:
                 is_dir = _dir_inside(e.path, symlink_root or directory)
                 links.add(name)
-            append(("0" if is_dir else "1") + name.casefold() + "\0" + name)
+            keys.append(_key(name, is_dir))
     total = len(keys)
     if limit is not None and limit < total:
         keys = heapq.nsmallest(max(0, limit), keys)

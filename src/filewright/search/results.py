@@ -40,6 +40,18 @@ def visible_files(visible: Visible, rels: list[bytes]) -> list[bytes]:
     return [rel for rel in rels if visible(os.fsdecode(rel))]
 
 
+def hidden_names(visible: Visible, names: list[str]) -> set[str]:
+    """Which of ``names`` (entries of the searched directory itself) ``visible`` keeps
+    out; in bulk when it offers ``hidden_names``."""
+    if visible is always_visible:
+        return set()
+    bulk = getattr(visible, "hidden_names", None)
+    if bulk is not None:
+        hidden: set[str] = bulk("", names)
+        return hidden
+    return {name for name in names if not visible(name)}
+
+
 def visible_names(visible: Visible, rel_dir: str = "") -> Callable[[str], bool] | None:
     """The test ``visible`` makes of the names of files directly in ``rel_dir`` (relative
     to the searched directory; "" for itself), None when it lets every name through:
