@@ -24,7 +24,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from filewright.policy.verdicts import DirState, NameFilter, RuleList, Shape, name_clues, shape_of
+from filewright.policy.index import FileVerdicts, PolicyIndex
+from filewright.policy.verdicts import Shape, shape_of
 
 
 class Access(StrEnum):
@@ -151,7 +152,7 @@ class Policy:
         self.untrusted: list[Rule] = list(untrusted)
         self._compiled = _compile(self.rules, trusted=True)
         self._compiled_untrusted = _compile(self.untrusted, trusted=False)
-        self._fast: dict[tuple[bool, Access], _Verdicts] = {}
+        self._fast: dict[tuple[bool, Access], PolicyIndex[Access]] = {}
         self._calls = 0
 
     def _access_one(self, rel: str, is_dir: bool) -> tuple[Access, Rule | None]:
@@ -224,203 +225,31 @@ class Policy:
         root, "" for the root) when no rule can tell them apart by name; else None."""
         return self._verdicts().directory_verdict(rel_dir)
 
-    def file_verdicts(self, rel_dir: str) -> FileVerdicts | None:
+    def file_verdicts(self, rel_dir: str) -> FileVerdicts[Access] | None:
         """The access of the files directly in directory `rel_dir` (relative to the
         root, "" for the root) bar those whose names a rule may single out (named by a
         regex); None when that is not known for this directory."""
         return self._verdicts().file_verdicts(rel_dir)
 
-    def _verdicts(self) -> _Verdicts:
+    def _verdicts(self) -> PolicyIndex[Access]:
         key = (self.memory, self.default)
         fast = self._fast.get(key)
         if fast is None:
-            fast = self._fast[key] = _Verdicts(self)
+            memory = self.memory
+            fast = self._fast[key] = PolicyIndex(
+                [(r.access, _shape(p)) for r, p in self._compiled if r.memory in (None, memory)],
+                [
+                    (r.access, _shape(p))
+                    for r, p in self._compiled_untrusted
+                    if r.memory in (None, memory)
+                ],
+                self.default,
+                _STRICTNESS,
+            )
         return fast
 
     def is_visible(self, rel: str, *, is_dir: bool = False) -> bool:
         return self.access(rel, is_dir=is_dir) != Access.HIDDEN
-
-
-class _Entry:
-    """One directory as the fast path sees it: per name variant (case-folded, and
-    Unicode-folded), the folded directory path and the trusted and untrusted states;
-    `const` when they decide every file in it alike."""
-
-    __slots__ = ("const", "summary", "variants")
-
-    def __init__(self, variants: tuple[tuple[str, DirState, DirState], ...]) -> None:
-        self.variants = variants
-        self.const: Access | None = None
-        self.summary: FileVerdicts | bool | None = False  # (False: not computed yet)
-
-
-@dataclass(frozen=True, slots=True)
-class FileVerdicts:
-    """The verdict of the files directly in one directory: `access`, except for names
-    that `maybe` lets pass (None: no name is singled out), which need
-    `Policy.access` each."""
-
-    access: Access
-    maybe: NameFilter | None
-
-
-class _Verdicts:
-    """`Policy.access` for one memory setting, with directory states cached (see
-    `filewright.policy.verdicts`); `None` where only the regexes can tell (a path with a
-    newline, a leading `/`, an empty component, or a name that folds to a `/`)."""
-
-    MAX_DIRS = 200_000
-
-    def __init__(self, policy: Policy) -> None:
-        memory = policy.memory
-        self.default = policy.default
-        trusted = [(r, p) for r, p in policy._compiled if r.memory in (None, memory)]
-        untrusted = [(r, p) for r, p in policy._compiled_untrusted if r.memory in (None, memory)]
-        self.trusted = RuleList([_shape(p) for _, p in trusted])
-        self.untrusted = RuleList([_shape(p) for _, p in untrusted])
-        self.t_access = [r.access for r, _ in trusted]
-        self.u_access = [r.access for r, _ in untrusted]
-        self.dirs: dict[str, _Entry | None] = {}
-        self.name_filters: dict[frozenset[tuple[str, str]], NameFilter] = {}
-        root = _Entry((("", self.trusted.root, self.untrusted.root),) * 2)
-        root.const = self._const(root)
-        self.dirs[""] = root
-
-    def _combine(self, t: int, u: int) -> Access:
-        access = self.t_access[t] if t >= 0 else self.default
-        if u >= 0:
-            got = self.u_access[u]
-            if _STRICTNESS[got] > _STRICTNESS[access]:
-                return got
-        return access
-
-    def _const(self, entry: _Entry) -> Access | None:
-        best: Access | None = None
-        for _, ts, us in entry.variants:
-            if ts.leaf is not None or us.leaf is not None:
-                return None
-            got = self._combine(ts.best, us.best)
-            if best is None or _STRICTNESS[got] > _STRICTNESS[best]:
-                best = got
-        return best
-
-    def entry(self, rel_dir: str) -> _Entry | None:
-        found = self.dirs.get(rel_dir, False)
-        if found is not False:
-            return found  # type: ignore[return-value]
-        if len(self.dirs) > self.MAX_DIRS:
-            root = self.dirs[""]
-            self.dirs.clear()
-            self.dirs[""] = root
-        parent_rel, _, name = rel_dir.rpartition("/")
-        parent = self.entry(parent_rel)
-        entry = None
-        if parent is not None and name:
-            names = _name_variants(name)
-            if names is not None:
-                variants = []
-                for (vdir, ts, us), vname in zip(parent.variants, names, strict=True):
-                    variants.append(
-                        (
-                            f"{vdir}/{vname}" if vdir else vname,
-                            self.trusted.child(ts, vname),
-                            self.untrusted.child(us, vname),
-                        )
-                    )
-                entry = _Entry(tuple(variants))
-                entry.const = self._const(entry)
-        self.dirs[rel_dir] = entry
-        return entry
-
-    def directory_verdict(self, rel_dir: str) -> Access | None:
-        if "\n" in rel_dir or "//" in rel_dir or rel_dir.startswith("/") or rel_dir.endswith("/"):
-            return None
-        entry = self.entry(rel_dir)
-        return None if entry is None else entry.const
-
-    def file_verdicts(self, rel_dir: str) -> FileVerdicts | None:
-        if "\n" in rel_dir or "//" in rel_dir or rel_dir.startswith("/") or rel_dir.endswith("/"):
-            return None
-        entry = self.entry(rel_dir)
-        if entry is None:
-            return None
-        if entry.summary is False:
-            entry.summary = self._file_verdicts(entry)
-        return entry.summary  # type: ignore[return-value]
-
-    def _file_verdicts(self, entry: _Entry) -> FileVerdicts | None:
-        best: Access | None = None
-        clues: set[tuple[str, str]] = set()
-        for vdir, ts, us in entry.variants:
-            got = self._combine(ts.best, us.best)
-            if best is None or _STRICTNESS[got] > _STRICTNESS[best]:
-                best = got
-            for state in (ts, us):
-                found = name_clues(state.leaf, vdir)
-                if found is None:
-                    return None
-                clues.update(found)
-        assert best is not None
-        if not clues:
-            return FileVerdicts(best, None)
-        key = frozenset(clues)
-        names = self.name_filters.get(key)
-        if names is None:
-            names = self.name_filters[key] = NameFilter(key)
-        return FileVerdicts(best, names)
-
-    def access(self, rel: str, is_dir: bool) -> Access | None:
-        if "\n" in rel or "//" in rel or rel.startswith("/"):
-            return None
-        if rel.endswith("/"):
-            rel, is_dir = rel[:-1], True
-        rel_dir, _, name = rel.rpartition("/")
-        entry = self.dirs.get(rel_dir)
-        if entry is None:
-            entry = self.entry(rel_dir)
-            if entry is None:
-                return None
-        if entry.const is not None:
-            return entry.const
-        names = _name_variants(name)
-        if names is None:
-            return None
-        best: Access | None = None
-        done: tuple[DirState, DirState, str, str] | None = None
-        for (vdir, ts, us), vname in zip(entry.variants, names, strict=True):
-            if (
-                done is not None
-                and done[0] is ts
-                and done[1] is us
-                and done[2] == vname
-                and done[3] == vdir
-            ):
-                continue
-            done = (ts, us, vname, vdir)
-
-            def key(vdir: str = vdir, vname: str = vname) -> str:
-                full = f"{vdir}/{vname}" if vdir else vname
-                return full + "/" if is_dir else full
-
-            got = self._combine(
-                self.trusted.leaf(ts, vname, is_dir, key),
-                self.untrusted.leaf(us, vname, is_dir, key),
-            )
-            if best is None or _STRICTNESS[got] > _STRICTNESS[best]:
-                best = got
-        return best
-
-
-def _name_variants(name: str) -> tuple[str, str] | None:
-    """A component as `Policy.decide` folds it: case-folded, and NFKC-normalised with
-    trailing dots and spaces stripped then case-folded (None: it folds to a `/`)."""
-    if name.isascii():
-        stripped = name.rstrip(" .")
-        return name.lower(), (stripped or name).lower()
-    normal = unicodedata.normalize("NFKC", name)
-    if "/" in normal:
-        return None
-    return name.casefold(), (normal.rstrip(" .") or normal).casefold()
 
 
 def _shape(pattern: _Pattern) -> Shape:
