@@ -53,6 +53,7 @@ class Visibility:
         state = str(state_dir)
         self.state_rel = state[len(prefix) :] if state.startswith(prefix) else None
         self._dirs: dict[bytes, object] = {}
+        self._by_name: dict[str, FileVerdicts[Access] | bool | None] = {}
 
     def _in_state(self, full: str) -> bool:
         if self.everything_hidden:
@@ -63,6 +64,24 @@ class Visibility:
         return s is not None and (full == s or full.startswith(s + "/"))
 
     def __call__(self, rel: str, is_dir: bool = False) -> bool:
+        rel_dir, _, name = rel.rpartition("/")
+        if not is_dir and name not in ("", ".", "..") and not rel.startswith("/"):
+            # A file: its directory's verdict, unless a rule may single out its name.
+            verdict = self._by_name.get(rel_dir, _UNKNOWN)
+            if verdict is _UNKNOWN:
+                if len(self._by_name) > _MAX_DIRS:
+                    self._by_name.clear()
+                verdict = self._by_name[rel_dir] = self._directory(rel_dir)
+            if verdict is True:
+                return not self.skip or name not in self.skip
+            if verdict is False:
+                return False
+            if verdict is not None and not verdict.maybe.may_match_text(name):  # type: ignore[attr-defined]
+                return verdict.access != Access.HIDDEN and (not self.skip or name not in self.skip)  # type: ignore[attr-defined]
+        return self._check(rel, is_dir)
+
+    def _check(self, rel: str, is_dir: bool = False) -> bool:
+        """The path's own check (no directory verdict)."""
         if self.skip and not self.skip.isdisjoint(rel.split("/")):
             return False
         full = self.base + rel.strip("/")
@@ -103,7 +122,7 @@ class Visibility:
             return lambda _name: False
         prefix = rel_dir + "/" if rel_dir else ""
         if verdict is None:
-            return lambda name: self(prefix + name)
+            return lambda name: self._check(prefix + name)
         skip = self.skip
         if verdict is True:
             return (lambda name: name not in skip) if skip else None
@@ -113,7 +132,7 @@ class Visibility:
 
         def test(name: str) -> bool:
             if maybe.may_match_text(name):
-                return self(prefix + name)
+                return self._check(prefix + name)
             return usual and name not in skip
 
         return test
@@ -126,15 +145,15 @@ class Visibility:
             return set(names)
         prefix = rel_dir + "/" if rel_dir else ""
         if verdict is None:
-            return {name for name in names if not self(prefix + name)}
+            return {name for name in names if not self._check(prefix + name)}
         skipped = self.skip.intersection(names) if self.skip else set()
         if verdict is True:
             return skipped
         assert verdict.maybe is not None
         maybe = verdict.maybe.candidates(names)
         if verdict.access != Access.HIDDEN:
-            return skipped | {name for name in maybe if not self(prefix + name)}
-        return set(names) - {name for name in maybe if self(prefix + name)}
+            return skipped | {name for name in maybe if not self._check(prefix + name)}
+        return set(names) - {name for name in maybe if self._check(prefix + name)}
 
     def files(self, rels: list[bytes]) -> list[bytes]:
         """The visible ones of `rels` (files, as ripgrep prints them: relative bytes
@@ -170,7 +189,7 @@ class Visibility:
             elif verdict is False:
                 continue
             elif verdict is None:
-                if self(os.fsdecode(rel)):
+                if self._check(os.fsdecode(rel)):
                     append(rel)
             else:
                 name = rel[cut + 1 :]
@@ -178,7 +197,7 @@ class Visibility:
                 if singled is None:
                     singled = may_match(name)
                 if singled:
-                    if self(os.fsdecode(rel)):
+                    if self._check(os.fsdecode(rel)):
                         append(rel)
                 elif usual and (not skip or os.fsdecode(name) not in skip):
                     append(rel)
