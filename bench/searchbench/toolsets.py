@@ -128,7 +128,11 @@ def bench_toolset_list(wide: Path, runs: int) -> None:
 
     cs = [
         Contender("ls -f | wc -l", ls, runs),
-        Contender("engine list_directory (no policy)", lambda: list_directory(directory), runs),
+        Contender(
+            "engine list_directory, first 1,000 (no policy)",
+            lambda: list_directory(directory, limit=1000),
+            runs,
+        ),
         Contender(
             "  formatting alone (gemini text)", lambda: format_list_gemini(listed, "."), runs
         ),
