@@ -397,3 +397,13 @@ def test_file_verdicts_single_out_every_name_they_do_not_decide(
             assert by_bytes == by_text, name
             if by_bytes:
                 assert ref.access(rel) == found.access, (d, name)
+
+
+def test_deep_paths_and_deep_rules_need_no_recursion() -> None:
+    """A path of thousands of directories, a rule of hundreds of them (a planted
+    `.filewright.toml` may hold one): verdicts as the reference's, no RecursionError."""
+    deep_rule = "/" + "/".join(["d"] * 1200) + "/"
+    policy = Policy([Rule("x/", Access.DENY)], untrusted=[Rule(deep_rule, Access.HIDDEN)])
+    ref = ReferencePolicy(policy)
+    for rel in ("/".join(["d"] * 3000), "/".join(["d"] * 1199) + "/e", "d/" * 2000 + "x/y"):
+        assert policy.access(rel) == ref.access(rel)

@@ -92,6 +92,8 @@ class PolicyIndex(Generic[V]):
         return best
 
     def entry(self, rel_dir: str) -> Entry | None:
+        """The entry of directory `rel_dir` (None: only the regexes can tell below it),
+        made from its nearest known ancestor down (no recursion: paths can be deep)."""
         found = self.dirs.get(rel_dir, False)
         if found is not False:
             return found  # type: ignore[return-value]
@@ -99,25 +101,34 @@ class PolicyIndex(Generic[V]):
             root = self.dirs[""]
             self.dirs.clear()
             self.dirs[""] = root
-        parent_rel, _, name = rel_dir.rpartition("/")
-        parent = self.entry(parent_rel)
-        entry = None
-        if parent is not None and name:
-            names = name_variants(name)
-            if names is not None:
-                variants = []
-                for (vdir, ts, us), vname in zip(parent.variants, names, strict=True):
-                    variants.append(
-                        (
-                            f"{vdir}/{vname}" if vdir else vname,
-                            self.trusted.child(ts, vname),
-                            self.untrusted.child(us, vname),
+        pending: list[tuple[str, str]] = []
+        here = rel_dir
+        while True:
+            parent_rel, _, name = here.rpartition("/")
+            pending.append((here, name))
+            parent = self.dirs.get(parent_rel, False)
+            if parent is not False:
+                break
+            here = parent_rel
+        for here, name in reversed(pending):
+            entry = None
+            if parent is not None and name:
+                names = name_variants(name)
+                if names is not None:
+                    variants = []
+                    for (vdir, ts, us), vname in zip(parent.variants, names, strict=True):  # type: ignore[union-attr]
+                        variants.append(
+                            (
+                                f"{vdir}/{vname}" if vdir else vname,
+                                self.trusted.child(ts, vname),
+                                self.untrusted.child(us, vname),
+                            )
                         )
-                    )
-                entry = Entry(tuple(variants))
-                entry.const = self._const(entry)
-        self.dirs[rel_dir] = entry
-        return entry
+                    entry = Entry(tuple(variants))
+                    entry.const = self._const(entry)
+            self.dirs[here] = entry
+            parent = entry
+        return parent  # type: ignore[return-value]
 
     def directory_verdict(self, rel_dir: str) -> V | None:
         if "\n" in rel_dir or "//" in rel_dir or rel_dir.startswith("/") or rel_dir.endswith("/"):

@@ -234,7 +234,17 @@ class DirState:
     first); `leaf`, what decides an entry's name (None when `best` decides them all).
     States are interned: compare them by identity."""
 
-    __slots__ = ("best", "children", "depth", "leaf", "literals", "open", "plain", "tests")
+    __slots__ = (
+        "best",
+        "children",
+        "depth",
+        "kept",
+        "leaf",
+        "literals",
+        "open",
+        "plain",
+        "tests",
+    )
 
     def __init__(self, best: int, open_: tuple[int, ...], depth: int, leaf: Leaf | None) -> None:
         self.best, self.open, self.depth, self.leaf = best, open_, depth, leaf
@@ -244,6 +254,7 @@ class DirState:
         self.literals: frozenset[str] = frozenset()
         self.tests: tuple[Component, ...] | None = ()
         self.plain: DirState | None = None
+        self.kept: tuple[int, ...] = ()
 
 
 MAX_CHILDREN = 4096
@@ -297,7 +308,7 @@ class RuleList:
                 tests.append(comp)
         state.literals = frozenset(literals)
         state.tests = tuple(tests)
-        state.plain = self._state(state.best, tuple(kept), state.depth + 1)
+        state.kept = tuple(kept)
 
     def _leaf(self, best: int, open_: tuple[int, ...], depth: int) -> Leaf | None:
         names: dict[str, int] = {}
@@ -331,6 +342,8 @@ class RuleList:
             and not any(t.fullmatch(name) is not None for t in tests)
         ):
             found = state.plain
+            if found is None:  # (made on first use: no recursion down a deep rule)
+                found = state.plain = self._state(state.best, state.kept, state.depth + 1)
         else:
             found = self._child(state, name)
         assert found is not None
