@@ -23,103 +23,26 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
-try:
-    import resource
-except ImportError:  # not on Windows
-    resource = None  # type: ignore[assignment]
-
+from bench.searchbench import timing
+from bench.searchbench.timing import Contender, race, report, rg_lines
+from bench.searchbench.toolsets import (
+    bench_toolset_glob,
+    bench_toolset_grep,
+    bench_toolset_list,
+    ensure_policy,
+    ensure_wide,
+    peak_rss,
+)
 from bench.searchbench.tree import generate
 from filewright.search import GlobResult, GrepResult, find_rg, glob, grep
 from filewright.search.ripgrep import BASE_ARGS
 
 RG_FLAGS = list(BASE_ARGS)  # exactly the flags filewright passes ripgrep
-
-
-@dataclass
-class Contender:
-    """One timed thing: a label, a call, how many timed runs, and what it measured."""
-
-    label: str
-    fn: Callable[[], object]
-    runs: int
-    times: list[float] = field(default_factory=list)
-    cpu: list[float] = field(default_factory=list)
-    sys_cpu: list[float] = field(default_factory=list)
-    result: object = None
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self.times)
-
-    @property
-    def median_cpu(self) -> float:
-        return statistics.median(self.cpu)
-
-
-SETTLE = 1.0
-"""Seconds to wait at most, before each round, for the CPUs to be 80 % idle."""
-
-
-def _cpu() -> tuple[float, float]:
-    """(CPU time, of which system time) of this process and its finished children."""
-    if resource is None:
-        return time.process_time(), 0.0
-    me = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    system = me.ru_stime + kids.ru_stime
-    return me.ru_utime + kids.ru_utime + system, system
-
-
-def _idle_share(window: float) -> float | None:
-    """Share of CPU time idle over ``window`` seconds (Linux ``/proc/stat``), or None."""
-
-    def sample() -> tuple[int, int]:
-        with open("/proc/stat") as f:
-            ticks = [int(x) for x in f.readline().split()[1:]]
-        return sum(ticks), ticks[3] + ticks[4]
-
-    try:
-        total0, idle0 = sample()
-        time.sleep(window)
-        total1, idle1 = sample()
-    except (OSError, ValueError, IndexError):
-        return None
-    return (idle1 - idle0) / max(1, total1 - total0)
-
-
-def settle(limit: float) -> None:
-    """Wait (at most ``limit`` seconds) until other jobs leave the CPUs mostly idle."""
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        share = _idle_share(0.1)
-        if share is None or share >= 0.8:
-            return
-
-
-def race(contenders: list[Contender]) -> None:
-    """Warm each contender up once, then time them in turn, round after round: wall
-    time and CPU time (this process's and its children's, i.e. ripgrep's)."""
-    for c in contenders:
-        c.result = c.fn()
-    for r in range(max(c.runs for c in contenders)):
-        settle(SETTLE)
-        for c in contenders:
-            if r < c.runs:
-                c0, s0 = _cpu()
-                t0 = time.perf_counter()
-                c.result = c.fn()
-                c.times.append(time.perf_counter() - t0)
-                c1, s1 = _cpu()
-                c.cpu.append(c1 - c0)
-                c.sys_cpu.append(s1 - s0)
 
 
 def plain_python_grep(root: Path, pattern: str) -> int:
@@ -141,25 +64,6 @@ def plain_python_grep(root: Path, pattern: str) -> int:
             except OSError:
                 pass
     return count
-
-
-def rg_lines(rg: str, root: Path, args: list[str]) -> int:
-    """Run rg, capture its output, return the number of output records."""
-    out = subprocess.run([rg, *args], cwd=root, capture_output=True, check=False).stdout
-    return out.count(b"\n") + out.count(b"\0")
-
-
-def report(contenders: list[Contender], notes: dict[str, str]) -> None:
-    base = contenders[0].median
-    base_cpu = contenders[0].median_cpu
-    print(f"  {'':<42} {'wall (median)':>19}  {'CPU (median)':>19}")
-    for c in contenders:
-        ratio = c.median / base
-        cpu_ratio = c.median_cpu / base_cpu if base_cpu else float("nan")
-        print(
-            f"  {c.label:<42} {c.median * 1000:9.1f} ms {ratio:6.2f}x"
-            f"  {c.median_cpu * 1000:9.1f} ms {cpu_ratio:6.2f}x  {notes.get(c.label, '')}"
-        )
 
 
 def _grep_key(r: object) -> object:
@@ -256,20 +160,30 @@ def bench_glob(rg: str, root: Path, pattern: str, runs: int, full: bool) -> None
 
 
 def main(argv: list[str] | None = None) -> int:
-    global SETTLE
     ap = argparse.ArgumentParser(prog="python -m bench.searchbench", description=__doc__)
     ap.add_argument("--tree", type=Path, help="reuse (or create) the tree in this directory")
     ap.add_argument("--runs", type=int, default=7, help="timed runs for the fast rows")
     ap.add_argument("--slow-runs", type=int, default=3, help="timed runs for the slow rows")
     ap.add_argument("--quick", action="store_true", help="skip the slow Python rows")
     ap.add_argument(
+        "--toolsets-only",
+        action="store_true",
+        help="only the blocks through the default toolset (and the peak memory)",
+    )
+    ap.add_argument(
+        "--packages",
+        type=int,
+        default=80,
+        help="packages of 1,200 source files in a new tree (825: about 1,000,000 files)",
+    )
+    ap.add_argument(
         "--settle",
         type=float,
-        default=SETTLE,
+        default=timing.SETTLE,
         help="seconds to wait at most, before each round, for idle CPUs (0: never wait)",
     )
     args = ap.parse_args(argv)
-    SETTLE = args.settle
+    timing.SETTLE = args.settle
     rg = find_rg()
     if rg is None:
         print("no rg binary found", file=sys.stderr)
@@ -282,8 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not (root / ".gitignore").exists():
             t0 = time.perf_counter()
-            stats = generate(root)
+            stats = generate(root, packages=args.packages)
             print(f"generated {stats.files:,} files in {time.perf_counter() - t0:.1f}s at {root}")
+        ensure_policy(root)
         files = rg_lines(rg, root, ["--files", "--no-config", "--hidden", "--no-ignore", "."])
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         print(
@@ -291,10 +206,17 @@ def main(argv: list[str] | None = None) -> int:
             f"medians of {args.runs} runs ({args.slow_runs} for plain Python and the fallback)"
         )
         full = not args.quick
-        bench_grep(rg, root, r"needle_handler_\d+", args.runs, args.slow_runs, full)
-        bench_grep(rg, root, "TODO", args.runs, args.slow_runs, False)
-        bench_glob(rg, root, "**/*.py", args.runs, full)
-        bench_glob(rg, root, "src/pkg00*/**/*.md", args.runs, False)
+        if not args.toolsets_only:
+            bench_grep(rg, root, r"needle_handler_\d+", args.runs, args.slow_runs, full)
+            bench_grep(rg, root, "TODO", args.runs, args.slow_runs, False)
+            bench_glob(rg, root, "**/*.py", args.runs, full)
+            bench_glob(rg, root, "src/pkg00*/**/*.md", args.runs, False)
+        bench_toolset_glob(rg, root, "**/*.py", args.runs)
+        bench_toolset_glob(rg, root, "src/pkg00*/**/*.md", args.runs)
+        bench_toolset_grep(rg, root, r"needle_handler_\d+", args.runs)
+        bench_toolset_grep(rg, root, "TODO", args.runs)
+        bench_toolset_list(ensure_wide(root), args.runs)
+        peak_rss(root)
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)

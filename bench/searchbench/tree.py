@@ -15,6 +15,35 @@ from pathlib import Path
 
 GITIGNORE = "build/\nnode_modules/\n*.log\n!keep.log\n*.tmp\n"
 
+# A workspace policy as a real repository might have: 20 rules (secrets hidden, build
+# outputs denied, release files to confirm, a `**` rule), none of which names anything
+# in the generated tree, so every file is still searched.
+POLICY_RULES = (
+    ("secrets/", "hidden"),
+    ("*.pem", "hidden"),
+    ("*.key", "hidden"),
+    (".env", "hidden"),
+    (".env.*", "hidden"),
+    ("id_rsa*", "hidden"),
+    ("*.p12", "hidden"),
+    ("credentials.json", "hidden"),
+    ("/build/", "deny"),
+    ("/dist/", "read"),
+    ("*.min.js", "read"),
+    ("/vendor/", "read"),
+    ("docs/internal/", "hidden"),
+    ("**/fixtures/**/*.bin", "deny"),
+    ("*.sqlite", "deny"),
+    ("/infra/prod/", "confirm"),
+    ("/config/production.yml", "confirm"),
+    ("/scripts/deploy.sh", "confirm"),
+    ("CHANGELOG.md", "read"),
+    ("/src/generated/", "read"),
+)
+POLICY_TOML = "".join(
+    f'[[rules]]\npattern = "{pattern}"\naccess = "{access}"\n\n' for pattern, access in POLICY_RULES
+)
+
 _WORDS = tuple(
     [
         "alpha",

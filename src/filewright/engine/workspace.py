@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +20,7 @@ from filewright.fs import fsio
 from filewright.fs.paths import Location, PathRefused, Sandbox
 from filewright.fs.textfile import TextFile, TextFileError, decode
 from filewright.policy.rules import CONFIG_FILE, STATE_DIR, Access, Policy, Rule, load_rules
+from filewright.policy.visibility import CheckedVisibility, Visibility
 from filewright.state.history import History, ReadLedger, check_state_dir, ensure_state_dir
 
 if TYPE_CHECKING:
@@ -287,18 +288,19 @@ class Engine:
             if _inside(real, root)
         ]
 
-    def visibility(self, directory: Location) -> Callable[[str], bool]:
+    def visibility(self, directory: Location, *, skip_names: Iterable[str] = ()) -> Visibility:
         """A filter for listings and searches under `directory`: gets a path relative to
         the directory (posix) and says whether it may appear in results (name, lines,
-        counts). A `deny` or `hidden` file never does; with nested roots a path is judged
-        under every root that holds it, so the verdict is the same whichever root or tool
-        reaches it."""
-        base = "" if directory.rel == "." else directory.rel + "/"
-        is_private = self.workspace.is_private
+        counts). A `deny` or `hidden` file never does, nor anything in filewright's own
+        directories or with a component in `skip_names`; with nested roots a path is
+        judged under every root that holds it, so the verdict is the same whichever root
+        or tool reaches it. Its bulk forms judge each directory once where they can (see
+        `filewright.policy.visibility`)."""
         root = directory.root
         real_dir = directory.real
-        # Other roots nested inside or around this one: (root, real path prefix of the
-        # searched directory relative to it, or None when that root lies below it).
+        # Other roots nested inside or around this one: (the part of a relative path
+        # leading to that root below the directory, or "" with the directory's path
+        # relative to that root when the root lies above).
         others: list[tuple[str, str]] = []
         for other in self.workspace.sandbox.roots:
             if other == root:
@@ -308,9 +310,15 @@ class Engine:
                 others.append(("", "" if rel == "." else rel + "/"))
             elif _inside(other, real_dir):
                 others.append((other.relative_to(real_dir).as_posix() + "/", ""))
+        state = self.workspace.state_dir
+        private_inside = [d for d in self.workspace.private_dirs if d != state and _inside(d, root)]
+        if not others and not private_inside:
+            return Visibility(self.policy, root, directory.rel, state, skip_names)
+        base = "" if directory.rel == "." else directory.rel + "/"
+        is_private = self.workspace.is_private
         policy = self.policy
 
-        def visible(rel: str, is_dir: bool = False) -> bool:
+        def check(rel: str, is_dir: bool = False) -> bool:
             rel = rel.strip("/")
             full = base + rel
             if is_private(root / full):
@@ -323,7 +331,17 @@ class Engine:
                     names.append(rel[len(below) :])
             return _shown(policy.access(*names, is_dir=is_dir))
 
-        return visible
+        return CheckedVisibility(check, self.policy, root, directory.rel, state, skip_names)
+
+    def search_scope(
+        self, directory: Location, *, skip_names: Iterable[str] = ()
+    ) -> dict[str, Any]:
+        """The keyword arguments every listing and search under `directory` passes to
+        `filewright.search`: the policy's filter and the root whose ignore files apply."""
+        return {
+            "visible": self.visibility(directory, skip_names=skip_names),
+            "ignore_root": directory.root,
+        }
 
     def locate_dir(self, path: str | None) -> Location:
         """Resolve a directory to list or search (default: the first root)."""

@@ -25,6 +25,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from filewright.policy.index import FileVerdicts, PolicyIndex
+from filewright.policy.verdicts import Shape, shape_of
+
 
 class Access(StrEnum):
     WRITE = "write"
@@ -177,6 +180,8 @@ class Policy:
         self.untrusted: list[Rule] = list(untrusted)
         self._compiled = _compile(self.rules, trusted=True)
         self._compiled_untrusted = _compile(self.untrusted, trusted=False)
+        self._fast: dict[tuple[bool, Access], PolicyIndex[Access]] = {}
+        self._calls = 0
 
     def _access_one(self, rel: str, is_dir: bool) -> tuple[Access, Rule | None]:
         key = rel + "/" if is_dir and not rel.endswith("/") else rel
@@ -207,11 +212,80 @@ class Policy:
             return self.default, None
         return best
 
+    FAST_AFTER = 16
+    """Paths judged one by one (each rule's regex) before the rules are compiled per
+    directory: a CLI call that reads one file does not pay for compiling them."""
+
     def access(self, *rels: str, is_dir: bool = False) -> Access:
-        return self.decide(*rels, is_dir=is_dir)[0]
+        """The most restrictive access over every name of a path (and its folded forms):
+        `decide`'s answer, from rules compiled per directory (see `verdicts`)."""
+        if self._calls < self.FAST_AFTER:
+            self._calls += 1
+            best: Access | None = None
+            for rel in rels:
+                if rel not in ("", "."):
+                    got = self._access_slow(rel, is_dir)
+                    if best is None or _STRICTNESS[got] > _STRICTNESS[best]:
+                        best = got
+            return self.default if best is None else best
+        fast = self._verdicts()
+        best = None
+        for rel in rels:
+            if rel in ("", "."):
+                continue
+            got = fast.access(rel, is_dir)
+            if got is None:
+                got = self._access_slow(rel, is_dir)
+            if best is None or _STRICTNESS[got] > _STRICTNESS[best]:
+                best = got
+        return self.default if best is None else best
+
+    def _access_slow(self, rel: str, is_dir: bool) -> Access:
+        best = Access.WRITE
+        for variant in {rel.casefold(), _fold(rel)}:
+            got = self._access_one(variant, is_dir)[0]
+            if _STRICTNESS[got] > _STRICTNESS[best]:
+                best = got
+        return best
+
+    def directory_verdict(self, rel_dir: str) -> Access | None:
+        """The access of every file directly in directory `rel_dir` (relative to the
+        root, "" for the root) when no rule can tell them apart by name; else None."""
+        return self._verdicts().directory_verdict(rel_dir)
+
+    def file_verdicts(self, rel_dir: str) -> FileVerdicts[Access] | None:
+        """The access of the files directly in directory `rel_dir` (relative to the
+        root, "" for the root) bar those whose names a rule may single out (named by a
+        regex); None when that is not known for this directory."""
+        return self._verdicts().file_verdicts(rel_dir)
+
+    def _verdicts(self) -> PolicyIndex[Access]:
+        key = (self.memory, self.default)
+        fast = self._fast.get(key)
+        if fast is None:
+            memory = self.memory
+            fast = self._fast[key] = PolicyIndex(
+                [(r.access, _shape(p)) for r, p in self._compiled if r.memory in (None, memory)],
+                [
+                    (r.access, _shape(p))
+                    for r, p in self._compiled_untrusted
+                    if r.memory in (None, memory)
+                ],
+                self.default,
+                _STRICTNESS,
+            )
+        return fast
 
     def is_visible(self, rel: str, *, is_dir: bool = False) -> bool:
         return self.access(rel, is_dir=is_dir) != Access.HIDDEN
+
+
+def _shape(pattern: _Pattern) -> Shape:
+    if pattern.trusted:
+        return shape_of(pattern.source, pattern.match, re.compile, pattern.literal)
+    import regex
+
+    return shape_of(pattern.source, pattern.match, regex.compile, pattern.literal)
 
 
 _TRUSTED_REGEXES: dict[str, Any] = {}

@@ -18,7 +18,14 @@ from filewright.policy.gitignore import GlobError, Overrides, PathFilter, Verdic
 from filewright.policy.globs import compile_glob
 from filewright.search.anchored import open_real_dir, stat_below
 from filewright.search.python_engine import walk
-from filewright.search.results import GlobResult, Visible, always_visible, existing_dir, sort_key
+from filewright.search.results import (
+    GlobResult,
+    Visible,
+    always_visible,
+    existing_dir,
+    sort_key,
+    visible_files,
+)
 from filewright.search.ripgrep import (
     RG_MISSING,
     cores,
@@ -97,22 +104,23 @@ def glob(
             count,
             visible,
             ignore_root,
+            max(0, max_results),
         )
         if found is None:  # ripgrep refused to run
             if engine == "rg":
                 return GlobResult([], False, 0, 0, "rg", error="ripgrep failed")
             name = "python"
-    items, ignored = found or _glob_python(
-        directory, overrides, respect_gitignore, count, visible, ignore_root
+    cap = max(0, max_results)
+    items, total, ignored = found or _glob_python(
+        directory, overrides, respect_gitignore, count, visible, ignore_root, cap
     )
     items.sort()
-    cap = max(0, max_results)
     decode = _utf8 if found else os.fsdecode
     return GlobResult(
         # Only the paths shown are turned back from sort keys into text.
         paths=[decode(rel) for rel in _still_inside(directory, items, cap)],
-        truncated=len(items) > cap,
-        total=len(items),
+        truncated=total > cap,
+        total=total,
         ignored_count=ignored,
         engine=name,
     )
@@ -164,7 +172,8 @@ def _glob_rg(
     count: bool,
     visible: Visible,
     ignore_root: Path | None,
-) -> tuple[list[bytes], int] | None:
+    cap: int,
+) -> tuple[list[bytes], int, int] | None:
     """Matching files (and the ignored count) from ``rg --files``; ``None`` if rg failed.
 
     Every match costs a ``stat`` here (for the sort by modification time), which is as
@@ -192,11 +201,13 @@ def _glob_rg(
         parts, loose = split
         argvs = [files_args(anchored, threads=1, paths=part, **common) for part in parts]
     items: list[bytes] = []
+    total = 0
     ignored = 0
     seen = 0
     everyone = visible is always_visible
     lstat = os.lstat
     append = items.append
+    keep_at_most = max(KEEP_AT_MOST, 2 * cap)
     top, width = _MTIME_TOP, _MTIME_BYTES
     dfd = os.open(directory, os.O_RDONLY)
     procs: list[subprocess.Popen[bytes]] = []
@@ -217,22 +228,37 @@ def _glob_rg(
             if filt is not None:
                 batch, hidden = filt.split_files(batch)
                 if count:
-                    ignored += len(hidden) if everyone else sum(visible(_utf8(r)) for r in hidden)
+                    ignored += len(hidden) if everyone else len(visible_files(visible, hidden))
+            if not everyone:
+                batch = visible_files(visible, batch)
             for rel in batch:
-                if not (everyone or visible(_utf8(rel))):
-                    continue
                 try:
                     st = lstat(rel, dir_fd=dfd)
                 except OSError:
                     continue
                 # (_mtime_key, inlined)
                 append((top - st.st_mtime_ns).to_bytes(width, "big") + rel.replace(b"/", b"\0"))
+            if len(items) > keep_at_most:
+                total += _keep_first(items, cap)
     finally:
         os.close(dfd)
         rcs = _reap(procs)
     if 2 in rcs and seen == len(first):
         return None  # ripgrep refused to run
-    return items, ignored
+    return items, total + len(items), ignored
+
+
+KEEP_AT_MOST = 65536
+"""Sort keys held at most (beyond the ``cap`` shown) before the surplus is dropped: a
+glob over a million files holds the first ones, not a million keys."""
+
+
+def _keep_first(items: list[bytes], cap: int) -> int:
+    """Keep the ``cap`` first of ``items`` (in sort order); how many were dropped."""
+    items.sort()
+    dropped = len(items) - cap
+    del items[cap:]
+    return dropped
 
 
 def _reap(procs: list[subprocess.Popen[bytes]]) -> list[int]:
@@ -345,9 +371,12 @@ def _glob_python(
     count: bool,
     visible: Visible,
     ignore_root: Path | None,
-) -> tuple[list[bytes], int]:
+    cap: int,
+) -> tuple[list[bytes], int, int]:
     rules = root_rules(directory, ignore_root) if respect_gitignore else None
     items: list[bytes] = []
+    total = 0
+    keep_at_most = max(KEEP_AT_MOST, 2 * cap)
     ignored = 0
     dfd = os.open(directory, os.O_RDONLY)
     try:
@@ -363,6 +392,8 @@ def _glob_python(
             except OSError:
                 continue
             items.append(_mtime_key(st.st_mtime_ns) + sort_key(rel))
+            if len(items) > keep_at_most:
+                total += _keep_first(items, cap)
     finally:
         os.close(dfd)
-    return items, ignored
+    return items, total + len(items), ignored

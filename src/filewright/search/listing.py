@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -10,7 +11,7 @@ from pathlib import Path
 from filewright.policy.gitignore import root_rules
 from filewright.policy.globs import GlobError, compile_glob
 from filewright.search.anchored import open_real_dir
-from filewright.search.results import Entry, ListResult, Visible, always_visible
+from filewright.search.results import Entry, ListResult, Visible, always_visible, hidden_names
 
 
 def _name_matcher(globs: Sequence[str]) -> Callable[[bytes], bool]:
@@ -32,6 +33,39 @@ def _dir_inside(link: str, root: Path) -> bool:
         return False
 
 
+def _key(name: str, is_dir: bool) -> str:
+    """An entry's sort key: "0" for a directory ("1" for a file), the case-folded name,
+    NUL, the name (NUL sorts first: a name before the longer names it starts)."""
+    return ("0" if is_dir else "1") + name.casefold() + "\0" + name
+
+
+def _plain_keys(
+    found: list[os.DirEntry[str]],
+    names: list[str],
+    links: set[str],
+    directory: Path,
+    symlink_root: Path,
+) -> list[str] | None:
+    """Every entry's sort key, in bulk (None if an entry's type cannot be read)."""
+    try:
+        dirs = [e.is_dir(follow_symlinks=False) for e in found]
+        for e in found:
+            if e.is_symlink():
+                links.add(e.name)
+    except OSError:
+        links.clear()
+        return None
+    keys = [
+        f"0{n.casefold()}\0{n}" if d else f"1{n.casefold()}\0{n}"
+        for n, d in zip(names, dirs, strict=True)
+    ]
+    if links:
+        for i, name in enumerate(names):
+            if name in links:
+                keys[i] = _key(name, _dir_inside(os.path.join(directory, name), symlink_root))
+    return keys
+
+
 def list_directory(
     directory: Path,
     *,
@@ -40,42 +74,67 @@ def list_directory(
     visible: Visible = always_visible,
     ignore_root: Path | None = None,
     symlink_root: Path | None = None,
+    limit: int | None = None,
 ) -> ListResult:
     """The entries of one directory: directories first, then files, each group by
-    case-insensitive name.
+    case-insensitive name; only the first ``limit`` of them when given (``total`` says
+    how many there are).
 
     ``ignore`` globs (matched against names) drop entries; with ``respect_gitignore``,
     entries hidden by ignore files, and ``.git``, are dropped and counted in
     ``ignored_count``.  Entries the policy hides are dropped and not counted.
     """
     directory = Path(directory)
-    skip = _name_matcher(ignore or [])
+    skip = _name_matcher(ignore) if ignore else None
     rules = root_rules(directory, ignore_root) if respect_gitignore else None
-    entries: list[Entry] = []
-    ignored = 0
+    if rules is not None and rules.empty:
+        rules = None
     # By descriptor, opened without following links from / down: a directory swapped for
     # a symlink (to outside) since it was resolved is refused, never listed.
     dir_fd = open_real_dir(directory)
     try:
-        with os.scandir(dir_fd) as listed:
-            for e in listed:
-                if not visible(e.name):
-                    continue
-                name_b = os.fsencode(e.name)
-                if skip(name_b):
-                    continue
-                try:
-                    is_dir = e.is_dir(follow_symlinks=False)
-                    is_link = e.is_symlink()
-                except OSError:
-                    continue
-                if rules is not None and (e.name == ".git" or rules.is_ignored(name_b, is_dir)):
-                    ignored += 1
-                    continue
-                if is_link:
-                    is_dir = _dir_inside(os.path.join(directory, e.name), symlink_root or directory)
-                entries.append(Entry(e.name, is_dir, is_link))
+        with os.scandir(dir_fd) as it:
+            found = list(it)
     finally:
         os.close(dir_fd)
-    entries.sort(key=lambda en: (not en.is_dir, en.name.casefold(), en.name))
-    return ListResult(entries, ignored)
+    names = [e.name for e in found]
+    hidden = hidden_names(visible, names)
+    git = respect_gitignore and ".git" in names
+    links: set[str] = set()
+    keys: list[str] | None = None
+    if not (hidden or git or skip is not None or rules is not None):
+        keys = _plain_keys(found, names, links, directory, symlink_root or directory)
+    ignored = 0
+    if keys is None:
+        keys = []
+        for e in found:
+            name = e.name
+            if hidden and name in hidden:
+                continue
+            if skip is not None and skip(os.fsencode(name)):
+                continue
+            try:
+                is_dir = e.is_dir(follow_symlinks=False)
+                is_link = e.is_symlink()
+            except OSError:
+                continue
+            if git and name == ".git":
+                ignored += 1
+                continue
+            if rules is not None and rules.is_ignored(os.fsencode(name), is_dir):
+                ignored += 1
+                continue
+            if is_link:
+                is_dir = _dir_inside(os.path.join(directory, name), symlink_root or directory)
+                links.add(name)
+            keys.append(_key(name, is_dir))
+    total = len(keys)
+    if limit is not None and limit < total:
+        keys = heapq.nsmallest(max(0, limit), keys)
+    else:
+        keys.sort()
+    entries = []
+    for key in keys:
+        name = key[key.index("\0") + 1 :]
+        entries.append(Entry(name, key[0] == "0", name in links))
+    return ListResult(entries, ignored, total)

@@ -7,6 +7,7 @@ decides what "truncated" keeps, so the two engines cannot differ in those rules.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +25,45 @@ ProgressCallback = Callable[[int], None]
 def always_visible(_path: str) -> bool:
     """The default :data:`Visible`: every path may be shown."""
     return True
+
+
+def visible_files(visible: Visible, rels: list[bytes]) -> list[bytes]:
+    """The paths of ``rels`` (relative bytes paths of files) that ``visible`` lets
+    through; in bulk (each directory judged once) when it offers ``files``, as
+    :class:`filewright.policy.visibility.Visibility` does."""
+    if visible is always_visible:
+        return rels
+    bulk = getattr(visible, "files", None)
+    if bulk is not None:
+        kept: list[bytes] = bulk(rels)
+        return kept
+    return [rel for rel in rels if visible(os.fsdecode(rel))]
+
+
+def hidden_names(visible: Visible, names: list[str]) -> set[str]:
+    """Which of ``names`` (entries of the searched directory itself) ``visible`` keeps
+    out; in bulk when it offers ``hidden_names``."""
+    if visible is always_visible:
+        return set()
+    bulk = getattr(visible, "hidden_names", None)
+    if bulk is not None:
+        hidden: set[str] = bulk("", names)
+        return hidden
+    return {name for name in names if not visible(name)}
+
+
+def visible_names(visible: Visible, rel_dir: str = "") -> Callable[[str], bool] | None:
+    """The test ``visible`` makes of the names of files directly in ``rel_dir`` (relative
+    to the searched directory; "" for itself), None when it lets every name through:
+    judged once for the directory when it offers ``in_directory``."""
+    if visible is always_visible:
+        return None
+    per_dir = getattr(visible, "in_directory", None)
+    if per_dir is not None:
+        test: Callable[[str], bool] | None = per_dir(rel_dir)
+        return test
+    prefix = rel_dir + "/" if rel_dir else ""
+    return lambda name: visible(prefix + name)
 
 
 def sort_key(rel: bytes) -> bytes:
@@ -108,6 +148,9 @@ class ListResult:
     ignored_count: int
     """Entries hidden by ignore files (including ``.git``); not counting ``ignore`` globs
     or paths the policy hides."""
+    total: int | None = None
+    """Entries listed before a ``limit`` kept the first ones (None: all are in
+    ``entries``)."""
 
 
 def cut_line(text: str, max_chars: int, more: int = 0) -> str:

@@ -12,7 +12,6 @@ relative to the first root or absolute inside a root; results show them relative
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from filewright.core.result import Result
@@ -343,14 +342,12 @@ class DefaultToolset(FileTools, Toolset):
             loc.real,
             ignore=p.ignore,
             respect_gitignore=p.respect_gitignore,
-            visible=self.engine.visibility(loc),
-            ignore_root=loc.root,
+            **self.engine.search_scope(loc),
             symlink_root=loc.root,
+            limit=p.max_entries,
         )
-        total = len(result.entries)
+        total = len(result.entries) if result.total is None else result.total
         truncated = total > p.max_entries
-        if truncated:
-            result = dataclasses.replace(result, entries=result.entries[: p.max_entries])
         text = search.format_list_gemini(result, loc.lexical_rel)
         if truncated:
             text += (
@@ -370,8 +367,7 @@ class DefaultToolset(FileTools, Toolset):
             p.pattern,
             case_sensitive=p.case_sensitive,
             respect_gitignore=p.respect_gitignore,
-            visible=self.engine.visibility(loc),
-            ignore_root=loc.root,
+            **self.engine.search_scope(loc),
         )
         text = search.format_glob_gemini(result, p.pattern, loc.lexical_rel)
         return glob_result(loc, result, text, result.paths)
@@ -388,8 +384,7 @@ class DefaultToolset(FileTools, Toolset):
             fixed_strings=p.fixed_strings,
             context=p.context,
             max_matches=p.max_matches,
-            visible=self.engine.visibility(loc),
-            ignore_root=loc.root,
+            **self.engine.search_scope(loc),
             on_progress=search_progress,
         )
         text = search.format_grep_gemini(result, p.pattern, loc.lexical_rel, p.include)

@@ -310,8 +310,7 @@ class GeminiToolset(Toolset):
             loc.real,
             ignore=p.ignore,
             respect_gitignore=p.respect_git_ignore,
-            visible=self.engine.visibility(loc),
-            ignore_root=loc.root,
+            **self.engine.search_scope(loc),
             symlink_root=loc.root,
         )
         text = search.format_list_gemini(result, str(loc.path), show_ignored=False)
@@ -329,8 +328,7 @@ class GeminiToolset(Toolset):
             p.pattern,
             case_sensitive=p.case_sensitive,
             respect_gitignore=p.respect_git_ignore,
-            visible=self.engine.visibility(loc),
-            ignore_root=loc.root,
+            **self.engine.search_scope(loc),
         )
         text = search.format_glob_gemini(
             result,
@@ -348,13 +346,8 @@ class GeminiToolset(Toolset):
         loc = self._directory(p.path, "search_file_content")
         if isinstance(loc, Result):
             return loc
-        visible = self.engine.visibility(loc)
-
-        def searched(rel: str, is_dir: bool = False) -> bool:
-            # The seed: "searches most files (respecting common ignores)", as Gemini CLI's
-            # grep skips .git and node_modules whatever the ignore files say.
-            return NUISANCE_DIRS.isdisjoint(rel.split("/")) and visible(rel, is_dir)
-
+        # The seed: "searches most files (respecting common ignores)", as Gemini CLI's
+        # grep skips .git and node_modules whatever the ignore files say.
         # Case-insensitive, as Gemini CLI's grep (git grep --ignore-case, grep -i, regex "i");
         # the seed has no case parameter for this tool.
         result = search.grep(
@@ -362,9 +355,8 @@ class GeminiToolset(Toolset):
             p.pattern,
             include=p.include,
             case_sensitive=False,
-            visible=searched,
-            ignore_root=loc.root,
             on_progress=search_progress,
+            **self.engine.search_scope(loc, skip_names=NUISANCE_DIRS),
         )
         text = search.format_grep_gemini(result, p.pattern, p.path or ".", p.include)
         return grep_result(loc, result, text)
