@@ -33,10 +33,12 @@ import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from filewright.edit.matching import LADDER, MatchOutcome, Region, adapt_replacement, find
+from filewright.edit.carry import CannotCarry
+from filewright.edit.matching import LADDER, MatchOutcome, Region, find
 from filewright.edit.normalize import collapse_spaces, fold_typography
 from filewright.edit.outcome import Edited, EditFailure, Result, edited
 from filewright.edit.patch_parse import Hunk
+from filewright.edit.replacement import adapt_replacement
 
 _MAX_LOCATIONS = 20  # places listed for an ambiguous hunk (``count`` says how many there are)
 
@@ -163,7 +165,12 @@ def _place(
     c = cands[0]
     if outcome is None:
         return _line_splice(t, c.first, c.last, new, "exact")
-    return _ladder_splice(t, c, outcome, new)
+    try:
+        return _ladder_splice(t, c, outcome, new)
+    except CannotCarry as exc:  # matched, but the change cannot be carried over unguessed
+        failure = _no_match(t, hunk, number, "\n".join(old))
+        failure.detail["uncertain"] = exc.reason
+        return failure
 
 
 def _trim_blank_context(hunk: Hunk) -> tuple[list[str], list[str]]:
