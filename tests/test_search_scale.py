@@ -41,7 +41,6 @@ VISIBLE = [
     "src/app/fixtures/data.txt",
     "docs/guide.md",
     "docs/public/internal.md",
-    "build/out.py",
     "Secrets.py",
 ]
 HIDDEN = [
@@ -51,6 +50,7 @@ HIDDEN = [
     "src/app/fixtures/a/b/blob.bin",
     "docs/internal/plan.md",
     ".filewright/history.py",
+    "build/out.py",  # deny: neither its name nor its lines come out (issue 22)
 ]
 
 

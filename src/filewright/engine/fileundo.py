@@ -141,6 +141,18 @@ def _undo_move(
                 # Cut short between the two ends' records: the move never happened.
                 history.pop(str(src.real))
                 return
+            last = dst_entries[-1] if dst_entries else None
+            if (
+                last is not None
+                and last.moved_to == str(src.real)
+                and current(dst).exists
+                and not dry_run
+            ):
+                # A later move back (dst -> src) was cut short between its two records (its
+                # rename comes after both, so it never landed): forget it, then undo this.
+                history.pop(str(dst.real))
+                dst_entries = history.entries(str(dst.real))
+        if not dst_entries or dst_entries[-1].moved_from != str(src.real):
             raise fail("stale", loc.given, message=f"{dst.path} changed after the move")
         dst_entry = dst_entries[-1]
     else:

@@ -148,7 +148,12 @@ def apply_change(engine: Engine, change: Change) -> Outcome:
         outcome.failure = Failure(
             "busy",
             change.path,
-            {"message": "file is locked by another process", "operation": exc.holder},
+            # The holder names itself just after taking the lock; one caught in between is
+            # named by what this change would have done.
+            {
+                "message": "file is locked by another process",
+                "operation": exc.holder or change.operation,
+            },
         )
     except PathRefused as exc:
         outcome.failure = Failure(exc.code, change.path, {"message": exc.detail})
