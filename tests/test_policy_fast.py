@@ -302,7 +302,10 @@ def test_toolsets_with_policy_files_and_symlinks(
                 continue
             full = Path(root, rel)
             hidden_by_state = (str(full) + "/").startswith(str(ws.state_dir) + "/")
-            want = not hidden_by_state and ref.access(rel.strip("/")) not in (Access.HIDDEN, Access.DENY)
+            want = not hidden_by_state and ref.access(rel.strip("/")) not in (
+                Access.HIDDEN,
+                Access.DENY,
+            )
             assert visible(rel) == want, rel
 
 

@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from filewright import Workspace
-from filewright.search import globbing
-from filewright.search.grep import find_rg, glob, list_directory
+from filewright.search import find_rg, glob, globbing, list_directory
 
 RULES = """
 [[rules]]

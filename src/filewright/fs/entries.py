@@ -15,7 +15,7 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from filewright.fs.fsio import open_dir
+from filewright.fs.fsio import open_dir, read_to_end
 from filewright.fs.paths import Location, PathRefused
 
 _RENAME_NOREPLACE = 1
@@ -179,9 +179,6 @@ def walk(loc: Location, *, read: bool = False, max_bytes: int | None = None) -> 
 def _read_at(dfd: int, name: str) -> bytes:
     fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd)
     try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
+        return read_to_end(fd) or b""
     finally:
         os.close(fd)

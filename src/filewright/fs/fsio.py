@@ -142,6 +142,18 @@ def _open_regular(loc: Location) -> tuple[int, os.stat_result]:
     return fd, st
 
 
+def read_to_end(fd: int, limit: int | None = None) -> bytes | None:
+    """What is left to read from `fd`; None when it is more than `limit` bytes."""
+    parts = []
+    total = 0
+    while chunk := os.read(fd, 1 << 20):
+        total += len(chunk)
+        if limit is not None and total > limit:
+            return None
+        parts.append(chunk)
+    return b"".join(parts)
+
+
 def read_bytes(loc: Location, *, max_bytes: int | None = None) -> FileState:
     """Read the whole file at `loc` (regular files only)."""
     fd, st = _open_regular(loc)
@@ -152,13 +164,8 @@ def read_bytes(loc: Location, *, max_bytes: int | None = None) -> FileState:
                 loc.given,
                 f"file is too large: {st.st_size} bytes (limit {max_bytes} bytes)",
             )
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        data = b"".join(chunks)
+        data = read_to_end(fd)
+        assert data is not None
         return FileState(
             data=data,
             mode=stat.S_IMODE(st.st_mode),

@@ -6,7 +6,11 @@ directory and a `visible` callback from the engine; never resolves workspace pat
 decides policy itself. See `grep` for the decisions both engines share.
 """
 
-from filewright.search.grep import (
+from filewright.search.format import format_glob_gemini, format_grep_gemini, format_list_gemini
+from filewright.search.globbing import glob
+from filewright.search.grep import grep
+from filewright.search.listing import list_directory
+from filewright.search.results import (
     Entry,
     FileMatches,
     GlobResult,
@@ -14,14 +18,8 @@ from filewright.search.grep import (
     LineMatch,
     ListResult,
     Visible,
-    find_rg,
-    format_glob_gemini,
-    format_grep_gemini,
-    format_list_gemini,
-    glob,
-    grep,
-    list_directory,
 )
+from filewright.search.ripgrep import find_rg
 
 __all__ = [
     "Entry",

@@ -57,19 +57,12 @@ from pathlib import Path
 from typing import Any
 
 from filewright.core import regexes
+from filewright.fs.fsio import read_to_end
 from filewright.policy.gitignore import GlobError, Overrides, PathFilter, root_rules
 from filewright.search.anchored import Binary, open_file_at, open_real_dir
-from filewright.search.format import format_glob_gemini, format_grep_gemini, format_list_gemini
-from filewright.search.globbing import glob
-from filewright.search.listing import list_directory
 from filewright.search.python_engine import LineSearcher, searchable_text, walk_at
 from filewright.search.results import (
-    Entry,
-    FileMatches,
-    GlobResult,
     GrepResult,
-    LineMatch,
-    ListResult,
     MatchCollector,
     ProgressCallback,
     RawCollector,
@@ -79,7 +72,6 @@ from filewright.search.results import (
 )
 from filewright.search.ripgrep import (
     RG_MISSING,
-    find_rg,
     grep_args,
     has_pcre2,
     is_regex_error,
@@ -87,23 +79,6 @@ from filewright.search.ripgrep import (
     regex_error_detail,
     run_grep,
 )
-
-__all__ = [
-    "Entry",
-    "FileMatches",
-    "GlobResult",
-    "GrepResult",
-    "LineMatch",
-    "ListResult",
-    "Visible",
-    "find_rg",
-    "format_glob_gemini",
-    "format_grep_gemini",
-    "format_list_gemini",
-    "glob",
-    "grep",
-    "list_directory",
-]
 
 
 def _compile_python(pattern: str, case_sensitive: bool, fixed_strings: bool) -> LineSearcher | str:
@@ -342,7 +317,7 @@ def _search_fd(
     try:
         if size > WHOLE_FILE_BYTES:
             return searcher.search_stream(fd, context, col.max_line_chars, cap)
-        data = _read_all(fd, WHOLE_FILE_BYTES)
+        data = read_to_end(fd, WHOLE_FILE_BYTES)
     except (Binary, OSError):
         return []
     if data is None:  # grew past the limit since the fstat
@@ -355,15 +330,3 @@ def _search_fd(
     if text is None:
         return []
     return [(n, line, ctx, 0) for n, line, ctx in searcher.search(text, context, cap)]
-
-
-def _read_all(fd: int, limit: int) -> bytes | None:
-    """The file's bytes, or ``None`` when it holds more than ``limit``."""
-    parts = []
-    total = 0
-    while chunk := os.read(fd, 1 << 20):
-        total += len(chunk)
-        if total > limit:
-            return None
-        parts.append(chunk)
-    return b"".join(parts)

@@ -115,7 +115,7 @@ class GrepResult:
 
 @dataclass(slots=True)
 class GlobResult:
-    """What :func:`filewright.search.grep.glob` found."""
+    """What :func:`filewright.search.glob` found."""
 
     paths: list[str]
     """Matching files relative to the searched directory, newest modification first
@@ -141,7 +141,7 @@ class Entry:
 
 @dataclass(slots=True)
 class ListResult:
-    """What :func:`filewright.search.grep.list_directory` found."""
+    """What :func:`filewright.search.list_directory` found."""
 
     entries: list[Entry]
     """Directories first, then files; each group in case-insensitive name order."""

@@ -30,6 +30,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from filewright.fs.fsio import read_to_end
+
 if TYPE_CHECKING:
     from types import TracebackType
 
@@ -218,10 +220,7 @@ def _open_state_file(path: Path, flags: int) -> int:
 def _read_state_file(path: Path) -> bytes:
     fd = _open_state_file(path, os.O_RDONLY)
     try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
+        return read_to_end(fd) or b""
     finally:
         os.close(fd)
 
