@@ -1,4 +1,4 @@
-"""Small valid files built byte by byte for the tests: a PNG and a PDF."""
+"""Small valid files built byte by byte for the tests: a PNG, a PDF, a PDF bomb."""
 
 from __future__ import annotations
 
@@ -38,6 +38,30 @@ def pdf(pages: list[str]) -> bytes:
             f"/Resources << /Font << /F1 3 0 R >> >> /Contents {5 + 2 * i} 0 R >>".encode()
         )
         objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
+    return _pdf_file(objects)
+
+
+def pdf_bomb(pages: int, repeats: int) -> bytes:
+    """A small PDF whose one compressed content stream is shared by every page."""
+    content = b"BT /F1 12 Tf 72 712 Td " + b"(AAAAAAAA) Tj " * repeats + b" ET"
+    packed = zlib.compress(content, 9)
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids ["
+        + b" ".join(b"%d 0 R" % (5 + i) for i in range(pages))
+        + b"] /Count %d >>" % pages,
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(packed) + packed + b"\nendstream",
+    ]
+    page = (
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+        b"/Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>"
+    )
+    return _pdf_file([*objects, *[page] * pages])
+
+
+def _pdf_file(objects: list[bytes]) -> bytes:
+    """The numbered objects as a PDF file with a correct xref."""
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for number, body in enumerate(objects, 1):

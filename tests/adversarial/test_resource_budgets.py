@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from samples import pdf_bomb
 
 AS_LIMIT = 1 << 30  # 1 GiB of address space for filewright (and, inherited, ripgrep)
 
@@ -162,38 +163,6 @@ def test_the_result_limit_follows_the_workspace_limit(amplifier: Path) -> None:
 # -- 11: every reader has a time, memory and output budget -------------------------------------
 
 
-def pdf_bomb(path: Path, pages: int, repeats: int) -> int:
-    """A small PDF whose one compressed content stream is shared by every page."""
-    import zlib
-
-    content = b"BT /F1 12 Tf 72 712 Td " + b"(AAAAAAAA) Tj " * repeats + b" ET"
-    packed = zlib.compress(content, 9)
-    objs = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids ["
-        + b" ".join(b"%d 0 R" % (5 + i) for i in range(pages))
-        + b"] /Count %d >>" % pages,
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(packed) + packed + b"\nendstream",
-    ]
-    page = (
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
-        b"/Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>"
-    )
-    objs += [page] * pages
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for i, obj in enumerate(objs, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % i + obj + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
-    path.write_bytes(bytes(out))
-    return len(content)
-
-
 @pytest.mark.parametrize(
     ("toolset", "tool", "key"),
     [
@@ -209,7 +178,7 @@ def test_a_pdf_bomb_is_cut_at_the_output_budget(
     root = tmp_path / "ws"
     root.mkdir()
     # 20 KB on disk; 14 MB of content, shared by 60 pages: 480 M characters unbudgeted.
-    pdf_bomb(root / "bomb.pdf", pages=60, repeats=1_000_000)
+    (root / "bomb.pdf").write_bytes(pdf_bomb(pages=60, repeats=1_000_000))
     assert (root / "bomb.pdf").stat().st_size < 64_000
     path = str(root / "bomb.pdf") if toolset == "claude" else "bomb.pdf"
     reply = call_capped(root, toolset, tool, {key: path}, timeout=60)
