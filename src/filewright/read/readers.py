@@ -141,26 +141,46 @@ def read_lines(
     line_out_of_range, invalid, and the engine's path and policy codes.
     """
     loc = locate_file(engine, target)
-    cap = engine.workspace.max_file_bytes
     with open_file(engine, loc) as (fd, size):
-        out = read_lines_fd(
-            fd,
-            size,
-            start,
-            limit,
-            tail=tail,
-            max_line_chars=max_line_chars,
-            max_output_chars=max_output_chars,
-            count_total=count_total,
-            hash_limit=cap,
-            whole_limit=cap,
-            path=loc.given,
-            prefer_chinese=engine.workspace.locale == "zh",
+        out = _text_slice(
+            engine, loc, fd, size, start, limit, tail, max_line_chars, max_output_chars, count_total
         )
-        if size > cap:  # above the hashing limit: a fingerprint (fs.bigfile.identity)
-            out.hash = fingerprint(fd, os.fstat(fd))
     if record and out.hash is not None:
         engine.record_read(loc, out.hash)
+    return out
+
+
+def _text_slice(
+    engine: Engine,
+    loc: Location,
+    fd: int,
+    size: int,
+    start: int,
+    limit: int | None,
+    tail: int | None,
+    max_line_chars: int,
+    max_output_chars: int | None,
+    count_total: bool | None,
+) -> TextSlice:
+    """The lines asked for from an open text file, with the hash the ledger records: the
+    whole file's sha256, or above `max_file_bytes` its fingerprint (fs.bigfile.identity)."""
+    cap = engine.workspace.max_file_bytes
+    out = read_lines_fd(
+        fd,
+        size,
+        start,
+        limit,
+        tail=tail,
+        max_line_chars=max_line_chars,
+        max_output_chars=max_output_chars,
+        count_total=count_total,
+        hash_limit=cap,
+        whole_limit=cap,
+        path=loc.given,
+        prefer_chinese=engine.workspace.locale == "zh",
+    )
+    if size > cap:
+        out.hash = fingerprint(fd, os.fstat(fd))
     return out
 
 
@@ -274,22 +294,10 @@ def read_any(
             out.hash = hashlib.sha256(raw).hexdigest()
         else:
             out.kind, out.mime_type = "text", "text/plain"
-            out.text = read_lines_fd(
-                fd,
-                size,
-                offset,
-                limit,
-                tail=tail,
-                max_line_chars=max_line_chars,
-                max_output_chars=max_output_chars,
-                count_total=count_total,
-                hash_limit=cap,
-                whole_limit=cap,
-                path=loc.given,
-                prefer_chinese=engine.workspace.locale == "zh",
-            )
-            if size > cap:  # above the hashing limit: a fingerprint
-                out.text.hash = fingerprint(fd, os.fstat(fd))
+            out.text = _text_slice(
+                engine, loc, fd, size, offset, limit, tail, max_line_chars, max_output_chars,
+                count_total,
+            )  # fmt: skip
             out.hash = out.text.hash
     if record and out.hash is not None:
         engine.record_read(loc, out.hash)
