@@ -211,15 +211,17 @@ class Staged:
 
     def commit(self) -> None:
         """Rename the new file over the old one and fsync the directory."""
-        if self.tmp is None:
-            self.tmp = f".{self.name[:100]}.{os.urandom(6).hex()}{TEMP_SUFFIX}"
-            os.link(f"{_PROC_FD}/{self.fd}", self.tmp, dst_dir_fd=self.dfd)
         try:
             st = os.stat(self.name, dir_fd=self.dfd, follow_symlinks=False)
             if stat.S_ISLNK(st.st_mode):
                 raise _swapped(self.loc.given)
         except FileNotFoundError:
             pass
+        if self.tmp is None:
+            # Named only now, right before the rename: a process killed in between is the
+            # only way a .fwtmp is left behind.
+            self.tmp = f".{self.name[:100]}.{os.urandom(6).hex()}{TEMP_SUFFIX}"
+            os.link(f"{_PROC_FD}/{self.fd}", self.tmp, dst_dir_fd=self.dfd)
         os.rename(self.tmp, self.name, src_dir_fd=self.dfd, dst_dir_fd=self.dfd)
         self.tmp = None
         with contextlib.suppress(OSError):
