@@ -267,6 +267,7 @@ class Sandbox:
             except OSError as exc:
                 if exc.errno not in _NOT_THERE:
                     raise
+                exists = False  # gone since the realpath looked (another process moved it)
             else:
                 is_dir = stat.S_ISDIR(mode)
                 is_regular = stat.S_ISREG(mode)
