@@ -410,3 +410,27 @@ def test_deep_paths_and_deep_rules_need_no_recursion() -> None:
     ref = ReferencePolicy(policy)
     for rel in ("/".join(["d"] * 3000), "/".join(["d"] * 1199) + "/e", "d/" * 2000 + "x/y"):
         assert policy.access(rel) == ref.access(rel)
+
+
+@pytest.mark.parametrize("first", ["fixtures/a/b", "other/a/b"])
+def test_directories_sharing_states_share_verdicts_only_when_a_regex_agrees(first: str) -> None:
+    """Directory verdicts are remembered per rule state; a regex rule whose text lies in
+    one directory's path and not the other's must still tell them apart, whichever
+    directory is asked first."""
+    rules_ = [
+        Rule("**/fixtures/**/*.bin", Access.DENY),
+        Rule("*gen*.py", Access.READ),
+        Rule("*.pem", Access.HIDDEN),
+    ]
+    policy = _policy(rules_, [], True, Access.WRITE)
+    ref = ReferencePolicy(policy)
+    dirs = [first, "other/a/b" if first.startswith("fixtures") else "fixtures/a/b", "x/gen/y"]
+    for d in dirs + ["q/a/b", "fixtures/c", "gen/a/b"]:
+        found = policy.file_verdicts(d)
+        if found is None:
+            continue
+        for name in ("x.bin", "a.py", "gen.py", "key.pem", "plain.txt"):
+            if found.maybe is None or not found.maybe.may_match(name.encode()):
+                assert ref.access(f"{d}/{name}") == found.access, (d, name)
+            else:
+                assert policy.access(f"{d}/{name}") == ref.access(f"{d}/{name}"), (d, name)

@@ -69,6 +69,7 @@ class PolicyIndex(Generic[V]):
         self.u_access = [access for access, _ in untrusted]
         self.dirs: dict[str, Entry | None] = {}
         self.name_filters: dict[frozenset[tuple[str, str]], NameFilter] = {}
+        self.summaries: dict[tuple[object, ...], FileVerdicts[V] | None] = {}
         root = Entry((("", self.trusted.root, self.untrusted.root),) * 2)
         root.const = self._const(root)
         self.dirs[""] = root
@@ -111,24 +112,33 @@ class PolicyIndex(Generic[V]):
                 break
             here = parent_rel
         for here, name in reversed(pending):
-            entry = None
-            if parent is not None and name:
-                names = name_variants(name)
-                if names is not None:
-                    variants = []
-                    for (vdir, ts, us), vname in zip(parent.variants, names, strict=True):  # type: ignore[union-attr]
-                        variants.append(
-                            (
-                                f"{vdir}/{vname}" if vdir else vname,
-                                self.trusted.child(ts, vname),
-                                self.untrusted.child(us, vname),
-                            )
-                        )
-                    entry = Entry(tuple(variants))
-                    entry.const = self._const(entry)
-            self.dirs[here] = entry
-            parent = entry
+            parent = self.dirs[here] = self._child(parent, name)
         return parent  # type: ignore[return-value]
+
+    def _child(self, parent: Entry | None, name: str) -> Entry | None:
+        if parent is None or not name:
+            return None
+        names = name_variants(name)
+        if names is None:
+            return None
+        first, second = parent.variants
+        folded = self._variant(first, names[0])
+        if names[1] == names[0] and second is first:
+            entry = Entry((folded, folded))  # both folds agree: the common case
+        else:
+            entry = Entry((folded, self._variant(second, names[1])))
+        entry.const = self._const(entry)
+        return entry
+
+    def _variant(
+        self, parent: tuple[str, DirState, DirState], name: str
+    ) -> tuple[str, DirState, DirState]:
+        vdir, ts, us = parent
+        return (
+            f"{vdir}/{name}" if vdir else name,
+            self.trusted.child(ts, name),
+            self.untrusted.child(us, name),
+        )
 
     def directory_verdict(self, rel_dir: str) -> V | None:
         if "\n" in rel_dir or "//" in rel_dir or rel_dir.startswith("/") or rel_dir.endswith("/"):
@@ -147,6 +157,25 @@ class PolicyIndex(Generic[V]):
         return entry.summary  # type: ignore[return-value]
 
     def _file_verdicts(self, entry: Entry) -> FileVerdicts[V] | None:
+        # Directories with the same states get the same verdicts, given whether a regex
+        # rule's inner text lies in the directory's own path (`name_clues`).
+        parts: list[object] = []
+        for vdir, ts, us in entry.variants:
+            for state in (ts, us):
+                parts.append(state)
+                leaf = state.leaf
+                if leaf is not None and leaf.general:
+                    parts.append(any(literal in vdir for literal in leaf.general))
+        key = tuple(parts)
+        found = self.summaries.get(key, False)
+        if found is not False:
+            return found  # type: ignore[return-value]
+        if len(self.summaries) > self.MAX_DIRS:
+            self.summaries.clear()
+        summary = self.summaries[key] = self._summarise(entry)
+        return summary
+
+    def _summarise(self, entry: Entry) -> FileVerdicts[V] | None:
         best: V | None = None
         clues: set[tuple[str, str]] = set()
         for vdir, ts, us in entry.variants:

@@ -87,17 +87,76 @@ def open_below(dir_fd: int, rel: bytes | str, *, want_dir: bool = False) -> int:
         os.close(fd)
 
 
-def stat_below(dir_fd: int, rel: bytes | str, *, want_dir: bool = False) -> os.stat_result | None:
-    """The stat of ``rel`` below ``dir_fd`` reached without links (``None`` if it is not
-    there as that kind of entry now)."""
-    try:
-        fd = open_below(dir_fd, rel, want_dir=want_dir)
-    except OSError:
-        return None
-    try:
-        return os.fstat(fd)
-    finally:
-        os.close(fd)
+class Below:
+    """Stats of many paths below one directory descriptor, each reached without
+    following a link, its parent directories opened once (``O_PATH``) and kept while
+    the object lives (at most ``keep`` of them; use as a context manager)."""
+
+    def __init__(self, dir_fd: int, keep: int = 256) -> None:
+        self._root = dir_fd
+        self._keep = keep
+        self._dirs: dict[bytes, int] = {}
+
+    def __enter__(self) -> Below:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._close()
+
+    def _close(self) -> None:
+        for fd in self._dirs.values():
+            os.close(fd)
+        self._dirs.clear()
+
+    def _dir(self, rel_dir: bytes) -> int:
+        if not rel_dir:
+            return self._root
+        fd = self._dirs.get(rel_dir)
+        if fd is not None:
+            return fd
+        # Down from the nearest directory already open (iterative: trees can be deep).
+        missing = [rel_dir]
+        parent = rel_dir.rpartition(b"/")[0]
+        while parent and parent not in self._dirs:
+            missing.append(parent)
+            parent = parent.rpartition(b"/")[0]
+        if len(self._dirs) + len(missing) > self._keep:
+            # Too many to keep: start again from the root, keeping only rel_dir's own.
+            self._close()
+            fd = self._root
+            for name in rel_dir.split(b"/"):
+                nfd = self._open(fd, name, rel_dir)
+                if fd != self._root:
+                    os.close(fd)
+                fd = nfd
+            self._dirs[rel_dir] = fd
+            return fd
+        fd = self._dirs[parent] if parent else self._root
+        for sub in reversed(missing):
+            fd = self._dirs[sub] = self._open(fd, sub.rpartition(b"/")[2], rel_dir)
+        return fd
+
+    @staticmethod
+    def _open(dir_fd: int, name: bytes, rel_dir: bytes) -> int:
+        if not name or name in (b".", b".."):
+            raise OSError(f"not a path below the directory: {rel_dir!r}")
+        return os.open(name, _PASS_FLAGS, dir_fd=dir_fd)
+
+    def regular(self, rel: bytes) -> os.stat_result | None:
+        """The stat of the regular file ``rel`` (``None`` when it is not one, now)."""
+        if rel[:1] in (b".", b"/") or b"/." in rel or b"//" in rel:
+            parts = [p for p in rel.split(b"/") if p and p != b"."]
+            if not parts or b".." in parts:
+                return None
+            rel = b"/".join(parts)
+        parent, _, name = rel.rpartition(b"/")
+        if not name or name in (b".", b".."):
+            return None
+        try:
+            st = os.stat(name, dir_fd=self._dir(parent), follow_symlinks=False)
+        except OSError:
+            return None
+        return st if stat.S_ISREG(st.st_mode) else None
 
 
 class Binary(Exception):

@@ -16,7 +16,7 @@ from typing import Any
 
 from filewright.policy.gitignore import GlobError, Overrides, PathFilter, Verdict, root_rules
 from filewright.policy.globs import compile_glob
-from filewright.search.anchored import open_real_dir, stat_below
+from filewright.search.anchored import Below, open_real_dir
 from filewright.search.python_engine import walk
 from filewright.search.results import (
     GlobResult,
@@ -136,13 +136,13 @@ def _still_inside(directory: Path, items: list[bytes], cap: int) -> list[bytes]:
         return []
     out: list[bytes] = []
     try:
-        for key in items:
-            if len(out) >= cap:
-                break
-            rel = key[_MTIME_BYTES:].replace(b"\0", b"/")
-            st = stat_below(dir_fd, rel)
-            if st is not None:
-                out.append(rel)
+        with Below(dir_fd) as below:
+            for key in items:
+                if len(out) >= cap:
+                    break
+                rel = key[_MTIME_BYTES:].replace(b"\0", b"/")
+                if below.regular(rel) is not None:
+                    out.append(rel)
     finally:
         os.close(dir_fd)
     return out
