@@ -425,7 +425,7 @@ def test_directories_sharing_states_share_verdicts_only_when_a_regex_agrees(firs
     policy = _policy(rules_, [], True, Access.WRITE)
     ref = ReferencePolicy(policy)
     dirs = [first, "other/a/b" if first.startswith("fixtures") else "fixtures/a/b", "x/gen/y"]
-    for d in dirs + ["q/a/b", "fixtures/c", "gen/a/b"]:
+    for d in [*dirs, "q/a/b", "fixtures/c", "gen/a/b"]:
         found = policy.file_verdicts(d)
         if found is None:
             continue
