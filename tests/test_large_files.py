@@ -25,6 +25,7 @@ from filewright.fs.chunked import (
     Delta,
     Format,
     LiteralReplace,
+    Occurs,
     ReplaceAll,
     Reverse,
     StreamError,
@@ -486,3 +487,105 @@ def test_claude_multi_edit_streamed_names_the_edit_that_failed(tmp_path: Path) -
     assert path.read_bytes() == data.replace(b"line 1 alpha", b"ONE", 1).replace(
         b"line 2 alpha", b"x", 1
     )
+
+
+def test_companion_edit_and_write_stream(tmp_path: Path) -> None:
+    data = _lines(300)
+    path = tmp_path / "notes.md"
+    path.write_bytes(data)
+    ws = _ws(tmp_path)
+    tools = ws.toolset("companion")
+    result = tools.call("edit", {"path": "notes.md", "oldText": "line 17 ", "newText": "L17 "})
+    assert result.ok, result.text
+    assert result.text == "成功替换了 notes.md 中的文本"  # the seed's words, streamed or not
+    assert result.data["streamed"] is True
+    assert path.read_bytes() == data.replace(b"line 17 ", b"L17 ", 1)
+    ambiguous = tools.call("edit", {"path": "notes.md", "oldText": "alpha", "newText": "x"})
+    assert not ambiguous.ok and ambiguous.data["error"] == "ambiguous"
+    assert path.read_bytes() == data.replace(b"line 17 ", b"L17 ", 1)
+    result = tools.call("write", {"path": "notes.md", "content": "new\n"})
+    assert result.ok and result.data["streamed"] is True, result.text
+    assert path.read_bytes() == b"new\n"
+    undo = ws.toolset("default")
+    assert undo.call("undo", {"path": "notes.md"}).ok
+    assert undo.call("undo", {"path": "notes.md"}).ok
+    assert path.read_bytes() == data
+    limited = _ws(tmp_path, max_change_bytes=1000).toolset("companion")
+    refused = limited.call("edit", {"path": "notes.md", "oldText": "line 5 ", "newText": "x"})
+    assert not refused.ok and refused.text == "文件过大: notes.md", refused.text
+    assert path.read_bytes() == data
+
+
+_OLD = "function f5() { return 5; }"
+_FILES_OWN = "function f5() {\n  // ... existing code ...\n}"
+_OMITTED = "function f5() {\n  // ... rest of code ...\n}"
+
+
+def _placeholder_calls(root: Path, new: str) -> list[tuple[str, str, dict[str, object]]]:
+    path = str(root / "a.js")
+    return [
+        ("default", "edit", {"path": "a.js", "old_string": _OLD, "new_string": new}),
+        (
+            "default",
+            "multi_edit",
+            {"path": "a.js", "edits": [{"old_string": _OLD, "new_string": new}]},
+        ),
+        ("companion", "edit", {"path": "a.js", "oldText": _OLD, "newText": new}),
+        ("worker", "replace_in_file", {"path": "a.js", "old": _OLD, "new": new}),
+        (
+            "worker",
+            "replace_in_file",
+            {"path": "a.js", "old": r"return 5;", "new": new, "regex": True},
+        ),
+        ("gemini", "replace", {"file_path": path, "old_string": _OLD, "new_string": new}),
+        (
+            "text_editor",
+            "str_replace_based_edit_tool",
+            {"command": "str_replace", "path": path, "old_str": _OLD, "new_str": new},
+        ),
+        ("claude", "Edit", {"file_path": path, "old_string": _OLD, "new_string": new}),
+    ]
+
+
+@pytest.mark.parametrize("new", [_FILES_OWN, _OMITTED])
+def test_placeholders_are_refused_streamed_as_in_memory(tmp_path: Path, new: str) -> None:
+    """An omission placeholder in the new text: the same verdict and words whether the
+    file is changed in memory or streamed (the file's own comment is no omission, except
+    for the worker, which refuses any)."""
+    body = "".join(f"function f{i}() {{ return {i}; }}\n" for i in range(300))
+    path = tmp_path / "a.js"
+    path.write_text(body + "// ... existing code ...\n")
+    before = path.read_bytes()
+    for toolset, tool, args in _placeholder_calls(tmp_path, new):
+        answers = []
+        for threshold in (1 << 30, 16):
+            ws = Workspace(tmp_path, stream_above_bytes=threshold, dry_run=True)
+            options = {"max_edit_bytes": threshold} if toolset == "claude" else {}
+            tools = ws.toolset(toolset, **options)
+            if toolset == "claude":
+                assert tools.call("Read", {"file_path": str(path)}).ok
+            result = tools.call(tool, args)
+            answers.append(
+                (result.ok, result.text if not result.ok else "", result.data.get("streamed"))
+            )
+        (ok_mem, text_mem, _), (ok_big, text_big, streamed_big) = answers
+        if ok_big or toolset != "claude":  # (claude's failures carry the seed's data only)
+            assert streamed_big is True, (toolset, tool, answers)
+        assert (ok_mem, text_mem) == (ok_big, text_big), (toolset, tool, answers)
+        expect_ok = new == _FILES_OWN and toolset != "worker"
+        assert ok_big == expect_ok, (toolset, tool, answers)
+        assert path.read_bytes() == before
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.binary(max_size=300),
+    needles=st.lists(st.binary(min_size=1, max_size=6), max_size=4),
+    size=st.integers(1, 40),
+)
+def test_occurs_finds_needles_across_chunks(data: bytes, needles: list[bytes], size: int) -> None:
+    seen = Occurs(needles)
+    for start in range(0, len(data), size):
+        seen.see(data[start : start + size])
+    assert set(seen.found) == {n for n in needles if n in data}
+    assert set(seen.missing) == {n for n in needles if n not in data}

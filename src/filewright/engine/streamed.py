@@ -36,6 +36,7 @@ from filewright.fs import bigfile
 from filewright.fs.chunked import (
     Format,
     LiteralReplace,
+    Occurs,
     ReplaceAll,
     StreamError,
     head_format,
@@ -464,14 +465,19 @@ def _rewrite(
                 bigfile.Staged(loc, src.st, hashing=src.size <= 2 * ws.max_file_bytes)
             )
         where = _FirstChange(stages[0])
+        watch = _placeholder_watch(op, fmt, change.path)
         try:
             for chunk in bigfile.chunks(src.fd):
+                if watch is not None:
+                    watch.see(chunk)
                 sink.write(chain.feed(chunk))
                 where.passed(chunk)
             sink.write(chain.finish())
             where.passed(b"")
         except StreamError as exc:
             raise _stream_failure(exc, change.path, ws.stream_above_bytes) from None
+        if watch is not None and watch.missing:
+            _refuse_placeholders(op, fmt, watch.missing, change.path)
         _check_counts(op, stages, change.path)
         outcome.replacements = sum(getattr(s, "count", 1) for s in stages)
         outcome.strategy = "exact" if not isinstance(op, StreamInsert) else "insert"
@@ -508,6 +514,54 @@ def _rewrite(
                 ws.history.pop(rel)
             raise
     _finish(engine, loc, outcome, digest, sink.size)
+
+
+def _placeholder_watch(op: Any, fmt: Format, path: str) -> Occurs | None:
+    """What to look for in the old file: the omission placeholders of replacements that
+    the file may already hold (None: nothing). A replacement whose placeholders are
+    refused whatever the file holds is refused here, before the pass."""
+    needles: list[bytes] = []
+    batch = isinstance(op, StreamBatch)
+    for index, one in enumerate(op.ops if batch else (op,)):
+        if not isinstance(one, (StreamReplace, StreamRegex)) or not one.placeholders:
+            continue
+        if one.refuse_placeholders_always:
+            _refuse(list(one.placeholders), path, index if batch else None)
+        for text in one.placeholders:
+            try:
+                needles.append(fmt.encode(text))
+            except StreamError:
+                continue  # (not encodable: the file cannot hold it)
+    return Occurs(needles) if needles else None
+
+
+def _refuse_placeholders(op: Any, fmt: Format, missing: list[bytes], path: str) -> None:
+    """Refuse the change if a replacement's placeholder is not in the old file."""
+    batch = isinstance(op, StreamBatch)
+    for index, one in enumerate(op.ops if batch else (op,)):
+        if not isinstance(one, (StreamReplace, StreamRegex)):
+            continue
+        absent = []
+        for text in one.placeholders:
+            try:
+                if fmt.encode(text) in missing:
+                    absent.append(text)
+            except StreamError:
+                absent.append(text)
+        if absent:
+            _refuse(absent, path, index if batch else None)
+
+
+def _refuse(placeholders: list[str], path: str, edit_index: int | None) -> None:
+    where = {} if edit_index is None else {"edit_index": edit_index}
+    raise fail(
+        "placeholder",
+        path,
+        placeholder=placeholders[0],
+        placeholders=placeholders,
+        streamed=True,
+        **where,
+    )
 
 
 def _check_counts(op: Any, stages: list[Any], path: str) -> None:

@@ -22,24 +22,34 @@ TOO_LARGE_ADVICE = (
 @dataclass(frozen=True)
 class StreamReplace:
     """Literal replace: `mode` "unique" (exactly one match), "first", "all", or "count"
-    (the first `count`); `expected` (with "all"): exactly that many matches."""
+    (the first `count`); `expected` (with "all"): exactly that many matches.
+
+    `placeholders`: omission placeholders `new` holds and `old` does not (the toolset's
+    `edit.placeholders` finds them): the change is refused with code "placeholder" unless
+    the file already holds each of them (then they are the file's own text); with
+    `refuse_placeholders_always`, whatever the file holds."""
 
     old: str
     new: str
     mode: str = "unique"
     count: int | None = None
     expected: int | None = None
+    placeholders: tuple[str, ...] = ()
+    refuse_placeholders_always: bool = False
 
 
 @dataclass(frozen=True)
 class StreamRegex:
     """Regex replace of the first `count` matches (None: all); `pattern` is compiled by
-    `core.regexes.compile`; `literal`: `template` is inserted as is."""
+    `core.regexes.compile`; `literal`: `template` is inserted as is; `placeholders` as
+    for `StreamReplace`."""
 
     pattern: Any
     template: str
     count: int | None = None
     literal: bool = False
+    placeholders: tuple[str, ...] = ()
+    refuse_placeholders_always: bool = False
 
 
 @dataclass(frozen=True)

@@ -202,6 +202,27 @@ class Delta:
         )  # fmt: skip
 
 
+class Occurs:
+    """Which of `needles` occur in a stream fed chunk by chunk (`see`), across chunk
+    boundaries; memory: the longest needle."""
+
+    def __init__(self, needles: list[bytes]) -> None:
+        self.missing = [n for n in dict.fromkeys(needles) if n]
+        self.found: list[bytes] = []
+        self._keep = max((len(n) for n in self.missing), default=1) - 1
+        self._tail = b""
+
+    def see(self, chunk: bytes) -> None:
+        if not self.missing:
+            return
+        window = self._tail + chunk
+        for needle in list(self.missing):
+            if needle in window:
+                self.missing.remove(needle)
+                self.found.append(needle)
+        self._tail = window[-self._keep :] if self._keep else b""
+
+
 def self_overlapping(needle: bytes) -> bool:
     """True when two occurrences of `needle` can overlap ("aa", "abab")."""
     return any(needle[:k] == needle[-k:] for k in range(1, len(needle)))

@@ -7,9 +7,11 @@ it; these helpers only choose a style and word the outcome or the failure.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from filewright.core.result import OperationFailed, Result
+from filewright.edit.placeholders import omission_placeholders
+from filewright.engine import streamed
 from filewright.read.readers import (
     DEFAULT_LIMIT,
     MAX_LINE_CHARS,
@@ -31,6 +33,13 @@ BINARY_TEXT = "Cannot display content of binary file: {path}"
 # Reader failures the shared message catalogue has no words for.
 READ_FAILURE_TEXT = "Cannot read {path}: {message}"
 READ_FAILURE_CODES = frozenset({"encrypted", "corrupt", "invalid_notebook", "page_out_of_range"})
+
+
+def stream_replace(old: str, new: str, **options: Any) -> streamed.StreamReplace:
+    """The streamed form of a literal replacement, carrying the omission placeholders that
+    the in-memory check (`edit.edits.replace`) would refuse."""
+    found = tuple(omission_placeholders(new, old))
+    return streamed.StreamReplace(old, new, placeholders=found, **options)
 
 
 def number_lines(lines: list[str], start: int) -> str:

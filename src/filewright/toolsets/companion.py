@@ -16,6 +16,10 @@ Tools (names, descriptions and parameter descriptions are the seed's, in Chinese
   required; a replacement that changes nothing (including `oldText == newText`) is refused.
   Success: `成功替换了 path 中的文本`.
 
+Files above the workspace's `stream_above_bytes` (10 MB) are written and edited by the
+streamed engine (exact match only, memory bounded; see docs/large-files.md); `read`
+returns the whole text and so stops at the in-memory limit.
+
 `path` is shown in messages exactly as the agent gave it. Every message is the seed's
 Chinese wording, whatever the workspace locale (the seed defines only Chinese); failures
 outside the seed's error table get Chinese messages of the same style (`MESSAGES`).
@@ -56,9 +60,12 @@ from typing import Any, ClassVar
 from filewright.core.messages import failure_text
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
+from filewright.edit.placeholders import omission_placeholders
+from filewright.engine import streamed
 from filewright.engine.pipeline import Change, Outcome
 from filewright.policy.rules import Access, Rule
 from filewright.tools.base import Tool, Toolset
+from filewright.toolsets.common import stream_replace
 
 SOUL, USER, MEMORY = "SOUL.md", "USER.md", "MEMORY.md"
 
@@ -209,6 +216,9 @@ class CompanionToolset(Toolset):
                 lambda old: edits.overwrite(old, content),
                 create_parents=True,
                 check_stale=False,
+                streamed=None
+                if omission_placeholders(content, "")
+                else streamed.StreamWrite(content),
             )
         )
         size = len(
@@ -234,7 +244,16 @@ class CompanionToolset(Toolset):
                 return edits.EditFailure("no_change", {"strategy": done.strategy})
             return done
 
-        outcome = self.change(Change(p.path, "edit", compute, must_exist=True, check_stale=False))
+        outcome = self.change(
+            Change(
+                p.path,
+                "edit",
+                compute,
+                must_exist=True,
+                check_stale=False,
+                streamed=stream_replace(old, new, mode="unique"),
+            )
+        )
         return self._result(
             outcome,
             p.path,

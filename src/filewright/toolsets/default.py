@@ -25,6 +25,7 @@ from filewright.toolsets.common import (
     grep_result,
     listing_result,
     search_progress,
+    stream_replace,
 )
 from filewright.toolsets.default_files import FileTools, read_tail_or_range
 
@@ -238,7 +239,7 @@ class DefaultToolset(FileTools, Toolset):
                 compute,
                 must_exist=True,
                 expected_hash=p.expected_hash,
-                streamed=streamed.StreamReplace(old, new, mode="all" if replace_all else "unique"),
+                streamed=stream_replace(old, new, mode="all" if replace_all else "unique"),
                 dry_run=p.dry_run,
             )
         )
@@ -262,9 +263,7 @@ class DefaultToolset(FileTools, Toolset):
                 expected_hash=p.expected_hash,
                 streamed=streamed.StreamBatch(
                     tuple(
-                        streamed.StreamReplace(
-                            op.old, op.new, mode="all" if op.replace_all else "unique"
-                        )
+                        stream_replace(op.old, op.new, mode="all" if op.replace_all else "unique")
                         for op in ops
                     )
                 ),

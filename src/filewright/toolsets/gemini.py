@@ -51,6 +51,7 @@ from filewright.toolsets.common import (
     grep_result,
     listing_result,
     search_progress,
+    stream_replace,
 )
 
 Corrector = Callable[[str, str, str, str], "tuple[str, str] | None"]
@@ -417,9 +418,7 @@ class GeminiToolset(Toolset):
                 must_exist=True,
                 check_stale=False,
                 confirm=True,
-                streamed=streamed.StreamReplace(
-                    old, new, mode="all", expected=expected if expected else 1
-                ),
+                streamed=stream_replace(old, new, mode="all", expected=expected if expected else 1),
             )
         )
         path = self._shown(outcome, given)

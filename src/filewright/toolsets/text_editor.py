@@ -40,6 +40,7 @@ from filewright.engine.undo import undo
 from filewright.fs.paths import Location
 from filewright.read import readers
 from filewright.tools.base import Tool, Toolset
+from filewright.toolsets.common import stream_replace
 
 VERSIONS: dict[str, str] = {
     "20250728": "str_replace_based_edit_tool",
@@ -358,7 +359,7 @@ class TextEditorToolset(Toolset):
                 lambda text: edits.replace(text or "", old, new),
                 must_exist=True,
                 check_stale=False,
-                streamed=streamed.StreamReplace(old, new, mode="unique"),
+                streamed=stream_replace(old, new, mode="unique"),
             )
         )
         if (

@@ -379,16 +379,21 @@ class WorkerToolset(Toolset):
     @staticmethod
     def _streamed_replace(p: ReplaceInFileParams, old: str, new: str, pattern: str) -> Any:
         """The replace as a streamed operation (for large files); None when the pattern
-        does not compile (the in-memory path reports it)."""
+        does not compile (the in-memory path reports it). Omission placeholders in `new`
+        that `old` lacks are refused whatever the file holds, as in memory."""
+        refused: dict[str, Any] = {
+            "placeholders": tuple(omission_placeholders(new, old)),
+            "refuse_placeholders_always": True,
+        }
         if not p.regex:
             if p.count:
-                return streamed.StreamReplace(old, new, mode="count", count=p.count)
-            return streamed.StreamReplace(old, new, mode="all")
+                return streamed.StreamReplace(old, new, mode="count", count=p.count, **refused)
+            return streamed.StreamReplace(old, new, mode="all", **refused)
         try:
             rx = regexes.compile(pattern, regexes.MULTILINE)
         except regexes.error:
             return None
-        return streamed.StreamRegex(rx, new, count=p.count or None)
+        return streamed.StreamRegex(rx, new, count=p.count or None, **refused)
 
     @property
     def _dry_run(self) -> bool:

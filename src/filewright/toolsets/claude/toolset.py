@@ -43,6 +43,7 @@ from filewright.toolsets.claude import messages as M
 from filewright.toolsets.claude import seed
 from filewright.toolsets.claude.failures import SeedErrors, external
 from filewright.toolsets.claude.read import read_file
+from filewright.toolsets.common import stream_replace
 
 if TYPE_CHECKING:
     from filewright.toolsets.claude.params import (
@@ -392,9 +393,7 @@ class ClaudeToolset(Toolset):
                 stream_above=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES),
                 streamed=streamed.StreamBatch(
                     tuple(
-                        streamed.StreamReplace(
-                            op.old, op.new, mode="all" if op.replace_all else "first"
-                        )
+                        stream_replace(op.old, op.new, mode="all" if op.replace_all else "first")
                         for op in ops
                     )
                 ),
