@@ -589,3 +589,45 @@ def test_occurs_finds_needles_across_chunks(data: bytes, needles: list[bytes], s
         seen.see(data[start : start + size])
     assert set(seen.found) == {n for n in needles if n in data}
     assert set(seen.missing) == {n for n in needles if n not in data}
+
+
+def test_claude_streamed_edit_and_write_keep_the_seeds_backup(tmp_path: Path) -> None:
+    data = _lines(400)
+    path = tmp_path / "big.txt"
+    path.write_bytes(data)
+    path.chmod(0o640)
+    ws = Workspace(tmp_path, stream_above_bytes=2000)
+    tools = ws.toolset("claude", max_edit_bytes=1000)
+    assert tools.call("Read", {"file_path": str(path), "limit": 5}).ok
+    edit = {"file_path": str(path), "old_string": "line 7 ", "new_string": "L7 "}
+    result = tools.call("Edit", edit)
+    assert result.ok and result.data["streamed"] is True, result.text
+    assert "larger than 1000 bytes" in result.data["note"]  # the threshold in force
+    backup = Path(result.data["backupPath"])
+    assert backup.parent == tmp_path / ".claude-backups"
+    assert backup.read_bytes() == data  # the old bytes, kept as a link to the old file
+    assert backup.stat().st_mode & 0o777 == 0o640
+    edited = path.read_bytes()
+    result = tools.call("Write", {"file_path": str(path), "content": "short\n"})
+    assert result.ok and result.data["streamed"] is True, result.text
+    assert Path(result.data["backupPath"]).read_bytes() == edited
+    assert path.read_bytes() == b"short\n"
+
+
+def test_a_planted_backup_link_stops_a_streamed_claude_edit(tmp_path: Path) -> None:
+    data = _lines(400)
+    path = tmp_path / "big.txt"
+    path.write_bytes(data)
+    outside = tmp_path.parent / (tmp_path.name + "-outside")
+    outside.mkdir()
+    (tmp_path / ".claude-backups").symlink_to(outside, target_is_directory=True)
+    tools = Workspace(tmp_path).toolset("claude", max_edit_bytes=1000)
+    assert tools.call("Read", {"file_path": str(path), "limit": 5}).ok
+    result = tools.call(
+        "Edit", {"file_path": str(path), "old_string": "line 7 ", "new_string": "x"}
+    )
+    assert not result.ok
+    assert "symbolic link" in result.text, result.text
+    assert path.read_bytes() == data
+    assert list(outside.iterdir()) == []
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".fwtmp")] == []

@@ -18,6 +18,7 @@ from typing import Any
 
 from filewright.core.result import fail
 from filewright.engine.confirm import confirm_change
+from filewright.engine.sidecar import sidecar_backup
 from filewright.engine.streamops import (
     EXACT_ONLY_NOTE,
     TOO_LARGE_ADVICE,
@@ -75,10 +76,14 @@ def should_stream(engine: Engine, change: Change, loc: Location) -> int | None:
         size = bigfile.file_size(loc)
     except OSError:
         return None  # the ordinary path reports what is wrong
-    limit = engine.workspace.stream_above_bytes
+    return size if size > stream_threshold(engine, change) else None
+
+
+def stream_threshold(engine: Engine, change: Change) -> int:
+    """The size above which `change` streams: its own, else the workspace's."""
     if change.stream_above is not None:
-        limit = change.stream_above
-    return size if size > limit else None
+        return int(change.stream_above)
+    return int(engine.workspace.stream_above_bytes)
 
 
 def too_large(path: str, size: int, limit: int) -> Exception:
@@ -275,6 +280,7 @@ def _write(
         _check_unchanged(loc, src, change.path)
         staged.sync()
         digest = staged.identity(ws.max_file_bytes)
+        _sidecar(engine, loc, change, outcome, src)
         entry = None
         if change.backup:
             entry = ws.history.record_large(
@@ -310,6 +316,20 @@ def _check_unchanged(loc: Location, src: bigfile.Opened, path: str) -> None:
         raise fail("stale", path, message=f"file changed while it was being changed: {path}")
 
 
+def _sidecar(
+    engine: Engine, loc: Location, change: Change, outcome: Outcome, src: bigfile.Opened
+) -> None:
+    """The visible backup a change asks for (`Change.sidecar_backup`), as a hard link to
+    the old file where possible: it costs nothing at any size."""
+    if not (change.sidecar_backup and change.backup):
+        return
+
+    def store(target: Location, mode: int) -> None:
+        _keep_old(loc, src, target.real, mode)
+
+    outcome.backup = sidecar_backup(engine, loc, change.sidecar_backup, store)
+
+
 def _same_bytes(fd: int, data: bytes) -> bool:
     pos = 0
     for chunk in bigfile.chunks(fd):
@@ -319,15 +339,18 @@ def _same_bytes(fd: int, data: bytes) -> bool:
     return pos == len(data)
 
 
-def _keep_old(loc: Location, src: bigfile.Opened, target: os.PathLike[str] | str) -> int:
-    """Keep the old bytes at `target` (in the state directory): a hard link to the old
-    file (which the rename then leaves only there), else a copy. Returns the bytes kept."""
+def _keep_old(
+    loc: Location, src: bigfile.Opened, target: os.PathLike[str] | str, mode: int = 0o600
+) -> int:
+    """Keep the old bytes at `target` (in the state directory, or a sidecar backup): a
+    hard link to the old file (which the rename then leaves only there), else a copy
+    (with `mode`). Returns the bytes kept."""
     with contextlib.suppress(OSError):
         st = os.stat(loc.real, follow_symlinks=False)
         if st.st_ino == src.st.st_ino and st.st_dev == src.st.st_dev:
             os.link(loc.real, target, follow_symlinks=False)
             return src.size
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
     try:
         for chunk in bigfile.chunks(src.fd):
             view = memoryview(chunk)
@@ -475,13 +498,13 @@ def _rewrite(
             sink.write(chain.finish())
             where.passed(b"")
         except StreamError as exc:
-            raise _stream_failure(exc, change.path, ws.stream_above_bytes) from None
+            raise _stream_failure(exc, change.path, stream_threshold(engine, change)) from None
         if watch is not None and watch.missing:
             _refuse_placeholders(op, fmt, watch.missing, change.path)
         _check_counts(op, stages, change.path)
         outcome.replacements = sum(getattr(s, "count", 1) for s in stages)
         outcome.strategy = "exact" if not isinstance(op, StreamInsert) else "insert"
-        outcome.extra["note"] = EXACT_ONLY_NOTE.format(limit=ws.stream_above_bytes)
+        outcome.extra["note"] = EXACT_ONLY_NOTE.format(limit=stream_threshold(engine, change))
         if where.line is not None:
             outcome.changed_lines = (where.line, where.line)
         if dry_run:
@@ -494,6 +517,7 @@ def _rewrite(
         _check_unchanged(loc, src, change.path)
         sink.sync()
         digest = sink.identity(ws.max_file_bytes)
+        _sidecar(engine, loc, change, outcome, src)
         rel = str(loc.real)
         if change.backup:
             entry = ws.history.record_large(
