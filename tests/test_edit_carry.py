@@ -303,3 +303,38 @@ def test_changed_chinese_line_keeps_full_width_punctuation_the_model_did_not_cha
     r = _edit(agent, root, "README.zh.md", PROSE, old, new)
     assert r.ok, r.text
     assert (root / "README.zh.md").read_text() == PROSE.replace("3.11", "3.12")
+
+
+@pytest.mark.parametrize(
+    "old,new",
+    [
+        ("a = 1\nb = 2\n", "a = 1\nb = 2"),  # the line break forgotten, nothing else
+        ("\nb = 2", "b = 2"),
+    ],
+)
+def test_a_forgotten_line_break_alone_joins_no_lines(tmp_path: Path, old: str, new: str) -> None:
+    """`new` equal to `old` but for a line break at its end is no change, not a request to
+    join two lines (which the cosmetic-change rule would otherwise write as given)."""
+    path = tmp_path / "f.py"
+    path.write_text("a = 1\nb = 2\nc = 3\n")
+    result = (
+        Workspace(tmp_path)
+        .toolset("default")
+        .call("edit", {"path": "f.py", "old_string": old, "new_string": new})
+    )
+    assert not result.ok and result.data["error"] == "no_change", result.text
+    assert path.read_text() == "a = 1\nb = 2\nc = 3\n"
+
+
+def test_a_cosmetic_change_keeps_the_line_break_it_forgot(tmp_path: Path) -> None:
+    path = tmp_path / "f.py"
+    path.write_text("a = 1\nb = 2\nc = 3\n")
+    result = (
+        Workspace(tmp_path)
+        .toolset("default")
+        .call(
+            "edit", {"path": "f.py", "old_string": "a = 1\nb = 2\n", "new_string": "a  =  1\nb = 2"}
+        )
+    )
+    assert result.ok, result.text
+    assert path.read_text() == "a  =  1\nb = 2\nc = 3\n"

@@ -29,6 +29,7 @@ from filewright.fs.chunked import (
     ReplaceAll,
     Reverse,
     StreamError,
+    first_match_context,
     self_overlapping,
 )
 from filewright.fs.chunklines import InsertAfterLine, RegexReplace
@@ -631,3 +632,47 @@ def test_a_planted_backup_link_stops_a_streamed_claude_edit(tmp_path: Path) -> N
     assert path.read_bytes() == data
     assert list(outside.iterdir()) == []
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".fwtmp")] == []
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lines=st.lists(st.sampled_from(["", "a", "ab c", "needle", "x needle y", "zz"]), max_size=40),
+    trailing=st.booleans(),
+    size=st.integers(1, 30),
+    around=st.integers(1, 25),
+)
+def test_first_match_context_is_whole_lines_around_the_first_match(
+    lines: list[str], trailing: bool, size: int, around: int
+) -> None:
+    data = "\n".join(lines).encode() + (b"\n" if trailing and lines else b"")
+    got = first_match_context(
+        (data[i : i + size] for i in range(0, len(data), size)), b"needle", around
+    )
+    at = data.find(b"needle")
+    if at < 0:
+        assert got is None
+        return
+    assert got is not None
+    before, after = got
+    line_start = data.rfind(b"\n", 0, at) + 1
+    nl = data.find(b"\n", at + 6)
+    line_end = len(data) if nl < 0 else nl + 1
+    if before is None:
+        assert at - line_start > around  # the match's own line does not fit
+        before = data[line_start:at]
+    if after is None:
+        assert line_end - (at + 6) > around
+        after = data[at + 6 : line_end]
+    assert data[at - len(before) : at] == before and len(before) <= max(around, at - line_start)
+    assert data[at + 6 : at + 6 + len(after)] == after
+    assert len(after) <= max(around, line_end - at - 6)
+    # whole lines: the context starts at a line start and ends at a line end (or the ends)
+    assert at - len(before) == 0 or data[at - len(before) - 1 : at - len(before)] == b"\n"
+    end = at + 6 + len(after)
+    assert end == len(data) or data[end - 1 : end] == b"\n"
+    # and nothing a whole line could have added is left out
+    if at - len(before) > 0:
+        assert at - data.rfind(b"\n", 0, at - len(before) - 1) - 1 > around
+    if end < len(data):
+        nxt = data.find(b"\n", end)
+        assert (len(data) if nxt < 0 else nxt + 1) - (at + 6) > around

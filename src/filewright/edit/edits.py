@@ -56,18 +56,24 @@ def replace(
     replace_all: bool = False,
     expected: int | None = None,
     fuzzy: bool = True,
+    placeholders: bool = True,
 ) -> Result:
     """Replace ``old`` with ``new`` using the matching ladder (exact only if ``fuzzy=False``).
 
     One match is required unless ``replace_all`` (any number ≥ 1) or ``expected`` (exactly
     that many) says otherwise.  ``new`` is inserted literally (no ``$1``/``\\g<0>``/backslash
     processing) after the inverse of the matched normalisation.  A result equal to the
-    input is refused as ``no_change``.
+    input is refused as ``no_change``. ``placeholders=False`` skips the omission
+    placeholder check (a caller that checks them against the whole file itself).
     """
     if old == "":
         return EditFailure("empty_old", {})
-    if (found := omission_placeholders(new, old)) and (
-        found := [x for x in found if x not in text]  # the file's own comment is no omission
+    if (
+        placeholders
+        and (found := omission_placeholders(new, old))
+        and (
+            found := [x for x in found if x not in text]  # the file's own comment is no omission
+        )
     ):
         return placeholder_failure(found)
     allow = expected if expected is not None else (None if replace_all else 1)

@@ -41,6 +41,19 @@ def _strip_ends(s: str, lead: bool, trail: bool) -> str:
     return s[:-1] if trail and s.endswith("\n") else s
 
 
+def keep_line_breaks(old: str, new: str) -> str:
+    """``new`` with the line break ``old`` has at either end, where ``new`` forgot it and
+    is not blank: the rule :func:`adapt_replacement` applies at every level, for a change
+    made without the file's text at hand (a streamed one), so that lines stay lines."""
+    if not new.strip():
+        return new
+    if old.endswith("\n") and not new.endswith("\n"):
+        new += "\n"
+    if old.startswith("\n") and not new.startswith("\n"):
+        new = "\n" + new
+    return new
+
+
 def _restore_cosmetics(source: str, changed: str) -> str:
     """Runs of ``changed`` equal to ``source`` modulo typography and space runs, as ``source``
     has them (the model's cosmetic slips on a line it changed)."""
@@ -112,8 +125,9 @@ def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str
         if not carried.startswith(ws):
             return new  # the first line moved: only the given text can say where
         carried = carried[len(ws) :]
-        # only cosmetic differences: that cosmetic change is what the model asked for
-        return new if carried == region_text else carried
+        # only cosmetic differences: that cosmetic change is what the model asked for, with
+        # the line breaks at old's ends kept (a forgotten one would join two lines)
+        return keep_line_breaks(outcome.old, new) if carried == region_text else carried
     span = outcome.spans.get(region)
     if span is None:  # mid-line match
         if outcome.base == "typography":

@@ -13,6 +13,7 @@ append writes in place (O_APPEND + fsync) and is undone by truncation. Matching 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from typing import Any
 
@@ -40,6 +41,7 @@ from filewright.fs.chunked import (
     Occurs,
     ReplaceAll,
     StreamError,
+    first_match_context,
     head_format,
     pack_deltas,
     self_overlapping,
@@ -476,6 +478,7 @@ def _rewrite(
     dry_run: bool,
 ) -> None:
     ws = engine.workspace
+    op = _adapted(op, fmt, src, change.path)
     stages = _transforms(op, fmt, change.path)
     chain = Chain(stages)
     outcome.diff = describe(op, loc.lexical_rel)
@@ -538,6 +541,35 @@ def _rewrite(
                 ws.history.pop(rel)
             raise
     _finish(engine, loc, outcome, digest, sink.size)
+
+
+def _adapted(op: Any, fmt: Format, src: bigfile.Opened, path: str) -> Any:
+    """`op` with a unique or first-match replacement's `adapt` applied: its new text as
+    the in-memory edit makes it in the match's surroundings (read up to the first match)."""
+    if isinstance(op, StreamBatch) and len(op.ops) == 1:
+        one = _adapted(op.ops[0], fmt, src, path)
+        return op if one is op.ops[0] else StreamBatch((one,))
+    if not isinstance(op, StreamReplace) or op.adapt is None or op.mode not in ("unique", "first"):
+        return op
+    try:
+        old = fmt.encode(op.old)
+    except StreamError:
+        return op  # (the pass reports it)
+    if not old:
+        return op
+    found = first_match_context(bigfile.chunks(src.fd), old)
+    if found is None:
+        return op  # (the pass reports no match)
+    before, after = (None if side is None else _text(fmt, side) for side in found)
+    new = op.adapt(before, after)
+    if not isinstance(new, str):
+        detail = dict(getattr(new, "detail", {}))
+        raise fail(str(new.code), path, streamed=True, **detail)
+    return dataclasses.replace(op, new=new, adapt=None)
+
+
+def _text(fmt: Format, data: bytes) -> str:
+    return fmt.decode(data).replace(fmt.newline.decode("ascii"), "\n")
 
 
 def _placeholder_watch(op: Any, fmt: Format, path: str) -> Occurs | None:

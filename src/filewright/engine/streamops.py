@@ -27,7 +27,12 @@ class StreamReplace:
     `placeholders`: omission placeholders `new` holds and `old` does not (the toolset's
     `edit.placeholders` finds them): the change is refused with code "placeholder" unless
     the file already holds each of them (then they are the file's own text); with
-    `refuse_placeholders_always`, whatever the file holds."""
+    `refuse_placeholders_always`, whatever the file holds.
+
+    `adapt(before, after)` ("unique" and "first"): the replacement for the (first) match given the whole
+    lines around it (text, "\n" newlines; None for a side where the match's own line is
+    too long to be given), as the in-memory edit would make it; or a failure value with
+    `code` and `detail`. It costs a read of the file up to the match before the pass."""
 
     old: str
     new: str
@@ -36,6 +41,7 @@ class StreamReplace:
     expected: int | None = None
     placeholders: tuple[str, ...] = ()
     refuse_placeholders_always: bool = False
+    adapt: Any = None
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import codecs
 import json
 import zlib
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -221,6 +221,54 @@ class Occurs:
                 self.missing.remove(needle)
                 self.found.append(needle)
         self._tail = window[-self._keep :] if self._keep else b""
+
+
+CONTEXT_BYTES = 4096
+"""Bytes read on each side of a match for `first_match_context`."""
+
+
+def first_match_context(
+    chunks: Iterable[bytes], needle: bytes, around: int = CONTEXT_BYTES
+) -> tuple[bytes | None, bytes | None] | None:
+    """The whole lines around the first `needle` in a stream, within `around` bytes on
+    each side: (the text before it, the text after it); None when it does not occur.
+    A line cut by the window is left out, unless the window reaches the stream's start
+    or end; a side is None when even the match's own line does not fit in it."""
+    if not needle:
+        raise ValueError("needle must not be empty")
+    window = b""
+    start = 0  # stream offset of window[0]
+    found = -1
+    it = iter(chunks)
+    for chunk in it:
+        window += chunk
+        found = window.find(needle)
+        if found >= 0:
+            break
+        keep = around + len(needle)  # (one byte more: whether the context starts a line)
+        if len(window) > keep:
+            start += len(window) - keep
+            window = window[-keep:]
+    if found < 0:
+        return None
+    end = found + len(needle)
+    eof = False
+    while len(window) - end <= around:  # (one byte more: whether the context ends there)
+        chunk = next(it, b"")
+        if not chunk:
+            eof = True
+            break
+        window += chunk
+    lo, hi = max(0, found - around), end + around
+    before: bytes | None = window[lo:found]
+    after: bytes | None = window[end:hi]
+    if start + lo > 0 and window[lo - 1 : lo] != b"\n":  # starts inside a line
+        cut = before.find(b"\n")  # type: ignore[union-attr]
+        before = before[cut + 1 :] if cut >= 0 else None  # type: ignore[index]
+    if not (eof and hi >= len(window)) and not after.endswith(b"\n"):  # type: ignore[union-attr]
+        cut = after.rfind(b"\n")  # type: ignore[union-attr]
+        after = after[: cut + 1] if cut >= 0 else None  # type: ignore[index]
+    return before, after
 
 
 def self_overlapping(needle: bytes) -> bool:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from filewright.core.result import OperationFailed, Result
 from filewright.edit.placeholders import omission_placeholders
+from filewright.edit.replacement import keep_line_breaks
 from filewright.engine import streamed
 from filewright.read.readers import (
     DEFAULT_LIMIT,
@@ -36,10 +37,39 @@ READ_FAILURE_CODES = frozenset({"encrypted", "corrupt", "invalid_notebook", "pag
 
 
 def stream_replace(old: str, new: str, **options: Any) -> streamed.StreamReplace:
-    """The streamed form of a literal replacement, carrying the omission placeholders that
-    the in-memory check (`edit.edits.replace`) would refuse."""
+    """The streamed form of a literal replacement as `edit.edits.replace` makes it in
+    memory: a unique (or first-match) one adapted to the lines around its match
+    (`replace_in_context`), any other with the line breaks at `old`'s ends kept
+    (`keep_line_breaks`); the omission placeholders it would refuse carried along."""
     found = tuple(omission_placeholders(new, old))
-    return streamed.StreamReplace(old, new, placeholders=found, **options)
+    adapt = None
+    if options.get("mode", "unique") in ("unique", "first"):
+
+        def adapt(before: str | None, after: str | None) -> Any:
+            return replace_in_context(old, new, before, after)
+
+    return streamed.StreamReplace(
+        old, keep_line_breaks(old, new), placeholders=found, adapt=adapt, **options
+    )
+
+
+def replace_in_context(old: str, new: str, before: str | None, after: str | None) -> Any:
+    """The text that replaces the one match of `old` between the lines `before` and
+    `after` (None: not known), as `edit.edits.replace` writes it in memory; or its
+    failure (an `EditFailure`)."""
+    from filewright.edit import edits
+
+    text = "" if before is None or after is None else before + old + after
+    if text.count(old) != 1:  # (not known, or another match nearby: "first" mode)
+        return keep_line_breaks(old, new)
+    done = edits.replace(text, old, new, placeholders=False)
+    if not isinstance(done, edits.Edited):
+        return done
+    assert before is not None and after is not None
+    out = done.text
+    if len(out) < len(before) + len(after) or not (out.startswith(before) and out.endswith(after)):
+        return keep_line_breaks(old, new)  # (the lines around changed: not expected)
+    return out[len(before) : len(out) - len(after)]
 
 
 def number_lines(lines: list[str], start: int) -> str:

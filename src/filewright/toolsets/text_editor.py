@@ -202,11 +202,27 @@ class TextEditorToolset(Toolset):
             body = (body + "\n" if body else "") + TRUNCATED_MESSAGE
         return f"Here's the result of running `cat -n` on {descriptor}:\n{body}\n"
 
-    def _snippet(self, outcome: Outcome, first: int, last: int) -> tuple[list[str], int]:
+    def _snippet(self, outcome: Outcome, path: str, first: int, last: int) -> tuple[list[str], int]:
+        first = max(1, first)
+        if outcome.new_text is None and outcome.extra.get("streamed"):
+            # A streamed change keeps no text: the lines are read back from the file.
+            try:
+                s = readers.read_lines(
+                    self.engine,
+                    path,
+                    first,
+                    max(0, last - first + 1),
+                    max_line_chars=self.budget,
+                    max_output_chars=self.budget,
+                    count_total=False,
+                    record=False,
+                )
+            except OperationFailed:
+                return [], first
+            return s.lines, first
         lines = (outcome.new_text or "").split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        first = max(1, first)
         return lines[first - 1 : max(first - 1, last)], first
 
     # -- view ----------------------------------------------------------------------------------
@@ -374,7 +390,9 @@ class TextEditorToolset(Toolset):
             self._line_count(outcome),
             self._line_count(outcome),
         )
-        lines, start = self._snippet(outcome, first - SNIPPET_LINES, last + SNIPPET_LINES)
+        if outcome.new_text is None:  # streamed: the first changed line only is known
+            last = first + max(1, edits.line_count(new)) - 1
+        lines, start = self._snippet(outcome, p.path, first - SNIPPET_LINES, last + SNIPPET_LINES)
         text = (
             f"The file {p.path} has been edited. "
             + self._cat_n(lines, start, f"a snippet of {p.path}")
@@ -442,7 +460,7 @@ class TextEditorToolset(Toolset):
             return done
         added = edits.line_count(block)
         lines, start = self._snippet(
-            outcome, line - SNIPPET_LINES + 1, line + added + SNIPPET_LINES
+            outcome, p.path, line - SNIPPET_LINES + 1, line + added + SNIPPET_LINES
         )
         text = (
             f"The file {p.path} has been edited. "

@@ -1,0 +1,112 @@
+"""A file changed in streaming mode ends up exactly as the same edit makes it in memory.
+
+Edits are made as models make them (exact `old`, since streaming matches exactly, and a
+`new` with independent slips: a forgotten or an extra line break, changed indentation,
+an added line, a mid-line piece, `old` sent without its indentation), on a file of code
+lines, through every toolset whose edit streams; each is made once in memory and once
+streamed (threshold 50 bytes), and both the verdict and the file's bytes must agree.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from filewright import Workspace
+
+
+def _file(rng: random.Random) -> list[str]:
+    lines = []
+    for i in range(120):
+        ind = "    " * rng.randrange(0, 3)
+        lines.append(
+            rng.choice(
+                [
+                    f'{ind}x_{i} = compute({i}, "v")',
+                    f"{ind}# note {i}",
+                    "",
+                    f"{ind}def f_{i}(a, b):",
+                    f"{ind}return a + {i}",
+                ]
+            )
+        )
+    return lines
+
+
+def _edit(rng: random.Random, lines: list[str]) -> tuple[str, str]:
+    unique = [i for i, line in enumerate(lines) if line.strip() and lines.count(line) == 1]
+    i = rng.choice(unique)
+    j = min(len(lines), i + rng.randrange(1, 4))
+    old = "\n".join(lines[i:j])
+    r = rng.random()
+    if r < 0.5:
+        old += "\n"
+    elif r < 0.6 and i > 0:
+        old = "\n" + old
+    elif r < 0.7:
+        old = old.lstrip()
+    elif r < 0.8:
+        a = rng.randrange(0, max(1, len(lines[i]) // 2))
+        old = lines[i][a : a + rng.randrange(3, 12)]
+    new = "\n".join(
+        line.replace("compute", "calc") if rng.random() < 0.5 else line for line in old.split("\n")
+    )
+    r = rng.random()
+    if r < 0.2:
+        new = new.rstrip("\n")
+    elif r < 0.3:
+        new += "\n"
+    elif r < 0.4:
+        new = "\n".join("  " + x for x in new.split("\n"))
+    elif r < 0.45:
+        new = ""
+    elif r < 0.5:
+        new += "\nextra_line = 1"
+    return old, new
+
+
+def _call(toolset: str, root: Path, old: str, new: str) -> tuple[str, dict[str, Any]]:
+    path = str(root / "f.py")
+    return {
+        "default": ("edit", {"path": "f.py", "old_string": old, "new_string": new}),
+        "companion": ("edit", {"path": "f.py", "oldText": old, "newText": new}),
+        "text_editor": (
+            "str_replace_based_edit_tool",
+            {"command": "str_replace", "path": path, "old_str": old, "new_str": new},
+        ),
+        "gemini": ("replace", {"file_path": path, "old_string": old, "new_string": new}),
+        "claude": ("Edit", {"file_path": path, "old_string": old, "new_string": new}),
+    }[toolset]
+
+
+@pytest.mark.parametrize("toolset", ["default", "companion", "text_editor", "gemini", "claude"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_streamed_edits_write_what_in_memory_edits_write(
+    tmp_path: Path, toolset: str, seed: int
+) -> None:
+    rng = random.Random(seed)
+    lines = _file(rng)
+    base = "\n".join(lines) + "\n"
+    path = tmp_path / "f.py"
+    compared = 0
+    for _ in range(80):
+        old, new = _edit(rng, lines)
+        if base.count(old) != 1 or old == new:
+            continue
+        answers = []
+        for threshold in (1 << 30, 50):
+            path.write_text(base)
+            ws = Workspace(tmp_path, stream_above_bytes=threshold)
+            options = {"max_edit_bytes": threshold} if toolset == "claude" else {}
+            tools = ws.toolset(toolset, **options)
+            if toolset == "claude":
+                assert tools.call("Read", {"file_path": str(path)}).ok
+            tool, args = _call(toolset, tmp_path, old, new)
+            result = tools.call(tool, args)
+            answers.append((result.ok, path.read_text()))
+        assert answers[0] == answers[1], (old, new)
+        compared += 1
+    assert compared >= 20
