@@ -427,8 +427,7 @@ class McpfsToolset(Toolset):
         listing = search.list_directory(
             loc.real,
             respect_gitignore=False,
-            visible=self.engine.visibility(loc),
-            ignore_root=loc.root,
+            **self.engine.search_scope(loc),
             symlink_root=loc.root,
         )
         ordered = sorted(listing.entries, key=lambda e: os.fsencode(e.name))
@@ -460,8 +459,7 @@ class McpfsToolset(Toolset):
             loc.real,
             exclude=path_matcher(p.excludePatterns) if p.excludePatterns else None,
             respect_gitignore=False,
-            visible=self.engine.visibility(loc),
-            ignore_root=loc.root,
+            **self.engine.search_scope(loc),
             max_entries=MAX_WALK,
         )
         return self._text(fmt.tree_json(result.nodes), truncated=result.truncated)
@@ -475,8 +473,7 @@ class McpfsToolset(Toolset):
             loc.real,
             exclude=path_matcher(p.excludePatterns, anywhere=False) if p.excludePatterns else None,
             respect_gitignore=False,
-            visible=self.engine.visibility(loc),
-            ignore_root=loc.root,
+            **self.engine.search_scope(loc),
             max_entries=MAX_WALK,
         )
         found: list[str] = []
