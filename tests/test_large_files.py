@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from filewright import Workspace
+from filewright import ConfirmRequest, Workspace
 from filewright.edit.edits import insert_at_line
 from filewright.fs import bigfile
 from filewright.fs.chunked import (
@@ -653,7 +653,9 @@ def test_first_match_context_is_whole_lines_around_the_first_match(
         assert got is None
         return
     assert got is not None
-    before, after = got
+    before, after, line = got
+    shown_from = at - (len(before) if before is not None else 0)
+    assert line == data.count(b"\n", 0, shown_from) + 1
     line_start = data.rfind(b"\n", 0, at) + 1
     nl = data.find(b"\n", at + 6)
     line_end = len(data) if nl < 0 else nl + 1
@@ -676,3 +678,25 @@ def test_first_match_context_is_whole_lines_around_the_first_match(
     if end < len(data):
         nxt = data.find(b"\n", end)
         assert (len(data) if nxt < 0 else nxt + 1) - (at + 6) > around
+
+
+def test_a_streamed_edit_asks_with_the_diff_of_its_lines(tmp_path: Path) -> None:
+    (tmp_path / ".filewright.toml").write_text('[[rules]]\npattern = "*.cfg"\naccess = "confirm"\n')
+    data = _lines(300)
+    path = tmp_path / "big.cfg"
+    path.write_bytes(data)
+    seen: list[ConfirmRequest] = []
+
+    def confirm(request: ConfirmRequest) -> bool:
+        seen.append(request)
+        return False
+
+    tools = _ws(tmp_path, confirm=confirm).toolset("default")
+    result = tools.call(
+        "edit", {"path": "big.cfg", "old_string": "line 150 ", "new_string": "L150 "}
+    )
+    assert not result.ok and path.read_bytes() == data
+    assert len(seen) == 1
+    diff = seen[0].diff
+    assert "@@ -148,7 +148,7 @@" in diff, diff  # the file's own line numbers
+    assert "-line 150 alpha beta\n+L150 alpha beta\n" in diff

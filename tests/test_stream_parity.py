@@ -4,7 +4,8 @@ Edits are made as models make them (exact `old`, since streaming matches exactly
 `new` with independent slips: a forgotten or an extra line break, changed indentation,
 an added line, a mid-line piece, `old` sent without its indentation), on a file of code
 lines, through every toolset whose edit streams; each is made once in memory and once
-streamed (threshold 50 bytes), and both the verdict and the file's bytes must agree.
+streamed (threshold 50 bytes), and the verdict, the file's bytes and the diff shown must
+agree.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ def test_streamed_edits_write_what_in_memory_edits_write(
                 assert tools.call("Read", {"file_path": str(path)}).ok
             tool, args = _call(toolset, tmp_path, old, new)
             result = tools.call(tool, args)
-            answers.append((result.ok, path.read_text()))
+            answers.append((result.ok, path.read_text(), result.data.get("diff")))
         assert answers[0] == answers[1], (old, new)
         compared += 1
     assert compared >= 20

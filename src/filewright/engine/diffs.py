@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 
 MAX_DIFF_TEXT = 20_000  # characters of diff shown to a model in a result text
 MAX_DIFF_DATA = 1_000_000  # characters of diff kept in a result's data
@@ -19,8 +20,12 @@ def clip_diff(diff: str, limit: int = MAX_DIFF_TEXT) -> str:
     return f"{head}... (diff truncated: {rest.count(chr(10)) + 1} more lines, {len(rest)} more characters)\n"
 
 
-def unified_diff(old: str, new: str, path: str, context: int = 3) -> str:
-    """A unified diff of two texts ("\\n" newlines)."""
+_HUNK = re.compile(r"([-+])(\d+)")
+
+
+def unified_diff(old: str, new: str, path: str, context: int = 3, first_line: int = 1) -> str:
+    """A unified diff of two texts ("\\n" newlines); `first_line`: the line number of their
+    first line in the file (when they are an excerpt of it)."""
     lines = difflib.unified_diff(
         old.splitlines(keepends=True),
         new.splitlines(keepends=True),
@@ -30,6 +35,8 @@ def unified_diff(old: str, new: str, path: str, context: int = 3) -> str:
     )
     out = []
     for line in lines:
+        if first_line != 1 and line.startswith("@@ "):
+            line = _HUNK.sub(lambda m: f"{m[1]}{int(m[2]) + first_line - 1}", line)
         if not line.endswith("\n"):
             line += "\n\\ No newline at end of file\n"
         out.append(line)

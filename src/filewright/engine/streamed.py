@@ -19,6 +19,7 @@ from typing import Any
 
 from filewright.core.result import fail
 from filewright.engine.confirm import confirm_change
+from filewright.engine.diffs import unified_diff
 from filewright.engine.sidecar import sidecar_backup
 from filewright.engine.streamops import (
     EXACT_ONLY_NOTE,
@@ -164,7 +165,13 @@ def _check_reads(engine: Engine, loc: Location, change: Change, current: str) ->
 
 
 def _confirm(engine: Engine, loc: Location, change: Change, outcome: Outcome, op: Any) -> None:
-    outcome.diff = describe(op, loc.lexical_rel)
+    """Ask for the change, showing the diff of the lines around a unique or first-match
+    replacement (else a description of the change)."""
+    diff = None
+    with contextlib.suppress(OSError), bigfile.open_file(loc) as opened:
+        fmt = _format(change.path, opened.fd)
+        diff = _adapted(op, fmt, opened.fd, change.path, loc.lexical_rel)[1]
+    outcome.diff = diff if diff is not None else describe(op, loc.lexical_rel)
     confirm_change(engine, loc, change.path, change.operation, outcome.diff, outcome.risk, False)
 
 
@@ -478,10 +485,10 @@ def _rewrite(
     dry_run: bool,
 ) -> None:
     ws = engine.workspace
-    op = _adapted(op, fmt, src, change.path)
+    op, diff = _adapted(op, fmt, src.fd, change.path, loc.lexical_rel)
     stages = _transforms(op, fmt, change.path)
     chain = Chain(stages)
-    outcome.diff = describe(op, loc.lexical_rel)
+    outcome.diff = diff if diff is not None else describe(op, loc.lexical_rel)
     sink: Any
     with contextlib.ExitStack() as stack:
         if dry_run:
@@ -543,29 +550,36 @@ def _rewrite(
     _finish(engine, loc, outcome, digest, sink.size)
 
 
-def _adapted(op: Any, fmt: Format, src: bigfile.Opened, path: str) -> Any:
+def _adapted(op: Any, fmt: Format, fd: int, path: str, rel: str) -> tuple[Any, str | None]:
     """`op` with a unique or first-match replacement's `adapt` applied: its new text as
-    the in-memory edit makes it in the match's surroundings (read up to the first match)."""
+    the in-memory edit makes it in the match's surroundings (the file read up to the first
+    match); and the unified diff of those lines (None when `op` has no such form)."""
     if isinstance(op, StreamBatch) and len(op.ops) == 1:
-        one = _adapted(op.ops[0], fmt, src, path)
-        return op if one is op.ops[0] else StreamBatch((one,))
+        one, diff = _adapted(op.ops[0], fmt, fd, path, rel)
+        return (op if one is op.ops[0] else StreamBatch((one,))), diff
     if not isinstance(op, StreamReplace) or op.adapt is None or op.mode not in ("unique", "first"):
-        return op
+        return op, None
     try:
         old = fmt.encode(op.old)
     except StreamError:
-        return op  # (the pass reports it)
+        return op, None  # (the pass reports it)
     if not old:
-        return op
-    found = first_match_context(bigfile.chunks(src.fd), old)
+        return op, None
+    found = first_match_context(bigfile.chunks(fd), old)
     if found is None:
-        return op  # (the pass reports no match)
-    before, after = (None if side is None else _text(fmt, side) for side in found)
+        return op, None  # (the pass reports no match)
+    before, after = (None if side is None else _text(fmt, side) for side in found[:2])
     new = op.adapt(before, after)
     if not isinstance(new, str):
         detail = dict(getattr(new, "detail", {}))
         raise fail(str(new.code), path, streamed=True, **detail)
-    return dataclasses.replace(op, new=new, adapt=None)
+    diff = None
+    if before is not None and after is not None:
+        old_text = _text(fmt, old)
+        diff = unified_diff(
+            before + old_text + after, before + new + after, rel, first_line=found[2]
+        )
+    return dataclasses.replace(op, new=new, adapt=None), diff
 
 
 def _text(fmt: Format, data: bytes) -> str:

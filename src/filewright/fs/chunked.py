@@ -229,15 +229,17 @@ CONTEXT_BYTES = 4096
 
 def first_match_context(
     chunks: Iterable[bytes], needle: bytes, around: int = CONTEXT_BYTES
-) -> tuple[bytes | None, bytes | None] | None:
+) -> tuple[bytes | None, bytes | None, int] | None:
     """The whole lines around the first `needle` in a stream, within `around` bytes on
-    each side: (the text before it, the text after it); None when it does not occur.
-    A line cut by the window is left out, unless the window reaches the stream's start
-    or end; a side is None when even the match's own line does not fit in it."""
+    each side: (the text before it, the text after it, the 1-based line number where the
+    text before it starts); None when it does not occur. A line cut by the window is left
+    out, unless the window reaches the stream's start or end; a side is None when even the
+    match's own line does not fit in it (the line number is then the match's)."""
     if not needle:
         raise ValueError("needle must not be empty")
     window = b""
     start = 0  # stream offset of window[0]
+    lines_before = 0  # newlines in the stream before window[0]
     found = -1
     it = iter(chunks)
     for chunk in it:
@@ -248,6 +250,7 @@ def first_match_context(
         keep = around + len(needle)  # (one byte more: whether the context starts a line)
         if len(window) > keep:
             start += len(window) - keep
+            lines_before += window.count(b"\n", 0, len(window) - keep)
             window = window[-keep:]
     if found < 0:
         return None
@@ -268,7 +271,8 @@ def first_match_context(
     if not (eof and hi >= len(window)) and not after.endswith(b"\n"):  # type: ignore[union-attr]
         cut = after.rfind(b"\n")  # type: ignore[union-attr]
         after = after[: cut + 1] if cut >= 0 else None  # type: ignore[index]
-    return before, after
+    first = found - (len(before) if before is not None else 0)
+    return before, after, 1 + lines_before + window.count(b"\n", 0, first)
 
 
 def self_overlapping(needle: bytes) -> bool:
