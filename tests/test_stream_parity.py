@@ -111,3 +111,28 @@ def test_streamed_edits_write_what_in_memory_edits_write(
         assert answers[0] == answers[1], (old, new)
         compared += 1
     assert compared >= 20
+
+
+def test_an_uncertain_streamed_edit_is_refused_with_the_files_line_numbers(
+    tmp_path: Path,
+) -> None:
+    lines = [f"x_{i} = {i}" for i in range(2000)]  # (more than the 4 KB read around it)
+    lines[1500:1500] = ["def f():", "    a = 1", "", "    b = 2", "    return a + b"]
+    path = tmp_path / "f.py"
+    args = {
+        "path": "f.py",
+        "old_string": "    a = 1\n\n    b = 2\n",
+        "new_string": "    a = 1\n    c = 3\n    b = 2\n",
+    }
+    answers = []
+    for threshold in (1 << 30, 50):
+        path.write_text("\n".join(lines) + "\n")
+        result = (
+            Workspace(tmp_path, stream_above_bytes=threshold).toolset("default").call("edit", args)
+        )
+        assert not result.ok
+        answers.append(
+            (result.text, result.data["uncertain"], result.data["closest"][0]["start_line"])
+        )
+    assert answers[0] == answers[1]
+    assert answers[1][2] == 1502

@@ -571,7 +571,7 @@ def _adapted(op: Any, fmt: Format, fd: int, path: str, rel: str) -> tuple[Any, s
     before, after = (None if side is None else _text(fmt, side) for side in found[:2])
     new = op.adapt(before, after)
     if not isinstance(new, str):
-        detail = dict(getattr(new, "detail", {}))
+        detail = _shift_lines(dict(getattr(new, "detail", {})), found[2] - 1)
         raise fail(str(new.code), path, streamed=True, **detail)
     diff = None
     if before is not None and after is not None:
@@ -580,6 +580,23 @@ def _adapted(op: Any, fmt: Format, fd: int, path: str, rel: str) -> tuple[Any, s
             before + old_text + after, before + new + after, rel, first_line=found[2]
         )
     return dataclasses.replace(op, new=new, adapt=None), diff
+
+
+def _shift_lines(detail: dict[str, Any], by: int) -> dict[str, Any]:
+    """A failure's detail computed on an excerpt, with its line numbers (of the places it
+    lists, e.g. `closest`) made the file's."""
+    for key, value in detail.items():
+        if isinstance(value, list):
+            detail[key] = [
+                {k: v + by if k in _LINE_KEYS and isinstance(v, int) else v for k, v in x.items()}
+                if isinstance(x, dict)
+                else x
+                for x in value
+            ]
+    return detail
+
+
+_LINE_KEYS = ("line", "start_line", "end_line")
 
 
 def _text(fmt: Format, data: bytes) -> str:
