@@ -13,13 +13,11 @@ append writes in place (O_APPEND + fsync) and is undone by truncation. Matching 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 from typing import Any
 
 from filewright.core.result import fail
 from filewright.engine.confirm import confirm_change
-from filewright.engine.diffs import unified_diff
 from filewright.engine.sidecar import sidecar_backup
 from filewright.engine.streamops import (
     EXACT_ONLY_NOTE,
@@ -34,20 +32,17 @@ from filewright.engine.streamops import (
     StreamWrite,
     describe,
 )
+from filewright.engine.streamrules import adapted, placeholder_watch, refuse_placeholders
+from filewright.engine.streamstages import ByteCount, Chain, transforms
 from filewright.engine.workspace import Engine
 from filewright.fs import bigfile
 from filewright.fs.chunked import (
     Format,
-    LiteralReplace,
-    Occurs,
     ReplaceAll,
     StreamError,
-    first_match_context,
     head_format,
     pack_deltas,
-    self_overlapping,
 )
-from filewright.fs.chunklines import InsertAfterLine, RegexReplace, SpanReplace
 from filewright.fs.paths import Location
 from filewright.fs.textfile import TextFileError, detect_encoding
 from filewright.policy.rules import Access, risk_of
@@ -170,7 +165,7 @@ def _confirm(engine: Engine, loc: Location, change: Change, outcome: Outcome, op
     diff = None
     with contextlib.suppress(OSError), bigfile.open_file(loc) as opened:
         fmt = _format(change.path, opened.fd)
-        diff = _adapted(op, fmt, opened.fd, change.path, loc.lexical_rel)[1]
+        diff = adapted(op, fmt, opened.fd, change.path, loc.lexical_rel)[1]
     outcome.diff = diff if diff is not None else describe(op, loc.lexical_rel)
     confirm_change(engine, loc, change.path, change.operation, outcome.diff, outcome.risk, False)
 
@@ -373,107 +368,6 @@ def _keep_old(
 # --------------------------------------------------------------------------- rewrite
 
 
-def _transforms(op: Any, fmt: Format, path: str) -> list[Any]:
-    ops = op.ops if isinstance(op, StreamBatch) else (op,)
-    out: list[Any] = []
-    for one in ops:
-        if isinstance(one, StreamReplace):
-            old, new = fmt.encode(one.old), fmt.encode(one.new)
-            if old == new:
-                raise fail("no_change", path, message="old and new text are the same")
-            limit = {"first": 1, "count": one.count}.get(one.mode)
-            if one.mode == "all" and not self_overlapping(old):
-                out.append(ReplaceAll(old, new))
-            else:
-                out.append(LiteralReplace(old, new, limit=limit, unique=one.mode == "unique"))
-        elif isinstance(one, StreamRegex):
-            from filewright.core import regexes
-
-            out.append(
-                RegexReplace(
-                    one.pattern,
-                    one.template,
-                    fmt,
-                    limit=one.count,
-                    literal=one.literal,
-                    finditer=lambda p, s, pos: regexes.finditer(p, s, pos),
-                )
-            )
-        elif isinstance(one, StreamSpan):
-            out.append(
-                SpanReplace(
-                    fmt.encode(one.start),
-                    fmt.encode(one.end),
-                    fmt,
-                    _span_compute(one.compute),
-                    after=fmt.encode(one.search_after or ""),
-                )
-            )
-        elif isinstance(one, StreamInsert):
-            text = one.text if one.text.endswith("\n") else one.text + "\n"
-            if one.text == "":
-                raise fail("no_change", path, message="nothing to insert")
-            out.append(InsertAfterLine(one.line, fmt.encode(text), fmt.newline, len(fmt.bom)))
-        else:
-            raise TypeError(f"not a streamed operation: {one!r}")
-    return out
-
-
-def _span_compute(compute: Any) -> Any:
-    def run(text: str) -> str:
-        result = compute(text)
-        if isinstance(result, str):
-            return result
-        if hasattr(result, "code") and hasattr(result, "detail"):
-            raise StreamError(result.code, result.code, **dict(result.detail))
-        return str(result.text)
-
-    return run
-
-
-class Chain:
-    """Transforms run one after another over one stream (each sees the previous's output)."""
-
-    def __init__(self, stages: list[Any]) -> None:
-        self.stages = stages
-
-    def feed(self, chunk: bytes) -> list[Any]:
-        pieces: list[Any] = [chunk]
-        for index, stage in enumerate(self.stages):
-            joined = pieces[0] if len(pieces) == 1 else b"".join(pieces)
-            with _naming_stage(index):
-                pieces = stage.feed(bytes(joined) if isinstance(joined, memoryview) else joined)
-        return pieces
-
-    def finish(self) -> list[Any]:
-        pieces: list[Any] = []
-        for index, stage in enumerate(self.stages):
-            with _naming_stage(index):
-                fed = stage.feed(b"".join(pieces)) if pieces else []
-                pieces = [*fed, *stage.finish()]
-        return pieces
-
-
-@contextlib.contextmanager
-def _naming_stage(index: int) -> Any:
-    """A failure of a chained stage names it (`edit_index`), as a batch in memory does."""
-    try:
-        yield
-    except StreamError as exc:
-        exc.detail.setdefault("edit_index", index)
-        raise
-
-
-class _Count:
-    """A sink that only counts bytes (for dry runs)."""
-
-    def __init__(self) -> None:
-        self.size = 0
-
-    def write(self, pieces: list[Any]) -> None:
-        self.size += sum(len(p) for p in pieces)
-
-
 def _rewrite(
     engine: Engine,
     loc: Location,
@@ -485,20 +379,20 @@ def _rewrite(
     dry_run: bool,
 ) -> None:
     ws = engine.workspace
-    op, diff = _adapted(op, fmt, src.fd, change.path, loc.lexical_rel)
-    stages = _transforms(op, fmt, change.path)
+    op, diff = adapted(op, fmt, src.fd, change.path, loc.lexical_rel)
+    stages = transforms(op, fmt, change.path)
     chain = Chain(stages)
     outcome.diff = diff if diff is not None else describe(op, loc.lexical_rel)
     sink: Any
     with contextlib.ExitStack() as stack:
         if dry_run:
-            sink = _Count()
+            sink = ByteCount()
         else:
             sink = stack.enter_context(
                 bigfile.Staged(loc, src.st, hashing=src.size <= 2 * ws.max_file_bytes)
             )
         where = _FirstChange(stages[0])
-        watch = _placeholder_watch(op, fmt, change.path)
+        watch = placeholder_watch(op, fmt, change.path)
         try:
             for chunk in bigfile.chunks(src.fd):
                 if watch is not None:
@@ -510,7 +404,7 @@ def _rewrite(
         except StreamError as exc:
             raise _stream_failure(exc, change.path, stream_threshold(engine, change)) from None
         if watch is not None and watch.missing:
-            _refuse_placeholders(op, fmt, watch.missing, change.path)
+            refuse_placeholders(op, fmt, watch.missing, change.path)
         _check_counts(op, stages, change.path)
         outcome.replacements = sum(getattr(s, "count", 1) for s in stages)
         outcome.strategy = "exact" if not isinstance(op, StreamInsert) else "insert"
@@ -548,107 +442,6 @@ def _rewrite(
                 ws.history.pop(rel)
             raise
     _finish(engine, loc, outcome, digest, sink.size)
-
-
-def _adapted(op: Any, fmt: Format, fd: int, path: str, rel: str) -> tuple[Any, str | None]:
-    """`op` with a unique or first-match replacement's `adapt` applied: its new text as
-    the in-memory edit makes it in the match's surroundings (the file read up to the first
-    match); and the unified diff of those lines (None when `op` has no such form)."""
-    if isinstance(op, StreamBatch) and len(op.ops) == 1:
-        one, diff = _adapted(op.ops[0], fmt, fd, path, rel)
-        return (op if one is op.ops[0] else StreamBatch((one,))), diff
-    if not isinstance(op, StreamReplace) or op.adapt is None or op.mode not in ("unique", "first"):
-        return op, None
-    try:
-        old = fmt.encode(op.old)
-    except StreamError:
-        return op, None  # (the pass reports it)
-    if not old:
-        return op, None
-    found = first_match_context(bigfile.chunks(fd), old)
-    if found is None:
-        return op, None  # (the pass reports no match)
-    before, after = (None if side is None else _text(fmt, side) for side in found[:2])
-    new = op.adapt(before, after)
-    if not isinstance(new, str):
-        detail = _shift_lines(dict(getattr(new, "detail", {})), found[2] - 1)
-        raise fail(str(new.code), path, streamed=True, **detail)
-    diff = None
-    if before is not None and after is not None:
-        old_text = _text(fmt, old)
-        diff = unified_diff(
-            before + old_text + after, before + new + after, rel, first_line=found[2]
-        )
-    return dataclasses.replace(op, new=new, adapt=None), diff
-
-
-def _shift_lines(detail: dict[str, Any], by: int) -> dict[str, Any]:
-    """A failure's detail computed on an excerpt, with its line numbers (of the places it
-    lists, e.g. `closest`) made the file's."""
-    for key, value in detail.items():
-        if isinstance(value, list):
-            detail[key] = [
-                {k: v + by if k in _LINE_KEYS and isinstance(v, int) else v for k, v in x.items()}
-                if isinstance(x, dict)
-                else x
-                for x in value
-            ]
-    return detail
-
-
-_LINE_KEYS = ("line", "start_line", "end_line")
-
-
-def _text(fmt: Format, data: bytes) -> str:
-    return fmt.decode(data).replace(fmt.newline.decode("ascii"), "\n")
-
-
-def _placeholder_watch(op: Any, fmt: Format, path: str) -> Occurs | None:
-    """What to look for in the old file: the omission placeholders of replacements that
-    the file may already hold (None: nothing). A replacement whose placeholders are
-    refused whatever the file holds is refused here, before the pass."""
-    needles: list[bytes] = []
-    batch = isinstance(op, StreamBatch)
-    for index, one in enumerate(op.ops if batch else (op,)):
-        if not isinstance(one, (StreamReplace, StreamRegex)) or not one.placeholders:
-            continue
-        if one.refuse_placeholders_always:
-            _refuse(list(one.placeholders), path, index if batch else None)
-        for text in one.placeholders:
-            try:
-                needles.append(fmt.encode(text))
-            except StreamError:
-                continue  # (not encodable: the file cannot hold it)
-    return Occurs(needles) if needles else None
-
-
-def _refuse_placeholders(op: Any, fmt: Format, missing: list[bytes], path: str) -> None:
-    """Refuse the change if a replacement's placeholder is not in the old file."""
-    batch = isinstance(op, StreamBatch)
-    for index, one in enumerate(op.ops if batch else (op,)):
-        if not isinstance(one, (StreamReplace, StreamRegex)):
-            continue
-        absent = []
-        for text in one.placeholders:
-            try:
-                if fmt.encode(text) in missing:
-                    absent.append(text)
-            except StreamError:
-                absent.append(text)
-        if absent:
-            _refuse(absent, path, index if batch else None)
-
-
-def _refuse(placeholders: list[str], path: str, edit_index: int | None) -> None:
-    where = {} if edit_index is None else {"edit_index": edit_index}
-    raise fail(
-        "placeholder",
-        path,
-        placeholder=placeholders[0],
-        placeholders=placeholders,
-        streamed=True,
-        **where,
-    )
 
 
 def _check_counts(op: Any, stages: list[Any], path: str) -> None:

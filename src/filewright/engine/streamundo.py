@@ -9,7 +9,8 @@ import os
 from typing import Any
 
 from filewright.core.result import fail
-from filewright.engine.streamed import Chain, Outcome, append_mark, heal_torn_append
+from filewright.engine.streamed import Outcome, append_mark, heal_torn_append
+from filewright.engine.streamstages import Chain
 from filewright.engine.workspace import Engine
 from filewright.fs import bigfile
 from filewright.fs.chunked import Reverse, StreamError, unpack_deltas

@@ -1,0 +1,120 @@
+"""The stages of a streamed rewrite: each `Stream*` operation as a pure transform of
+`fs.chunked` / `fs.chunklines`, several chained over one pass (`Chain`), and a sink that
+only counts (for dry runs)."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from filewright.core.result import fail
+from filewright.engine.streamops import (
+    StreamBatch,
+    StreamInsert,
+    StreamRegex,
+    StreamReplace,
+    StreamSpan,
+)
+from filewright.fs.chunked import Format, LiteralReplace, ReplaceAll, StreamError, self_overlapping
+from filewright.fs.chunklines import InsertAfterLine, RegexReplace, SpanReplace
+
+
+def transforms(op: Any, fmt: Format, path: str) -> list[Any]:
+    ops = op.ops if isinstance(op, StreamBatch) else (op,)
+    out: list[Any] = []
+    for one in ops:
+        if isinstance(one, StreamReplace):
+            old, new = fmt.encode(one.old), fmt.encode(one.new)
+            if old == new:
+                raise fail("no_change", path, message="old and new text are the same")
+            limit = {"first": 1, "count": one.count}.get(one.mode)
+            if one.mode == "all" and not self_overlapping(old):
+                out.append(ReplaceAll(old, new))
+            else:
+                out.append(LiteralReplace(old, new, limit=limit, unique=one.mode == "unique"))
+        elif isinstance(one, StreamRegex):
+            from filewright.core import regexes
+
+            out.append(
+                RegexReplace(
+                    one.pattern,
+                    one.template,
+                    fmt,
+                    limit=one.count,
+                    literal=one.literal,
+                    finditer=lambda p, s, pos: regexes.finditer(p, s, pos),
+                )
+            )
+        elif isinstance(one, StreamSpan):
+            out.append(
+                SpanReplace(
+                    fmt.encode(one.start),
+                    fmt.encode(one.end),
+                    fmt,
+                    _span_compute(one.compute),
+                    after=fmt.encode(one.search_after or ""),
+                )
+            )
+        elif isinstance(one, StreamInsert):
+            text = one.text if one.text.endswith("\n") else one.text + "\n"
+            if one.text == "":
+                raise fail("no_change", path, message="nothing to insert")
+            out.append(InsertAfterLine(one.line, fmt.encode(text), fmt.newline, len(fmt.bom)))
+        else:
+            raise TypeError(f"not a streamed operation: {one!r}")
+    return out
+
+
+def _span_compute(compute: Any) -> Any:
+    def run(text: str) -> str:
+        result = compute(text)
+        if isinstance(result, str):
+            return result
+        if hasattr(result, "code") and hasattr(result, "detail"):
+            raise StreamError(result.code, result.code, **dict(result.detail))
+        return str(result.text)
+
+    return run
+
+
+class Chain:
+    """Transforms run one after another over one stream (each sees the previous's output)."""
+
+    def __init__(self, stages: list[Any]) -> None:
+        self.stages = stages
+
+    def feed(self, chunk: bytes) -> list[Any]:
+        pieces: list[Any] = [chunk]
+        for index, stage in enumerate(self.stages):
+            joined = pieces[0] if len(pieces) == 1 else b"".join(pieces)
+            with _naming_stage(index):
+                pieces = stage.feed(bytes(joined) if isinstance(joined, memoryview) else joined)
+        return pieces
+
+    def finish(self) -> list[Any]:
+        pieces: list[Any] = []
+        for index, stage in enumerate(self.stages):
+            with _naming_stage(index):
+                fed = stage.feed(b"".join(pieces)) if pieces else []
+                pieces = [*fed, *stage.finish()]
+        return pieces
+
+
+@contextlib.contextmanager
+def _naming_stage(index: int) -> Any:
+    """A failure of a chained stage names it (`edit_index`), as a batch in memory does."""
+    try:
+        yield
+    except StreamError as exc:
+        exc.detail.setdefault("edit_index", index)
+        raise
+
+
+class ByteCount:
+    """A sink that only counts bytes (for dry runs)."""
+
+    def __init__(self) -> None:
+        self.size = 0
+
+    def write(self, pieces: list[Any]) -> None:
+        self.size += sum(len(p) for p in pieces)
