@@ -700,3 +700,34 @@ def test_a_streamed_edit_asks_with_the_diff_of_its_lines(tmp_path: Path) -> None
     diff = seen[0].diff
     assert "@@ -148,7 +148,7 @@" in diff, diff  # the file's own line numbers
     assert "-line 150 alpha beta\n+L150 alpha beta\n" in diff
+
+
+def test_keep_at_links_the_same_file_and_copies_a_swapped_one(tmp_path: Path) -> None:
+    src_dir, dst_dir = tmp_path / "src", tmp_path / "dst"
+    src_dir.mkdir()
+    dst_dir.mkdir()
+    (src_dir / "f.txt").write_bytes(b"old bytes\n")
+    loc_fd = os.open(src_dir, os.O_RDONLY)
+    dst_fd = os.open(dst_dir, os.O_RDONLY)
+    try:
+        fd = os.open(src_dir / "f.txt", os.O_RDONLY)
+        opened = bigfile.Opened(fd, os.fstat(fd))
+        assert bigfile.keep_at(opened, loc_fd, "f.txt", dst_fd, "a.backup", 0o600) == 10
+        assert (dst_dir / "a.backup").stat().st_ino == os.fstat(fd).st_ino  # a link
+        # the name now is a symlink to a secret: the open file's bytes are copied instead
+        (tmp_path / "secret").write_bytes(b"secret\n")
+        (src_dir / "f.txt").unlink()
+        (src_dir / "f.txt").symlink_to(tmp_path / "secret")
+        bigfile.keep_at(opened, loc_fd, "f.txt", dst_fd, "b.backup", 0o600)
+        assert (dst_dir / "b.backup").read_bytes() == b"old bytes\n"
+        assert not (dst_dir / "b.backup").is_symlink()
+        assert (dst_dir / "b.backup").stat().st_mode & 0o777 == 0o600
+        # a planted link at the backup's name is neither followed nor replaced
+        (dst_dir / "c.backup").symlink_to(tmp_path / "secret")
+        with pytest.raises(OSError):
+            bigfile.keep_at(opened, loc_fd, "f.txt", dst_fd, "c.backup", 0o600)
+        assert (tmp_path / "secret").read_bytes() == b"secret\n"
+        os.close(fd)
+    finally:
+        os.close(loc_fd)
+        os.close(dst_fd)

@@ -35,7 +35,7 @@ from filewright.engine.streamops import (
 from filewright.engine.streamrules import adapted, placeholder_watch, refuse_placeholders
 from filewright.engine.streamstages import ByteCount, Chain, transforms
 from filewright.engine.workspace import Engine
-from filewright.fs import bigfile
+from filewright.fs import bigfile, fsio
 from filewright.fs.chunked import (
     Format,
     ReplaceAll,
@@ -329,7 +329,14 @@ def _sidecar(
         return
 
     def store(target: Location, mode: int) -> None:
-        _keep_old(loc, src, target.real, mode)
+        # Through directory descriptors: a backup directory swapped for a link after the
+        # check cannot send the link (or copy) elsewhere.
+        src_parts, dst_parts = loc.rel.split("/"), target.rel.split("/")
+        with (
+            fsio.open_dir(loc.root, src_parts[:-1]) as src_dir,
+            fsio.open_dir(target.root, dst_parts[:-1]) as dst_dir,
+        ):
+            bigfile.keep_at(src, src_dir, src_parts[-1], dst_dir, dst_parts[-1], mode)
 
     outcome.backup = sidecar_backup(engine, loc, change.sidecar_backup, store)
 
@@ -343,18 +350,15 @@ def _same_bytes(fd: int, data: bytes) -> bool:
     return pos == len(data)
 
 
-def _keep_old(
-    loc: Location, src: bigfile.Opened, target: os.PathLike[str] | str, mode: int = 0o600
-) -> int:
-    """Keep the old bytes at `target` (in the state directory, or a sidecar backup): a
-    hard link to the old file (which the rename then leaves only there), else a copy
-    (with `mode`). Returns the bytes kept."""
+def _keep_old(loc: Location, src: bigfile.Opened, target: os.PathLike[str] | str) -> int:
+    """Keep the old bytes at `target` (in the state directory): a hard link to the old
+    file (which the rename then leaves only there), else a copy. Returns the bytes kept."""
     with contextlib.suppress(OSError):
         st = os.stat(loc.real, follow_symlinks=False)
         if st.st_ino == src.st.st_ino and st.st_dev == src.st.st_dev:
             os.link(loc.real, target, follow_symlinks=False)
             return src.size
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
         for chunk in bigfile.chunks(src.fd):
             view = memoryview(chunk)

@@ -286,3 +286,28 @@ def identity_after(loc: Location, hash_limit: int) -> str:
     """The content identity of the file at `loc` as it is now."""
     with open_file(loc) as opened:
         return identity(opened.fd, opened.st, hash_limit)
+
+
+def keep_at(
+    src: Opened, src_dir: int, src_name: str, dst_dir: int, dst_name: str, mode: int
+) -> int:
+    """Keep the bytes of the open file `src` as `dst_name` in directory `dst_dir`: a hard
+    link when `src_name` in `src_dir` is still that file (no link is followed), else a
+    copy (with `mode`). Returns the bytes kept."""
+    with contextlib.suppress(OSError):
+        st = os.stat(src_name, dir_fd=src_dir, follow_symlinks=False)
+        if (st.st_ino, st.st_dev) == (src.st.st_ino, src.st.st_dev):
+            os.link(
+                src_name, dst_name, src_dir_fd=src_dir, dst_dir_fd=dst_dir, follow_symlinks=False
+            )
+            return src.size
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(dst_name, flags, mode, dir_fd=dst_dir)
+    try:
+        for chunk in chunks(src.fd):
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+    return src.size
