@@ -731,3 +731,17 @@ def test_keep_at_links_the_same_file_and_copies_a_swapped_one(tmp_path: Path) ->
     finally:
         os.close(loc_fd)
         os.close(dst_fd)
+
+
+def test_a_streamed_edit_that_cannot_match_asks_nobody(tmp_path: Path) -> None:
+    (tmp_path / ".filewright.toml").write_text('[[rules]]\npattern = "*.cfg"\naccess = "confirm"\n')
+    data = _lines(300)
+    path = tmp_path / "big.cfg"
+    path.write_bytes(data)
+    seen: list[ConfirmRequest] = []
+    tools = _ws(tmp_path, confirm=lambda r: seen.append(r) or True).toolset("default")
+    result = tools.call("edit", {"path": "big.cfg", "old_string": "absent", "new_string": "x"})
+    assert not result.ok and result.data["error"] == "no_match"
+    assert result.data["strategies_tried"] == ["exact"] and result.data["edit_index"] == 0
+    assert "only text that matches exactly is found" in result.data["note"]
+    assert seen == [] and path.read_bytes() == data

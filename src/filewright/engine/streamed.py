@@ -165,7 +165,10 @@ def _confirm(engine: Engine, loc: Location, change: Change, outcome: Outcome, op
     diff = None
     with contextlib.suppress(OSError), bigfile.open_file(loc) as opened:
         fmt = _format(change.path, opened.fd)
-        diff = adapted(op, fmt, opened.fd, change.path, loc.lexical_rel)[1]
+        try:
+            diff = adapted(op, fmt, opened.fd, change.path, loc.lexical_rel)[1]
+        except StreamError as exc:  # nothing to ask about: it would fail
+            raise _stream_failure(exc, change.path, stream_threshold(engine, change)) from None
     outcome.diff = diff if diff is not None else describe(op, loc.lexical_rel)
     confirm_change(engine, loc, change.path, change.operation, outcome.diff, outcome.risk, False)
 
@@ -383,7 +386,11 @@ def _rewrite(
     dry_run: bool,
 ) -> None:
     ws = engine.workspace
-    op, diff = adapted(op, fmt, src.fd, change.path, loc.lexical_rel)
+    try:
+        op, diff = adapted(op, fmt, src.fd, change.path, loc.lexical_rel)
+    except StreamError as exc:
+        transforms(op, fmt, change.path)  # (its own refusals come first, as in the pass)
+        raise _stream_failure(exc, change.path, stream_threshold(engine, change)) from None
     stages = transforms(op, fmt, change.path)
     chain = Chain(stages)
     outcome.diff = diff if diff is not None else describe(op, loc.lexical_rel)

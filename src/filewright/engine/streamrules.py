@@ -18,7 +18,8 @@ from filewright.fs.chunked import Format, Occurs, StreamError, first_match_conte
 def adapted(op: Any, fmt: Format, fd: int, path: str, rel: str) -> tuple[Any, str | None]:
     """`op` with a unique or first-match replacement's `adapt` applied: its new text as
     the in-memory edit makes it in the match's surroundings (the file read up to the first
-    match); and the unified diff of those lines (None when `op` has no such form)."""
+    match); and the unified diff of those lines (None when `op` has no such form).
+    Raises StreamError "no_match" when the file does not hold `old`."""
     if isinstance(op, StreamBatch) and len(op.ops) == 1:
         one, diff = adapted(op.ops[0], fmt, fd, path, rel)
         return (op if one is op.ops[0] else StreamBatch((one,))), diff
@@ -31,8 +32,8 @@ def adapted(op: Any, fmt: Format, fd: int, path: str, rel: str) -> tuple[Any, st
     if not old:
         return op, None
     found = first_match_context(bigfile.chunks(fd), old)
-    if found is None:
-        return op, None  # (the pass reports no match)
+    if found is None:  # what the pass would find, without a second read
+        raise StreamError("no_match", "old text not found (exact match)", edit_index=0)
     before, after = (None if side is None else _text(fmt, side) for side in found[:2])
     new = op.adapt(before, after)
     if not isinstance(new, str):
