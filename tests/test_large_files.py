@@ -653,7 +653,8 @@ def test_first_match_context_is_whole_lines_around_the_first_match(
         assert got is None
         return
     assert got is not None
-    before, after, line = got
+    before, after, line, offset = got
+    assert offset == at
     shown_from = at - (len(before) if before is not None else 0)
     assert line == data.count(b"\n", 0, shown_from) + 1
     line_start = data.rfind(b"\n", 0, at) + 1

@@ -136,3 +136,49 @@ def test_an_uncertain_streamed_edit_is_refused_with_the_files_line_numbers(
         )
     assert answers[0] == answers[1]
     assert answers[1][2] == 1502
+
+
+@pytest.mark.parametrize("toolset", ["default", "claude"])
+@pytest.mark.parametrize("seed", [3, 4, 10])
+def test_streamed_batches_write_what_in_memory_batches_write(
+    tmp_path: Path, toolset: str, seed: int
+) -> None:
+    """Several edits in one call: each is adapted to its lines as the earlier ones of the
+    batch leave them, as in memory."""
+    rng = random.Random(seed)
+    lines = _file(rng)
+    base = "\n".join(lines) + "\n"
+    path = tmp_path / "f.py"
+    compared = 0
+    for _ in range(60):
+        edits = [_edit(rng, lines) for _ in range(rng.randrange(2, 4))]
+        if any(base.count(old) != 1 or old == new for old, new in edits):
+            continue
+        if any(a[0] in b[0] or b[0] in a[0] for a in edits for b in edits if a is not b):
+            continue
+        answers = []
+        for threshold in (1 << 30, 50):
+            path.write_text(base)
+            ws = Workspace(tmp_path, stream_above_bytes=threshold)
+            if toolset == "claude":
+                tools = ws.toolset("claude", max_edit_bytes=threshold)
+                assert tools.call("Read", {"file_path": str(path)}).ok
+                result = tools.call(
+                    "MultiEdit",
+                    {
+                        "file_path": str(path),
+                        "edits": [{"old_string": o, "new_string": n} for o, n in edits],
+                    },
+                )
+            else:
+                result = ws.toolset("default").call(
+                    "multi_edit",
+                    {
+                        "path": "f.py",
+                        "edits": [{"old_string": o, "new_string": n} for o, n in edits],
+                    },
+                )
+            answers.append((result.ok, path.read_text()))
+        assert answers[0] == answers[1], edits
+        compared += 1
+    assert compared >= 5

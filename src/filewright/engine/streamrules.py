@@ -23,6 +23,8 @@ def adapted(op: Any, fmt: Format, fd: int, path: str, rel: str) -> tuple[Any, st
     if isinstance(op, StreamBatch) and len(op.ops) == 1:
         one, diff = adapted(op.ops[0], fmt, fd, path, rel)
         return (op if one is op.ops[0] else StreamBatch((one,))), diff
+    if isinstance(op, StreamBatch):
+        return _adapted_batch(op, fmt, fd, path), None
     if not isinstance(op, StreamReplace) or op.adapt is None or op.mode not in ("unique", "first"):
         return op, None
     try:
@@ -46,6 +48,102 @@ def adapted(op: Any, fmt: Format, fd: int, path: str, rel: str) -> tuple[Any, st
             before + old_text + after, before + new + after, rel, first_line=found[2]
         )
     return dataclasses.replace(op, new=new, adapt=None), diff
+
+
+def _adapted_batch(op: StreamBatch, fmt: Format, fd: int, path: str) -> StreamBatch:
+    """Each unique or first-match edit of a batch adapted to the lines around its match,
+    read from the old file (one read up to each match) with the batch's earlier edits
+    applied to them, as in memory each edit sees the text the previous ones left. An edit
+    keeps its text when that cannot be told here: the old file does not hold it (an
+    earlier edit may make it: the pass decides), an earlier edit is a regex or a counted
+    one that reaches its lines, or changes its match or straddles it."""
+    out: list[Any] = []
+    firsts: list[int | None] = []  # where each earlier edit's first match is, if known
+    for index, one in enumerate(op.ops):
+        context = _context(one, fmt, fd)
+        firsts.append(None if context is None else context.offset)
+        shown = None if context is None else _after_earlier(out, firsts, context, one.old)
+        if context is None or shown is None:
+            out.append(one)
+            continue
+        new = one.adapt(*shown)
+        if not isinstance(new, str):
+            detail = _shift_lines(dict(getattr(new, "detail", {})), context.line - 1)
+            detail["edit_index"] = index
+            raise fail(str(new.code), path, streamed=True, **detail)
+        out.append(dataclasses.replace(one, new=new, adapt=None))
+    return StreamBatch(tuple(out))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Context:
+    """The whole lines around a match in the old file (text, "\n" newlines), where they
+    start (`start`: byte offset; `line`) and where the match is (`offset`)."""
+
+    before: str
+    after: str
+    line: int
+    offset: int
+    start: int
+    end: int
+
+
+def _after_earlier(
+    earlier: list[Any], firsts: list[int | None], context: _Context, old: str
+) -> tuple[str, str] | None:
+    """The lines around a match of `old` as the `earlier` edits of a batch leave them;
+    None when that cannot be told."""
+    before, after = context.before, context.after
+    for edit, first in zip(earlier, firsts, strict=False):
+        if isinstance(edit, StreamRegex):
+            return None
+        if not isinstance(edit, StreamReplace):
+            continue  # (an insert changes line numbers, not text)
+        held = edit.old in before or edit.old in after
+        if edit.old in old or (not held and edit.old in before + old + after):
+            return None  # it changes the match itself, or straddles it
+        if not held:
+            continue
+        if edit.mode == "all":
+            before, after = before.replace(edit.old, edit.new), after.replace(edit.old, edit.new)
+            continue
+        if edit.mode == "first" and first is not None and first < context.start:
+            continue  # its one match lies before these lines
+        if edit.mode not in ("unique", "first") or first is None:
+            return None  # counted, or where its match is is not known
+        # its first match in the file is its first in these lines
+        if edit.old in before:
+            before = before.replace(edit.old, edit.new, 1)
+        else:
+            after = after.replace(edit.old, edit.new, 1)
+    return before, after
+
+
+def _context(one: Any, fmt: Format, fd: int) -> _Context | None:
+    """The lines around the first match of an adaptable edit in the old file (None: not
+    adaptable, not held, or its own line too long to give)."""
+    if (
+        not isinstance(one, StreamReplace)
+        or one.adapt is None
+        or one.mode not in ("unique", "first")
+    ):
+        return None
+    try:
+        old = fmt.encode(one.old)
+    except StreamError:
+        return None
+    found = first_match_context(bigfile.chunks(fd), old) if old else None
+    if found is None or found[0] is None or found[1] is None:
+        return None
+    before, after, line, offset = found
+    return _Context(
+        _text(fmt, before),
+        _text(fmt, after),
+        line,
+        offset,
+        offset - len(before),
+        offset + len(old) + len(after),
+    )
 
 
 def _shift_lines(detail: dict[str, Any], by: int) -> dict[str, Any]:

@@ -229,12 +229,13 @@ CONTEXT_BYTES = 4096
 
 def first_match_context(
     chunks: Iterable[bytes], needle: bytes, around: int = CONTEXT_BYTES
-) -> tuple[bytes | None, bytes | None, int] | None:
+) -> tuple[bytes | None, bytes | None, int, int] | None:
     """The whole lines around the first `needle` in a stream, within `around` bytes on
     each side: (the text before it, the text after it, the 1-based line number where the
-    text before it starts); None when it does not occur. A line cut by the window is left
-    out, unless the window reaches the stream's start or end; a side is None when even the
-    match's own line does not fit in it (the line number is then the match's)."""
+    text before it starts, the match's offset); None when it does not occur. A line cut
+    by the window is left out, unless the window reaches the stream's start or end; a side
+    is None when even the match's own line does not fit in it (the line number is then
+    the match's)."""
     if not needle:
         raise ValueError("needle must not be empty")
     window = b""
@@ -272,7 +273,7 @@ def first_match_context(
         cut = after.rfind(b"\n")  # type: ignore[union-attr]
         after = after[: cut + 1] if cut >= 0 else None  # type: ignore[index]
     first = found - (len(before) if before is not None else 0)
-    return before, after, 1 + lines_before + window.count(b"\n", 0, first)
+    return before, after, 1 + lines_before + window.count(b"\n", 0, first), start + found
 
 
 def self_overlapping(needle: bytes) -> bool:
