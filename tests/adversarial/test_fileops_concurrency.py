@@ -102,3 +102,26 @@ def test_many_mkdirs_of_one_path_all_succeed(tmp_path: Path) -> None:
     codes = race(tmp_path, ["mkdir"] * 4, rounds=12)
     assert set(codes) == {"ok"}, codes
     assert sorted(p.name for p in (tmp_path / "x" / "y" / "z").iterdir()) == ["0", "1", "2"]
+
+
+def test_a_file_moved_away_during_the_write_check_is_stale_not_read_only(tmp_path: Path) -> None:
+    """The permission check asks access(2), which also says no for a name another process
+    just moved away: that is a changed file, not a permission problem (seen once in the
+    race above)."""
+    import os
+
+    import pytest
+
+    from filewright.fs import fsio
+    from filewright.fs.paths import PathRefused
+
+    (tmp_path / "a.txt").write_text("v\n")
+    dfd = os.open(tmp_path, os.O_RDONLY)
+    try:
+        st = os.stat("a.txt", dir_fd=dfd)
+        os.rename(tmp_path / "a.txt", tmp_path / "b.txt")  # the other process's move
+        with pytest.raises(PathRefused) as caught:
+            fsio._refuse_if_read_only(dfd, "a.txt", st, "a.txt", False)
+        assert caught.value.code == "stale"
+    finally:
+        os.close(dfd)

@@ -209,6 +209,13 @@ def _refuse_if_read_only(
         except PermissionError:
             writable = False
     if not writable:
+        # access() also says no for a file that another process moved away meanwhile.
+        try:
+            now = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        except FileNotFoundError:
+            now = None
+        if now is None or (now.st_ino, now.st_dev) != (st.st_ino, st.st_dev):
+            raise PathRefused("stale", given, f"file changed while it was being written: {given}")
         raise PathRefused("permission", given, f"no permission to write the file: {given}")
 
 
