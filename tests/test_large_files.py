@@ -746,3 +746,29 @@ def test_a_streamed_edit_that_cannot_match_asks_nobody(tmp_path: Path) -> None:
     assert result.data["strategies_tried"] == ["exact"] and result.data["edit_index"] == 0
     assert "only text that matches exactly is found" in result.data["note"]
     assert seen == [] and path.read_bytes() == data
+
+
+def test_a_line_aware_replace_all_is_undone_exactly(tmp_path: Path) -> None:
+    """`old` sent without indentation, `new` with continuation lines: each match gets its
+    line's indentation (a line-aware pass), and undo gives back the exact bytes."""
+    body = "".join(f"{'    ' * (i % 3)}call(x)\nother {i}\n" for i in range(3000))
+    path = tmp_path / "f.py"
+    path.write_text(body)
+    before = path.read_bytes()
+    ws = _ws(tmp_path)
+    result = ws.toolset("default").call(
+        "edit",
+        {"path": "f.py", "old_string": "call(x)", "new_string": "call(\n  x)", "replace_all": True},
+    )
+    assert result.ok and result.data["streamed"] is True, result.text
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    (memory / "f.py").write_bytes(before)
+    Workspace(memory).toolset("default").call(
+        "edit",
+        {"path": "f.py", "old_string": "call(x)", "new_string": "call(\n  x)", "replace_all": True},
+    )
+    assert path.read_bytes() == (memory / "f.py").read_bytes()  # the in-memory bytes
+    assert b"        call(\n          x)" in path.read_bytes()  # carried per line
+    assert ws.toolset("default").call("undo", {"path": "f.py"}).ok
+    assert path.read_bytes() == before

@@ -182,3 +182,85 @@ def test_streamed_batches_write_what_in_memory_batches_write(
         assert answers[0] == answers[1], edits
         compared += 1
     assert compared >= 5
+
+
+def _repeated_file(rng: random.Random) -> list[str]:
+    lines = []
+    for i in range(150):
+        ind = "    " * rng.randrange(0, 3)
+        lines.append(
+            rng.choice(
+                [
+                    f'{ind}x = compute(1, "v")',
+                    f"{ind}# note",
+                    "",
+                    f"{ind}def f(a, b):",
+                    f"{ind}return a + 1",
+                    f"{ind}y_{i} = {i}",
+                ]
+            )
+        )
+    return lines
+
+
+@pytest.mark.parametrize("toolset", ["default", "gemini", "claude"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_streamed_replace_all_writes_what_in_memory_writes(
+    tmp_path: Path, toolset: str, seed: int
+) -> None:
+    """A replace-all whose matches sit in lines of different indentation: each match is
+    written as the in-memory edit writes it in its own line."""
+    rng = random.Random(seed)
+    path = tmp_path / "f.py"
+    compared = 0
+    for _ in range(40):
+        lines = _repeated_file(rng)
+        base = "\n".join(lines) + "\n"
+        repeated = sorted({x for x in lines if x.strip() and base.count(x) > 1})
+        if not repeated:
+            continue
+        line = rng.choice(repeated)
+        old = line.strip() if rng.random() < 0.4 else line
+        if rng.random() < 0.5:
+            old += "\n"
+        new = old.replace("compute", "calc").replace("note", "NOTE").replace("return", "yield")
+        r = rng.random()
+        if r < 0.25:
+            new = new.rstrip("\n")
+        elif r < 0.4:
+            new += "\n"
+        elif r < 0.55:
+            new = "  " + new
+        elif r < 0.6:
+            new = "first = 1\n" + new
+        if new == old:
+            continue
+        count = base.count(old)
+        answers = []
+        for threshold in (1 << 30, 50):
+            path.write_text(base)
+            ws = Workspace(tmp_path, stream_above_bytes=threshold)
+            if toolset == "claude":
+                tools = ws.toolset("claude", max_edit_bytes=threshold)
+                assert tools.call("Read", {"file_path": str(path)}).ok
+                args: dict[str, Any] = {"file_path": str(path), "old_string": old}
+                result = tools.call("Edit", {**args, "new_string": new, "replace_all": True})
+            elif toolset == "gemini":
+                result = ws.toolset("gemini").call(
+                    "replace",
+                    {
+                        "file_path": str(path),
+                        "old_string": old,
+                        "new_string": new,
+                        "expected_replacements": count,
+                    },
+                )
+            else:
+                result = ws.toolset("default").call(
+                    "edit",
+                    {"path": "f.py", "old_string": old, "new_string": new, "replace_all": True},
+                )
+            answers.append((result.ok, path.read_text()))
+        assert answers[0] == answers[1], (old, new)
+        compared += 1
+    assert compared >= 20

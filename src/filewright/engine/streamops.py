@@ -32,7 +32,13 @@ class StreamReplace:
     `adapt(before, after)` ("unique" and "first"): the replacement for the (first) match given the whole
     lines around it (text, "\n" newlines; None for a side where the match's own line is
     too long to be given), as the in-memory edit would make it; or a failure value with
-    `code` and `detail`. It costs a read of the file up to the match before the pass."""
+    `code` and `detail`. It costs a read of the file up to the match before the pass.
+
+    `adapt_each(prefix, at_line_end)` ("all" and "count"): the replacement of one match
+    given the text before it on its line and whether a line end follows, as the
+    in-memory edit writes each match of a replace-all. When it gives the same text
+    whatever the match's line looks like (the common case), the fast byte replace runs
+    with that text; otherwise each match is replaced in a line-aware pass (slower)."""
 
     old: str
     new: str
@@ -42,6 +48,7 @@ class StreamReplace:
     placeholders: tuple[str, ...] = ()
     refuse_placeholders_always: bool = False
     adapt: Any = None
+    adapt_each: Any = None
 
 
 @dataclass(frozen=True)

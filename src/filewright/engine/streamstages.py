@@ -28,6 +28,14 @@ def transforms(op: Any, fmt: Format, path: str) -> list[Any]:
             if old == new:
                 raise fail("no_change", path, message="old and new text are the same")
             limit = {"first": 1, "count": one.count}.get(one.mode)
+            each = _each_match(one, fmt) if one.mode in ("all", "count") else None
+            if isinstance(each, RegexReplace):
+                out.append(each)
+                continue
+            if each is not None:  # one text for every match
+                new = fmt.encode(each)
+                if old == new:
+                    raise fail("no_change", path, message="old and new text are the same")
             if one.mode == "all" and not self_overlapping(old):
                 out.append(ReplaceAll(old, new))
             else:
@@ -63,6 +71,61 @@ def transforms(op: Any, fmt: Format, path: str) -> list[Any]:
         else:
             raise TypeError(f"not a streamed operation: {one!r}")
     return out
+
+
+# The lines a match may sit in, as (text before it on its line, a line end after it):
+# when every one gets the same replacement, the replacement does not depend on them.
+_PROBES = (
+    ("", True),
+    ("", False),
+    ("  ", True),
+    ("    ", True),
+    ("        ", True),
+    ("\t", True),
+    ("\x01", True),
+    ("\x01", False),
+)
+
+
+def _each_match(one: StreamReplace, fmt: Format) -> RegexReplace | str | None:
+    """For a replace-all with `adapt_each`: the one text every match gets, or a
+    line-aware replace when the text depends on the line each match sits in (None:
+    `one.new` as it is)."""
+    adapt = one.adapt_each
+    if adapt is None:
+        return None
+    seen: dict[tuple[str, bool], Any] = {}
+
+    def adapted(prefix: str, at_line_end: bool) -> Any:
+        key = (prefix if not prefix.strip() else "\x01", at_line_end)
+        found = seen.get(key)
+        if found is None:
+            found = seen[key] = adapt(*key)
+        return found
+
+    def replace_with(prefix: str, at_line_end: bool) -> str:
+        found = adapted(prefix, at_line_end)
+        if not isinstance(found, str):  # the in-memory rules refuse this match's change
+            detail = {k: v for k, v in getattr(found, "detail", {}).items() if k != "closest"}
+            raise StreamError(str(found.code), "the change cannot be carried", **detail)
+        return found
+
+    probes = [adapted(*probe) for probe in _PROBES]
+    if all(isinstance(x, str) for x in probes) and len(set(probes)) == 1:
+        return probes[0]
+    import re
+
+    pattern = re.compile(re.escape(fmt.decode(fmt.encode(one.old))))
+    return RegexReplace(
+        pattern,
+        "",
+        fmt,
+        limit=one.count if one.mode == "count" else None,
+        literal=True,
+        replace_with=replace_with,
+        same_old=fmt.encode(one.old),
+        missing="old text not found (exact match)",
+    )
 
 
 def _span_compute(compute: Any) -> Any:

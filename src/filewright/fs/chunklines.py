@@ -25,6 +25,11 @@ class RegexReplace:
     accepts, and the line that a window starts in stays as context (so `^`, `\\b` and
     lookbehinds see what precedes); a match longer than `margin` is refused (StreamError
     "match_too_long"): in a streamed file a match is at most that long.
+
+    `replace_with(prefix, at_line_end)`, when given, makes each match's replacement from
+    the text before it on its line and whether a line end (or the end) follows it,
+    instead of `template`; `same_old`: every match is these bytes (the undo delta then
+    keeps them once); `missing`: the no-match message.
     """
 
     def __init__(
@@ -37,13 +42,17 @@ class RegexReplace:
         literal: bool = False,
         margin: int = 1 << 20,
         finditer: Callable[[Any, str, int], Any] | None = None,
+        replace_with: Callable[[str, bool], str] | None = None,
+        same_old: bytes | None = None,
+        missing: str = "no match for the pattern",
     ) -> None:
         self.pattern, self.template, self.fmt = pattern, template, fmt
         self.limit, self.literal, self.margin = limit, literal, margin
         self.finditer = finditer or (lambda p, s, pos: p.finditer(s, pos))
+        self.replace_with, self.missing = replace_with, missing
         self.count = 0
         self.changed = False  # some match was replaced by different bytes
-        self.delta = Delta()
+        self.delta = Delta() if same_old is None else Delta(olds=[same_old], uniform=True)
         self._pending = b""  # undecoded bytes: a partial line
         self._text = ""  # context (already emitted) + text not yet emitted
         self._start = 0  # where the text not yet emitted begins in _text
@@ -75,10 +84,14 @@ class RegexReplace:
         else:
             out = self._flush(b"")
         if self.count == 0:
-            raise StreamError("no_match", "no match for the pattern")
-        self.delta.size_after = self.delta.size_before + sum(
-            n - len(o) for n, o in zip(self.delta.new_lens, self.delta.olds, strict=True)
-        )
+            raise StreamError("no_match", self.missing)
+        if self.delta.uniform:
+            grown = sum(self.delta.new_lens) - len(self.delta.olds[0]) * len(self.delta.new_lens)
+        else:
+            grown = sum(
+                n - len(o) for n, o in zip(self.delta.new_lens, self.delta.olds, strict=True)
+            )
+        self.delta.size_after = self.delta.size_before + grown
         return out
 
     def _flush(self, chunk: bytes) -> Pieces:
@@ -103,14 +116,19 @@ class RegexReplace:
                     limit=self.margin,
                 )
             before = self.fmt.encode_decoded(text[pos : m.start()])
-            new_text = self.template if self.literal else m.expand(self.template)
+            if self.replace_with is not None:
+                prefix = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+                new_text = self.replace_with(prefix, text[m.end() : m.end() + 1] in "\r\n")
+            else:
+                new_text = self.template if self.literal else m.expand(self.template)
             new = self.fmt.encode(new_text) if new_text else b""
             out.append(before)
             out.append(new)
             self.delta.gaps.append(self._gap + len(before))
             self.delta.new_lens.append(len(new))
-            self.delta.olds.append(self.fmt.encode_decoded(m.group(0)))
-            self.changed = self.changed or new != self.delta.olds[-1]
+            if not self.delta.uniform:
+                self.delta.olds.append(self.fmt.encode_decoded(m.group(0)))
+            self.changed = self.changed or new != self.delta.old(len(self.delta.new_lens) - 1)
             self._gap = 0
             self.count += 1
             pos = m.end()

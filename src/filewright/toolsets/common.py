@@ -38,18 +38,29 @@ READ_FAILURE_CODES = frozenset({"encrypted", "corrupt", "invalid_notebook", "pag
 
 def stream_replace(old: str, new: str, **options: Any) -> streamed.StreamReplace:
     """The streamed form of a literal replacement as `edit.edits.replace` makes it in
-    memory: a unique (or first-match) one adapted to the lines around its match
+    memory: a unique (or first-match) one adapted to the lines around its match, a
+    replace-all to the line of each match
     (`replace_in_context`), any other with the line breaks at `old`'s ends kept
     (`keep_line_breaks`); the omission placeholders it would refuse carried along."""
     found = tuple(omission_placeholders(new, old))
-    adapt = None
+    adapt = adapt_each = None
     if options.get("mode", "unique") in ("unique", "first"):
 
         def adapt(before: str | None, after: str | None) -> Any:
             return replace_in_context(old, new, before, after)
 
+    else:
+
+        def adapt_each(prefix: str, at_line_end: bool) -> Any:
+            return replace_in_context(old, new, prefix, "\n" if at_line_end else "\x01\n")
+
     return streamed.StreamReplace(
-        old, keep_line_breaks(old, new), placeholders=found, adapt=adapt, **options
+        old,
+        keep_line_breaks(old, new),
+        placeholders=found,
+        adapt=adapt,
+        adapt_each=adapt_each,
+        **options,
     )
 
 
