@@ -15,6 +15,7 @@ after a random (seeded) delay.
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import subprocess
@@ -131,3 +132,27 @@ def test_kill_during_appends_leaves_only_whole_appends(tmp_path: Path) -> None:
         pass
     assert path.read_bytes() == A
     print(f"{torn} of {KILLS} kills left a half-written append before recovery")
+
+
+def test_a_staged_file_orphaned_by_a_killed_process_is_swept_later(tmp_path: Path) -> None:
+    """A kill between naming the staged file and the rename leaves `.<name>.<hex>.fwtmp`
+    behind; the next streamed change of that file removes it once it is old enough, and
+    touches nothing else."""
+    (tmp_path / "big.log").write_bytes(b"line alpha\n" * 100)
+    old = tmp_path / ".big.log.0123456789ab.fwtmp"
+    fresh = tmp_path / ".big.log.ba9876543210.fwtmp"
+    others = [tmp_path / ".big.log.notours.fwtmp", tmp_path / ".other.log.0123456789ab.fwtmp"]
+    for path in (old, fresh, *others):
+        path.write_bytes(b"partial")
+    stale = time.time() - 3600
+    for path in (old, *others):
+        os.utime(path, (stale, stale))
+    tools = Workspace(tmp_path, stream_above_bytes=0).toolset("default")
+    result = tools.call(
+        "edit",
+        {"path": "big.log", "old_string": "alpha", "new_string": "beta", "replace_all": True},
+    )
+    assert result.ok, result.text
+    assert not old.exists()
+    assert fresh.exists() and all(p.exists() for p in others)
+    assert (tmp_path / "big.log").read_bytes() == b"line beta\n" * 100

@@ -20,6 +20,7 @@ import os
 import queue
 import stat
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -131,6 +132,7 @@ class Staged:
         self._open()
 
     def _open(self) -> None:
+        sweep_orphans(self.dfd, self.name)
         perm = 0o600
         if _O_TMPFILE and _have_proc_fd():
             try:
@@ -311,3 +313,33 @@ def keep_at(
     finally:
         os.close(fd)
     return src.size
+
+
+ORPHAN_AGE_SECONDS = 600
+"""A staged file of ours untouched this long is an orphan (see `sweep_orphans`)."""
+
+
+def sweep_orphans(dfd: int, name: str, older_than: float = ORPHAN_AGE_SECONDS) -> list[str]:
+    """Remove the staged files (`.<name>.<12 hex>.fwtmp`) of changes to `name` that a
+    killed process left in directory `dfd` (named only between link and rename, or for
+    the whole write where the system has no O_TMPFILE): regular files not written for
+    `older_than` seconds. Returns the names removed."""
+    prefix = f".{name[:100]}."
+    removed = []
+    now = time.time()
+    with contextlib.suppress(OSError), os.scandir(dfd) as entries:
+        for entry in entries:
+            middle = entry.name[len(prefix) : -len(TEMP_SUFFIX)]
+            if (
+                not entry.name.startswith(prefix)
+                or not entry.name.endswith(TEMP_SUFFIX)
+                or len(middle) != 12
+                or middle.strip("0123456789abcdef")
+            ):
+                continue
+            with contextlib.suppress(OSError):
+                st = entry.stat(follow_symlinks=False)
+                if stat.S_ISREG(st.st_mode) and now - st.st_mtime >= older_than:
+                    os.unlink(entry.name, dir_fd=dfd)
+                    removed.append(entry.name)
+    return removed
