@@ -264,3 +264,27 @@ def test_streamed_replace_all_writes_what_in_memory_writes(
         assert answers[0] == answers[1], (old, new)
         compared += 1
     assert compared >= 20
+
+
+def test_a_change_both_uncertain_and_ambiguous_is_reported_ambiguous_both_ways(
+    tmp_path: Path,
+) -> None:
+    block = ["def f():", "    a = 1", "", "    b = 2", "    return a + b"]
+    lines = [f"x_{i} = {i}" for i in range(2000)]
+    lines[1500:1500] = block
+    lines[300:300] = block
+    path = tmp_path / "f.py"
+    args = {
+        "path": "f.py",
+        "old_string": "    a = 1\n\n    b = 2\n",
+        "new_string": "    a = 1\n    c = 3\n    b = 2\n",
+    }
+    errors = []
+    for threshold in (1 << 30, 50):
+        path.write_text("\n".join(lines) + "\n")
+        result = (
+            Workspace(tmp_path, stream_above_bytes=threshold).toolset("default").call("edit", args)
+        )
+        assert not result.ok
+        errors.append(result.data["error"])
+    assert errors == ["ambiguous", "ambiguous"]

@@ -12,7 +12,13 @@ from filewright.core.result import fail
 from filewright.engine.diffs import unified_diff
 from filewright.engine.streamops import StreamBatch, StreamRegex, StreamReplace
 from filewright.fs import bigfile
-from filewright.fs.chunked import Format, Occurs, StreamError, first_match_context
+from filewright.fs.chunked import (
+    Format,
+    LiteralReplace,
+    Occurs,
+    StreamError,
+    first_match_context,
+)
 
 
 def adapted(op: Any, fmt: Format, fd: int, path: str, rel: str) -> tuple[Any, str | None]:
@@ -39,6 +45,8 @@ def adapted(op: Any, fmt: Format, fd: int, path: str, rel: str) -> tuple[Any, st
     before, after = (None if side is None else _text(fmt, side) for side in found[:2])
     new = op.adapt(before, after)
     if not isinstance(new, str):
+        if op.mode == "unique":  # in memory a second match is reported first
+            _refuse_if_ambiguous(fd, old)
         detail = _shift_lines(dict(getattr(new, "detail", {})), found[2] - 1)
         raise fail(str(new.code), path, streamed=True, **detail)
     diff = None
@@ -48,6 +56,13 @@ def adapted(op: Any, fmt: Format, fd: int, path: str, rel: str) -> tuple[Any, st
             before + old_text + after, before + new + after, rel, first_line=found[2]
         )
     return dataclasses.replace(op, new=new, adapt=None), diff
+
+
+def _refuse_if_ambiguous(fd: int, old: bytes) -> None:
+    """Raise the pass's StreamError "ambiguous" if the file holds `old` more than once."""
+    counting = LiteralReplace(old, b"", unique=True)
+    for chunk in bigfile.chunks(fd):
+        counting.feed(chunk)
 
 
 def _adapted_batch(op: StreamBatch, fmt: Format, fd: int, path: str) -> StreamBatch:
