@@ -87,13 +87,16 @@ _PROBES = (
 )
 
 
+_LINE_AWARE_MAX_OLD = 1 << 18
+
+
 def _each_match(one: StreamReplace, fmt: Format) -> RegexReplace | str | None:
     """For a replace-all with `adapt_each`: the one text every match gets, or a
     line-aware replace when the text depends on the line each match sits in (None:
     `one.new` as it is)."""
     adapt = one.adapt_each
-    if adapt is None:
-        return None
+    if adapt is None or len(one.old) > _LINE_AWARE_MAX_OLD:
+        return None  # (a line-aware pass holds a match in a window of 1 MB)
     seen: dict[tuple[str, bool], Any] = {}
 
     def adapted(prefix: str, at_line_end: bool) -> Any:
