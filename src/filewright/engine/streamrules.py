@@ -75,10 +75,13 @@ def _adapted_batch(op: StreamBatch, fmt: Format, fd: int, path: str) -> StreamBa
     out: list[Any] = []
     firsts: list[int | None] = []  # where each earlier edit's first match is, if known
     for index, one in enumerate(op.ops):
-        context = _context(one, fmt, fd)
+        context = _context(one, fmt, fd) if isinstance(one, StreamReplace) else None
         firsts.append(None if context is None else context.offset)
-        shown = None if context is None else _after_earlier(out, firsts, context, one.old)
-        if context is None or shown is None:
+        if context is None or not isinstance(one, StreamReplace):
+            out.append(one)
+            continue
+        shown = _after_earlier(out, firsts, context, one.old)
+        if shown is None:
             out.append(one)
             continue
         new = one.adapt(*shown)
@@ -148,9 +151,11 @@ def _context(one: Any, fmt: Format, fd: int) -> _Context | None:
     except StreamError:
         return None
     found = first_match_context(bigfile.chunks(fd), old) if old else None
-    if found is None or found[0] is None or found[1] is None:
+    if found is None:
         return None
     before, after, line, offset = found
+    if before is None or after is None:
+        return None
     return _Context(
         _text(fmt, before),
         _text(fmt, after),

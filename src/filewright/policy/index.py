@@ -70,7 +70,7 @@ class PolicyIndex(Generic[V]):
         self.dirs: dict[str, Entry | None] = {}
         self.name_filters: dict[frozenset[tuple[str, str]], NameFilter] = {}
         self.summaries: dict[tuple[object, ...], FileVerdicts[V] | None] = {}
-        root = Entry((("", self.trusted.root, self.untrusted.root),) * 2)
+        root: Entry[V] = Entry((("", self.trusted.root, self.untrusted.root),) * 2)
         root.const = self._const(root)
         self.dirs[""] = root
 
@@ -107,13 +107,14 @@ class PolicyIndex(Generic[V]):
         while True:
             parent_rel, _, name = here.rpartition("/")
             pending.append((here, name))
-            parent = self.dirs.get(parent_rel, False)
-            if parent is not False:
+            known = self.dirs.get(parent_rel, False)
+            if known is not False:
                 break
             here = parent_rel
+        parent: Entry | None = known  # type: ignore[assignment]
         for here, name in reversed(pending):
             parent = self.dirs[here] = self._child(parent, name)
-        return parent  # type: ignore[return-value]
+        return parent
 
     def _child(self, parent: Entry | None, name: str) -> Entry | None:
         if parent is None or not name:
@@ -123,6 +124,7 @@ class PolicyIndex(Generic[V]):
             return None
         first, second = parent.variants
         folded = self._variant(first, names[0])
+        entry: Entry[V]
         if names[1] == names[0] and second is first:
             entry = Entry((folded, folded))  # both folds agree: the common case
         else:
