@@ -336,9 +336,12 @@ def carry_lines(
             pend, anchored = [*pend, i2], False
             continue
         if tag == "insert" and not split:
-            o = len(old.gaps[pend[-1]])
+            gap_count = len(old.gaps[pend[-1]])
             split_total[pend[-1]] = len(new.gaps[j1]) + len(new.gaps[j2])
-            if o == len(file.gaps[pend[-1]]) and len(new.gaps[j1]) + len(new.gaps[j2]) < o:
+            if (
+                gap_count == len(file.gaps[pend[-1]])
+                and len(new.gaps[j1]) + len(new.gaps[j2]) < gap_count
+            ):
                 raise CannotCarry(
                     "new_string drops blank lines next to the lines it inserts; whether they"
                     " should go cannot be told"

@@ -397,7 +397,8 @@ def _anchored(ix: _TextIndex, hit: _Hit | None, eff: str, info: dict[str, object
     """
     if hit is None:
         return None
-    n_lead, n_trail = info.get("trimmed", (0, 0))  # type: ignore[misc]
+    trimmed: tuple[int, int] = info.get("trimmed", (0, 0))  # type: ignore[assignment]
+    n_lead, n_trail = trimmed
     text = ix.text
     if not (n_lead or n_trail) or (eff.startswith("\n") and eff.endswith("\n")):
         return hit
@@ -449,7 +450,9 @@ def find(text: str, old: str, *, max_matches: int | None = 1, fuzzy: bool = True
             return MatchOutcome([], "none", old=old, max_matches=max_matches, crlf=crlf)
         return MatchOutcome(hit.regions, hit.base, (hit.base,), old, hit.base, max_matches, crlf)
     hit = _try_base(ix, old, crlf)
-    level, steps, info, eff = "", (), {}, old
+    level, eff = "", old
+    steps: tuple[str, ...] = ()
+    info: dict[str, object] = {}
     if hit is None:
         for level, eff, steps, info in _variants(old):  # noqa: B007
             hit = _anchored(ix, _try_base(ix, eff, False), eff, info)

@@ -201,7 +201,8 @@ def _append(t: _Text, new: list[str]) -> _Splice:
 
 
 def _exact(t: _Text, old: list[str]) -> list[_Candidate]:
-    m, lines, out = len(old), t.lines, []
+    m, lines = len(old), t.lines
+    out: list[_Candidate] = []
     first = old[0]
     i = -1
     while True:

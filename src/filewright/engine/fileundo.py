@@ -187,6 +187,6 @@ def _undo_move(
 
                 fsio.write_atomic(current(dst), before, mode=dst_entry.mode)
         for end in (src, dst):
-            last = history.entries(str(end.real))
-            if last and last[-1].operation == "move":
+            newest = history.entries(str(end.real))
+            if newest and newest[-1].operation == "move":
                 history.pop(str(end.real))

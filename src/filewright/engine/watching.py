@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from filewright.fs.textfile import content_hash
 
@@ -32,7 +32,7 @@ class Watcher:
         self._suspects: set[str] = set()
         self._reported: dict[str, str | None] = {}
         self._lock = threading.Lock()
-        self._observer = None
+        self._observer: Any = None
 
     def start(self) -> Watcher:
         from watchdog.events import FileSystemEvent, FileSystemEventHandler

@@ -440,7 +440,8 @@ class Reverse:
     def feed(self, chunk: bytes) -> Pieces:
         if len(self.delta.regions):
             return self._feed_regions(chunk)
-        d, out, view = self.delta, [], memoryview(chunk)
+        d, view = self.delta, memoryview(chunk)
+        out: Pieces = []
         pos, size, n = 0, len(chunk), len(self.delta)
         if self._gap is None and self._i < n:
             self._next()

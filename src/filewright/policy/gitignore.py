@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+from typing import cast
 
 import regex as _regex  # no catastrophic backtracking on pathological globs
 
@@ -429,14 +430,13 @@ class PathFilter:
     def is_ignored(self, rel: bytes, is_dir: bool = False) -> bool:
         """Whether ``rel`` or any directory above it is ignored."""
         d, _, base = rel.rpartition(b"/")
-        rules = self._cache.get(d, _UNKNOWN)
-        if rules is _UNKNOWN:
-            rules = self.rules(d)
+        cached = self._cache.get(d, _UNKNOWN)
+        rules = self.rules(d) if cached is _UNKNOWN else cast("DirRules | None", cached)
         if rules is None:
             return True
         if is_dir:
-            return rules.is_ignored(rel, True)  # type: ignore[union-attr]
-        return rules.is_file_ignored(rel, base)  # type: ignore[union-attr]
+            return rules.is_ignored(rel, True)
+        return rules.is_file_ignored(rel, base)
 
     def split_files(self, rels: Iterable[bytes]) -> tuple[list[bytes], list[bytes]]:
         """``(kept, ignored)``: the file paths ``rels`` split as :meth:`is_ignored` would,

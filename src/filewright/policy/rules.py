@@ -233,9 +233,8 @@ class Policy:
         for rel in rels:
             if rel in ("", "."):
                 continue
-            got = fast.access(rel, is_dir)
-            if got is None:
-                got = self._access_slow(rel, is_dir)
+            quick = fast.access(rel, is_dir)
+            got = self._access_slow(rel, is_dir) if quick is None else quick
             if best is None or _STRICTNESS[got] > _STRICTNESS[best]:
                 best = got
         return self.default if best is None else best
@@ -304,7 +303,8 @@ class _Pattern:
     __slots__ = ("_rx", "literal", "source", "trusted")
 
     def __init__(self, pattern: str, source: str, trusted: bool) -> None:
-        self.source, self.trusted, self._rx = source, trusted, None
+        self.source, self.trusted = source, trusted
+        self._rx: Any = None
         plain = "\\" not in pattern and "[" not in pattern
         runs = _NOT_LITERAL.split(pattern.strip()) if plain else []
         self.literal = max(runs, key=len, default="")

@@ -45,7 +45,7 @@ class Component:
     """A predicate on one path component: a literal name, or a regex."""
 
     literal: str | None
-    fullmatch: Callable[[str], Any]
+    fullmatch: Callable[..., Any]
 
     def match(self, name: str) -> bool:
         if self.literal is not None:
@@ -222,7 +222,7 @@ class Leaf:
             if clue is None:
                 clues = None
                 break
-            if clue[1].isascii():
+            if clue[1].isascii() and clues is not None:
                 clues.add(clue)
         self.clues = None if clues is None else frozenset(clues)
         self.general = tuple(general)

@@ -152,7 +152,7 @@ class Visibility:
         prefix = rel_dir + "/" if rel_dir else ""
         if verdict is None:
             return {name for name in names if not self._check(prefix + name)}
-        skipped = self.skip.intersection(names) if self.skip else set()
+        skipped: set[str] = set(self.skip.intersection(names)) if self.skip else set()
         if verdict is True:
             return skipped
         assert verdict.maybe is not None

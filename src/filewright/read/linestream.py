@@ -263,8 +263,9 @@ class LineWalker:
 
     def __init__(self, blocks: Iterator[tuple[Buf, int]], *, text: bool) -> None:
         self._blocks = iter(blocks)
-        self.nl, self.cr, self.crlf = _BREAKS_TEXT if text else _BREAKS_BYTES
-        self._eol = _EOL_TEXT if text else _EOL_BYTES
+        breaks: tuple[Any, Any, Any] = _BREAKS_TEXT if text else _BREAKS_BYTES
+        self.nl, self.cr, self.crlf = breaks
+        self._eol: Any = _EOL_TEXT if text else _EOL_BYTES
         self.buf: Buf = "" if text else b""
         self.pos = 0
         self.end = 0

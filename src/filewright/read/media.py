@@ -473,7 +473,7 @@ def _outputs(outputs: Iterable[Any], limit: int) -> list[str]:
         elif kind == "error":
             shown.append(f"{out.get('ename', 'Error')}: {out.get('evalue', '')}")
         elif kind in ("execute_result", "display_data"):
-            data = out.get("data") if isinstance(out.get("data"), dict) else {}
+            data: dict[str, Any] = out["data"] if isinstance(out.get("data"), dict) else {}
             for mime in data:
                 if mime != "text/plain":
                     shown.append(f"[{mime} output omitted]")
@@ -507,8 +507,8 @@ def render_notebook(raw: bytes, *, output_chars: int = OUTPUT_MAX_CHARS) -> tupl
         ) from None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         raise MediaError("invalid_notebook", "the notebook has no 'cells' list")
-    meta = nb.get("metadata") if isinstance(nb.get("metadata"), dict) else {}
-    kernel = meta.get("kernelspec") if isinstance(meta.get("kernelspec"), dict) else {}
+    meta: dict[str, Any] = nb["metadata"] if isinstance(nb.get("metadata"), dict) else {}
+    kernel: dict[str, Any] = meta["kernelspec"] if isinstance(meta.get("kernelspec"), dict) else {}
     language = (
         (meta.get("language_info") or {}).get("name")
         if isinstance(meta.get("language_info"), dict)

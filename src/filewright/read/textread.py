@@ -280,12 +280,12 @@ def _read_range(
         )
     lines, cut, consumed, by_budget = _lines(src, walker, start, limit, max_line_chars, budget)
     more = len(lines) < consumed or walker.has_more()  # consumed: lines taken from the walker
-    total = None if count_total is False and more else start - 1 + consumed + walker.lines_left()
+    counted = None if count_total is False and more else start - 1 + consumed + walker.lines_left()
     return TextSlice(
         lines=lines,
         start=start,
         end=start + len(lines) - 1,
-        total_lines=total,
+        total_lines=counted,
         truncated=more,
         truncated_by=("budget" if by_budget else "limit") if more else None,
         cut_lines=cut,

@@ -12,7 +12,7 @@ import os
 import re
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, cast
 
 from filewright.policy.gitignore import GlobError, Overrides, PathFilter, Verdict, root_rules
 from filewright.policy.globs import compile_glob
@@ -221,7 +221,7 @@ def _glob_rg(
             procs.append(proc)
         # The files met on the way to the split directories first (matched here, as
         # ripgrep would), then ripgrep's.
-        batches = iter_path_batches(*(p.stdout for p in procs))  # type: ignore[misc]
+        batches = iter_path_batches(*(cast(IO[bytes], p.stdout) for p in procs))
         first = [rel for rel in loose if overrides.match(rel, False) is not Verdict.EXCLUDE]
         for batch in itertools.chain((first,), batches):
             seen += len(batch)

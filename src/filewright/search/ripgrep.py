@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO, cast
 
 from filewright.search.anchored import Binary, iter_lines, open_below
 from filewright.search.results import LineSink
@@ -222,7 +222,7 @@ def run_grep(
         return RgOutcome(True, None, None)
 
 
-def _files(stream: BinaryIO) -> Iterator[tuple[bytes, list[Record]]]:
+def _files(stream: IO[bytes]) -> Iterator[tuple[bytes, list[Record]]]:
     """ripgrep's output, file by file (a file's lines come together, in line order)."""
     current: bytes | None = None
     records: list[Record] = []
@@ -236,7 +236,7 @@ def _files(stream: BinaryIO) -> Iterator[tuple[bytes, list[Record]]]:
         yield _strip_dot(current), records
 
 
-def _records(stream: BinaryIO) -> Iterator[tuple[bytes, int, bool, bytes]]:
+def _records(stream: IO[bytes]) -> Iterator[tuple[bytes, int, bool, bytes]]:
     """``path NUL number (:|-) text LF`` records (a path may hold any byte but NUL)."""
     read = getattr(stream, "read1", stream.read)
     buf = b""
@@ -408,7 +408,7 @@ def shrink_pipe(proc: subprocess.Popen[bytes]) -> None:
         pass
 
 
-def iter_path_batches(*streams: BinaryIO) -> Iterator[list[bytes]]:
+def iter_path_batches(*streams: IO[bytes]) -> Iterator[list[bytes]]:
     """The NUL-terminated paths ``rg --files --null`` prints (``./`` stripped), a list
     at a time, read as they come; from several ripgreps at once, as each has output."""
     if len(streams) == 1:
@@ -424,7 +424,7 @@ def iter_path_batches(*streams: BinaryIO) -> Iterator[list[bytes]]:
             # The first stream with output is read first: while Python is busy with
             # it, the others fill their pipes and wait (using no CPU).
             key = min((k for k, _ in sel.select()), key=lambda k: k.data)
-            stream = key.fileobj
+            stream = cast(IO[bytes], key.fileobj)
             chunk = os.read(key.fd, 1 << 16)
             if chunk:
                 paths = (rests[stream] + chunk).split(b"\0")  # type: ignore[index]
@@ -438,7 +438,7 @@ def iter_path_batches(*streams: BinaryIO) -> Iterator[list[bytes]]:
         sel.close()
 
 
-def _batches(stream: BinaryIO) -> Iterator[list[bytes]]:
+def _batches(stream: IO[bytes]) -> Iterator[list[bytes]]:
     rest = b""
     read = getattr(stream, "read1", stream.read)
     while chunk := read(1 << 16):

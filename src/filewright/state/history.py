@@ -606,7 +606,7 @@ class History:
 
     def files(self) -> list[str]:
         """Paths (relative to the root) that have history."""
-        out = []
+        out: list[str] = []
         base = self.state_dir / "history"
         try:
             fd = _dir_fd(base)

@@ -103,6 +103,7 @@ class ApplyPatchToolset(Toolset):
             return _bad(f"{kind} needs a 'diff'")
         if kind == "delete_file":
             return self._apply(Patch((DeleteFile(path, 0),)), "diff")
+        assert isinstance(diff, str)  # (checked above for every kind but delete_file)
         if kind == "create_file":
             text = parse_create_diff(diff)
             if isinstance(text, PatchError):

@@ -34,6 +34,7 @@ import json
 import os
 import re
 import types
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Union, get_args, get_origin
@@ -180,7 +181,7 @@ class WorkerToolset(Toolset):
     }
 
     def tools(self) -> list[Tool]:
-        handlers = {
+        handlers: dict[str, tuple[Callable[[Any], Result], bool]] = {
             "write_file": (self.write_file, True),
             "append_to_file": (self.append_to_file, False),
             "replace_in_file": (self.replace_in_file, True),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from filewright.core.result import Result
@@ -99,7 +99,7 @@ def open_workspace(
 def load_toolset(ws: Workspace, name: str) -> Toolset:
     """`ws.toolset(name)`, an unknown name being a usage error."""
     try:
-        return ws.toolset(name)
+        return cast("Toolset", ws.toolset(name))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 

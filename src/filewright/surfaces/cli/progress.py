@@ -109,7 +109,7 @@ class TerminalProgress:
             redirect_stdout=False,
             redirect_stderr=False,
         )
-        self._task = progress.add_task(text, total=total, completed=done)
+        self._task = progress.add_task(text, total=total, completed=done)  # type: ignore[arg-type]
         progress.start()
         self._progress = progress
         self.shown = True

@@ -60,7 +60,7 @@ def is_loopback(host: str) -> bool:
     addresses = {info[4][0] for info in infos}
     try:
         return bool(addresses) and all(
-            ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses
+            ipaddress.ip_address(str(a).split("%")[0]).is_loopback for a in addresses
         )
     except ValueError:
         return False
@@ -118,7 +118,8 @@ def http_app(server: Any, host: str, port: int, token: str | None) -> Any:
         from mcp.server.auth.settings import AuthSettings
 
         auth = AuthSettings(
-            issuer_url=f"http://{_bracketed(host)}:{port}", resource_server_url=None
+            issuer_url=f"http://{_bracketed(host)}:{port}",  # type: ignore[arg-type]
+            resource_server_url=None,
         )
         verifier = StaticTokenVerifier(token)
     return server._lowlevel_server.streamable_http_app(

@@ -245,7 +245,8 @@ class FilewrightServer(MCPServer):
         self._threads = ToolThreads()
         self._hinted = False
         first = self.workspace(self.fixed_roots or fallback_roots(toolset))
-        self._tools: dict[str, Tool] = {t.name: t for t in first.toolset(toolset).tools()}
+        tools = cast("Toolset", first.toolset(toolset)).tools()
+        self._tools: dict[str, Tool] = {t.name: t for t in tools}
         self._plain_listing = [schemas.definition(t, "mcp") for t in self._tools.values()]
         self._listings: dict[tuple[str, ...], list[types.Tool]] = {}
         self._lowlevel_server.add_notification_handler(
