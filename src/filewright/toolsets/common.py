@@ -7,12 +7,9 @@ it; these helpers only choose a style and word the outcome or the failure.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from filewright.core.result import OperationFailed, Result
-from filewright.edit.placeholders import omission_placeholders
-from filewright.edit.replacement import keep_line_breaks
-from filewright.engine import streamed
 from filewright.read.readers import (
     DEFAULT_LIMIT,
     MAX_LINE_CHARS,
@@ -34,53 +31,6 @@ BINARY_TEXT = "Cannot display content of binary file: {path}"
 # Reader failures the shared message catalogue has no words for.
 READ_FAILURE_TEXT = "Cannot read {path}: {message}"
 READ_FAILURE_CODES = frozenset({"encrypted", "corrupt", "invalid_notebook", "page_out_of_range"})
-
-
-def stream_replace(old: str, new: str, **options: Any) -> streamed.StreamReplace:
-    """The streamed form of a literal replacement as `edit.edits.replace` makes it in
-    memory: a unique (or first-match) one adapted to the lines around its match, a
-    replace-all to the line of each match
-    (`replace_in_context`), any other with the line breaks at `old`'s ends kept
-    (`keep_line_breaks`); the omission placeholders it would refuse carried along."""
-    found = tuple(omission_placeholders(new, old))
-    adapt = adapt_each = None
-    if options.get("mode", "unique") in ("unique", "first"):
-
-        def adapt(before: str | None, after: str | None) -> Any:
-            return replace_in_context(old, new, before, after)
-
-    else:
-
-        def adapt_each(prefix: str, at_line_end: bool) -> Any:
-            return replace_in_context(old, new, prefix, "\n" if at_line_end else "\x01\n")
-
-    return streamed.StreamReplace(
-        old,
-        keep_line_breaks(old, new),
-        placeholders=found,
-        adapt=adapt,
-        adapt_each=adapt_each,
-        **options,
-    )
-
-
-def replace_in_context(old: str, new: str, before: str | None, after: str | None) -> Any:
-    """The text that replaces the one match of `old` between the lines `before` and
-    `after` (None: not known), as `edit.edits.replace` writes it in memory; or its
-    failure (an `EditFailure`)."""
-    from filewright.edit import edits
-
-    text = "" if before is None or after is None else before + old + after
-    if text.count(old) != 1:  # (not known, or another match nearby: "first" mode)
-        return keep_line_breaks(old, new)
-    done = edits.replace(text, old, new, placeholders=False)
-    if not isinstance(done, edits.Edited):
-        return done
-    assert before is not None and after is not None
-    out = done.text
-    if len(out) < len(before) + len(after) or not (out.startswith(before) and out.endswith(after)):
-        return keep_line_breaks(old, new)  # (the lines around changed: not expected)
-    return out[len(before) : len(out) - len(after)]
 
 
 def number_lines(lines: list[str], start: int) -> str:

@@ -60,12 +60,10 @@ from typing import Any, ClassVar
 from filewright.core.messages import failure_text
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
-from filewright.edit.placeholders import omission_placeholders
-from filewright.engine import streamed
 from filewright.engine.pipeline import Change, Outcome
 from filewright.policy.rules import Access, Rule
 from filewright.tools.base import Tool, Toolset
-from filewright.toolsets.common import stream_replace
+from filewright.toolsets.streaming import stream_replace, stream_write
 
 SOUL, USER, MEMORY = "SOUL.md", "USER.md", "MEMORY.md"
 
@@ -216,9 +214,7 @@ class CompanionToolset(Toolset):
                 lambda old: edits.overwrite(old, content),
                 create_parents=True,
                 check_stale=False,
-                streamed=None
-                if omission_placeholders(content, "")
-                else streamed.StreamWrite(content),
+                streamed=stream_write(content),
             )
         )
         size = len(

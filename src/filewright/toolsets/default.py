@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from filewright.core.result import Result
-from filewright.edit.placeholders import omission_placeholders
 from filewright.engine import streamed
 from filewright.engine.diffs import clip_diff
 from filewright.engine.pipeline import Change, Outcome
@@ -25,9 +24,9 @@ from filewright.toolsets.common import (
     grep_result,
     listing_result,
     search_progress,
-    stream_replace,
 )
 from filewright.toolsets.default_files import FileTools, read_tail_or_range
+from filewright.toolsets.streaming import stream_replace, stream_write
 
 if TYPE_CHECKING:
     from filewright.toolsets.default_params import (
@@ -214,9 +213,7 @@ class DefaultToolset(FileTools, Toolset):
                 lambda old: edits.overwrite(old, content),
                 create_parents=True,
                 expected_hash=p.expected_hash,
-                streamed=None
-                if omission_placeholders(content, "")
-                else streamed.StreamWrite(content),
+                streamed=stream_write(content),
                 dry_run=p.dry_run,
             )
         )

@@ -40,8 +40,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
-from filewright.edit.placeholders import omission_placeholders
-from filewright.engine import streamed
 from filewright.engine.pipeline import Change, Outcome
 from filewright.read import media, readers
 from filewright.read.textread import human_size
@@ -51,8 +49,8 @@ from filewright.toolsets.common import (
     grep_result,
     listing_result,
     search_progress,
-    stream_replace,
 )
+from filewright.toolsets.streaming import stream_replace, stream_write
 
 Corrector = Callable[[str, str, str, str], "tuple[str, str] | None"]
 
@@ -376,9 +374,7 @@ class GeminiToolset(Toolset):
                 lambda old: edits.overwrite(old, content),
                 create_parents=True,
                 confirm=True,
-                streamed=None
-                if omission_placeholders(content, "")
-                else streamed.StreamWrite(content),
+                streamed=stream_write(content),
             )
         )
         if not outcome.ok:

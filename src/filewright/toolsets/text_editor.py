@@ -40,7 +40,7 @@ from filewright.engine.undo import undo
 from filewright.fs.paths import Location
 from filewright.read import readers
 from filewright.tools.base import Tool, Toolset
-from filewright.toolsets.common import stream_replace
+from filewright.toolsets.streaming import stream_replace
 
 VERSIONS: dict[str, str] = {
     "20250728": "str_replace_based_edit_tool",

@@ -47,6 +47,7 @@ from filewright.engine import streamed
 from filewright.engine.pipeline import Change, Outcome
 from filewright.fs.paths import PathRefused
 from filewright.tools.base import Tool, Toolset
+from filewright.toolsets.streaming import stream_write
 
 if TYPE_CHECKING:
     from filewright.toolsets.worker_params import (
@@ -264,9 +265,7 @@ class WorkerToolset(Toolset):
                 lambda old: edits.overwrite(old, content),
                 check_stale=False,
                 dry_run=self._dry_run,
-                streamed=None
-                if omission_placeholders(content, "")
-                else streamed.StreamWrite(content),
+                streamed=stream_write(content),
             )
         )
         risk = outcome.risk.value if outcome.ok else self.risk_level("write_file", {"path": p.path})

@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any
 
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
-from filewright.edit.placeholders import omission_placeholders
 from filewright.engine import streamed
 from filewright.engine.pipeline import Change, Outcome
 from filewright.fs.paths import Location
@@ -43,7 +42,7 @@ from filewright.toolsets.claude import messages as M
 from filewright.toolsets.claude import seed
 from filewright.toolsets.claude.failures import SeedErrors, external
 from filewright.toolsets.claude.read import read_file
-from filewright.toolsets.common import stream_replace
+from filewright.toolsets.streaming import stream_replace, stream_write
 
 if TYPE_CHECKING:
     from filewright.toolsets.claude.params import (
@@ -287,9 +286,7 @@ class ClaudeToolset(Toolset):
                 backup_unchanged=True,
                 encoder=encoder,
                 max_bytes=self._limit("max_read_bytes", M.MAX_READ_BYTES),
-                streamed=streamed.StreamWrite(content)
-                if encoder is None and not omission_placeholders(content, "")
-                else None,
+                streamed=stream_write(content) if encoder is None else None,
                 lock_timeout=self._lock_wait(),
             )
         )
