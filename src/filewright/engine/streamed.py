@@ -297,7 +297,7 @@ def _write(
                 kind="full",
                 size_before=src.size,
                 size_after=len(data),
-                store=lambda target: _keep_old(loc, src, target),
+                store=lambda dfd, name: _keep_old(loc, src, dfd, name, 0o600),
                 mtime_before=src.st.st_mtime_ns,
             )
             _note_history(ws, outcome, entry, src.size)
@@ -332,14 +332,11 @@ def _sidecar(
         return
 
     def store(target: Location, mode: int) -> None:
-        # Through directory descriptors: a backup directory swapped for a link after the
+        # Through a directory descriptor: a backup directory swapped for a link after the
         # check cannot send the link (or copy) elsewhere.
-        src_parts, dst_parts = loc.rel.split("/"), target.rel.split("/")
-        with (
-            fsio.open_dir(loc.root, src_parts[:-1]) as src_dir,
-            fsio.open_dir(target.root, dst_parts[:-1]) as dst_dir,
-        ):
-            bigfile.keep_at(src, src_dir, src_parts[-1], dst_dir, dst_parts[-1], mode)
+        parts = target.rel.split("/")
+        with fsio.open_dir(target.root, parts[:-1]) as dst_dir:
+            _keep_old(loc, src, dst_dir, parts[-1], mode)
 
     outcome.backup = sidecar_backup(engine, loc, change.sidecar_backup, store)
 
@@ -353,23 +350,13 @@ def _same_bytes(fd: int, data: bytes) -> bool:
     return pos == len(data)
 
 
-def _keep_old(loc: Location, src: bigfile.Opened, target: os.PathLike[str] | str) -> int:
-    """Keep the old bytes at `target` (in the state directory): a hard link to the old
-    file (which the rename then leaves only there), else a copy. Returns the bytes kept."""
-    with contextlib.suppress(OSError):
-        st = os.stat(loc.real, follow_symlinks=False)
-        if st.st_ino == src.st.st_ino and st.st_dev == src.st.st_dev:
-            os.link(loc.real, target, follow_symlinks=False)
-            return src.size
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        for chunk in bigfile.chunks(src.fd):
-            view = memoryview(chunk)
-            while view:
-                view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
-    return src.size
+def _keep_old(loc: Location, src: bigfile.Opened, dst_dir: int, dst_name: str, mode: int) -> int:
+    """Keep the old bytes as `dst_name` in directory `dst_dir` (the history's, or a sidecar
+    backup's): a hard link to the old file (which the rename then leaves only there), else
+    a copy (`bigfile.keep_at`). Returns the bytes kept."""
+    parts = loc.rel.split("/")
+    with fsio.open_dir(loc.root, parts[:-1]) as src_dir:
+        return bigfile.keep_at(src, src_dir, parts[-1], dst_dir, dst_name, mode)
 
 
 # --------------------------------------------------------------------------- rewrite

@@ -507,12 +507,13 @@ class History:
         size_before: int,
         size_after: int,
         delta: bytes | None = None,
-        store: Callable[[Path], int] | None = None,
+        store: Callable[[int, str], int] | None = None,
         mtime_before: int = 0,
     ) -> Entry | None:
         """Log a change of a large file: with a reverse `delta` ("delta"), nothing stored
         ("truncate": an append), or the old bytes put in place by `store(path)` ("full",
-        say as a hard link; it returns the bytes it stored).
+        say as a hard link; it is given the history directory's descriptor and the name,
+        and returns the bytes it stored).
 
         Call with the file's lock held. Returns None, keeping nothing, when what undo
         needs is larger than `max_bytes`; `last_pruned` lists what older entries were
@@ -532,9 +533,14 @@ class History:
         elif store is not None:
             if size_before > self.max_bytes:
                 return None
-            target = d / f"{next_id}.bak"
-            _unlink(target)
-            stored = store(target)
+            name = f"{next_id}.bak"
+            dfd = _dir_fd(d)
+            try:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(name, dir_fd=dfd)
+                stored = store(dfd, name)
+            finally:
+                os.close(dfd)
         entry = Entry(
             id=next_id,
             time=_now_iso(),
