@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_stream_parity import both_ways
 
-from filewright import ConfirmRequest, Workspace
+from filewright import ConfirmRequest, Result, Workspace
 from filewright.edit.edits import insert_at_line
 from filewright.fs import bigfile
 from filewright.fs.chunked import (
@@ -554,28 +555,20 @@ def test_placeholders_are_refused_streamed_as_in_memory(tmp_path: Path, new: str
     file is changed in memory or streamed (the file's own comment is no omission, except
     for the worker, which refuses any)."""
     body = "".join(f"function f{i}() {{ return {i}; }}\n" for i in range(300))
+    text = body + "// ... existing code ...\n"
     path = tmp_path / "a.js"
-    path.write_text(body + "// ... existing code ...\n")
-    before = path.read_bytes()
     for toolset, tool, args in _placeholder_calls(tmp_path, new):
-        answers = []
-        for threshold in (1 << 30, 16):
-            ws = Workspace(tmp_path, stream_above_bytes=threshold, dry_run=True)
-            options = {"max_edit_bytes": threshold} if toolset == "claude" else {}
-            tools = ws.toolset(toolset, **options)
-            if toolset == "claude":
-                assert tools.call("Read", {"file_path": str(path)}).ok
-            result = tools.call(tool, args)
-            answers.append(
-                (result.ok, result.text if not result.ok else "", result.data.get("streamed"))
-            )
-        (ok_mem, text_mem, _), (ok_big, text_big, streamed_big) = answers
+        answers = [
+            (result.ok, result.text if not result.ok else "", result.data.get("streamed"), after)
+            for result, after in both_ways(tmp_path, path, text, toolset, tool, args, dry_run=True)
+        ]
+        (ok_mem, text_mem, _, _), (ok_big, text_big, streamed_big, _) = answers
         if ok_big or toolset != "claude":  # (claude's failures carry the seed's data only)
             assert streamed_big is True, (toolset, tool, answers)
         assert (ok_mem, text_mem) == (ok_big, text_big), (toolset, tool, answers)
         expect_ok = new == _FILES_OWN and toolset != "worker"
         assert ok_big == expect_ok, (toolset, tool, answers)
-        assert path.read_bytes() == before
+        assert all(after == text for *_, after in answers)  # (dry runs: nothing written)
 
 
 @settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
@@ -681,22 +674,28 @@ def test_first_match_context_is_whole_lines_around_the_first_match(
         assert (len(data) if nxt < 0 else nxt + 1) - (at + 6) > around
 
 
-def test_a_streamed_edit_asks_with_the_diff_of_its_lines(tmp_path: Path) -> None:
-    (tmp_path / ".filewright.toml").write_text('[[rules]]\npattern = "*.cfg"\naccess = "confirm"\n')
+def _edit_asking(
+    root: Path, old: str, new: str, answer: bool
+) -> tuple[Result, list[ConfirmRequest], bytes]:
+    """An edit of `big.cfg` (300 lines, every change asks) streamed, the confirmation
+    answering `answer`: its result, the requests seen, the file's bytes before."""
+    (root / ".filewright.toml").write_text('[[rules]]\npattern = "*.cfg"\naccess = "confirm"\n')
     data = _lines(300)
-    path = tmp_path / "big.cfg"
-    path.write_bytes(data)
+    (root / "big.cfg").write_bytes(data)
     seen: list[ConfirmRequest] = []
 
     def confirm(request: ConfirmRequest) -> bool:
         seen.append(request)
-        return False
+        return answer
 
-    tools = _ws(tmp_path, confirm=confirm).toolset("default")
-    result = tools.call(
-        "edit", {"path": "big.cfg", "old_string": "line 150 ", "new_string": "L150 "}
-    )
-    assert not result.ok and path.read_bytes() == data
+    tools = _ws(root, confirm=confirm).toolset("default")
+    result = tools.call("edit", {"path": "big.cfg", "old_string": old, "new_string": new})
+    return result, seen, data
+
+
+def test_a_streamed_edit_asks_with_the_diff_of_its_lines(tmp_path: Path) -> None:
+    result, seen, data = _edit_asking(tmp_path, "line 150 ", "L150 ", answer=False)
+    assert not result.ok and (tmp_path / "big.cfg").read_bytes() == data
     assert len(seen) == 1
     diff = seen[0].diff
     assert "@@ -148,7 +148,7 @@" in diff, diff  # the file's own line numbers
@@ -735,13 +734,8 @@ def test_keep_at_links_the_same_file_and_copies_a_swapped_one(tmp_path: Path) ->
 
 
 def test_a_streamed_edit_that_cannot_match_asks_nobody(tmp_path: Path) -> None:
-    (tmp_path / ".filewright.toml").write_text('[[rules]]\npattern = "*.cfg"\naccess = "confirm"\n')
-    data = _lines(300)
+    result, seen, data = _edit_asking(tmp_path, "absent", "x", answer=True)
     path = tmp_path / "big.cfg"
-    path.write_bytes(data)
-    seen: list[ConfirmRequest] = []
-    tools = _ws(tmp_path, confirm=lambda r: seen.append(r) or True).toolset("default")
-    result = tools.call("edit", {"path": "big.cfg", "old_string": "absent", "new_string": "x"})
     assert not result.ok and result.data["error"] == "no_match"
     assert result.data["strategies_tried"] == ["exact"] and result.data["edit_index"] == 0
     assert "only text that matches exactly is found" in result.data["note"]

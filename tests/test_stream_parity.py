@@ -16,25 +16,51 @@ from typing import Any
 
 import pytest
 
-from filewright import Workspace
+from filewright import Result, Workspace
+
+IN_MEMORY, STREAMED = 1 << 30, 50  # stream_above_bytes: every test file is above 50 bytes
+
+
+def both_ways(
+    root: Path, path: Path, text: str, toolset: str, tool: str, args: dict[str, Any], **options: Any
+) -> list[tuple[Result, str]]:
+    """`tool` of `toolset` called on `path` holding `text`, once in memory and once
+    streamed (claude: its own edit limit at the same threshold, after a Read): each
+    call's result and the file's text after it. `options` go to the Workspace."""
+    out = []
+    for threshold in (IN_MEMORY, STREAMED):
+        path.write_text(text)
+        ws = Workspace(root, stream_above_bytes=threshold, **options)
+        tools = ws.toolset(
+            toolset, **({"max_edit_bytes": threshold} if toolset == "claude" else {})
+        )
+        if toolset == "claude":
+            assert tools.call("Read", {"file_path": str(path)}).ok
+        out.append((tools.call(tool, args), path.read_text()))
+    return out
+
+
+def _code_lines(rng: random.Random, count: int, shapes: Any) -> list[str]:
+    """`count` lines, each at a random indentation, of a shape `shapes(indent, i)` offers."""
+    lines = []
+    for i in range(count):
+        ind = "    " * rng.randrange(0, 3)
+        lines.append(rng.choice(shapes(ind, i)))
+    return lines
 
 
 def _file(rng: random.Random) -> list[str]:
-    lines = []
-    for i in range(120):
-        ind = "    " * rng.randrange(0, 3)
-        lines.append(
-            rng.choice(
-                [
-                    f'{ind}x_{i} = compute({i}, "v")',
-                    f"{ind}# note {i}",
-                    "",
-                    f"{ind}def f_{i}(a, b):",
-                    f"{ind}return a + {i}",
-                ]
-            )
-        )
-    return lines
+    return _code_lines(
+        rng,
+        120,
+        lambda ind, i: [
+            f'{ind}x_{i} = compute({i}, "v")',
+            f"{ind}# note {i}",
+            "",
+            f"{ind}def f_{i}(a, b):",
+            f"{ind}return a + {i}",
+        ],
+    )
 
 
 def _edit(rng: random.Random, lines: list[str]) -> tuple[str, str]:
@@ -97,39 +123,37 @@ def test_streamed_edits_write_what_in_memory_edits_write(
         old, new = _edit(rng, lines)
         if base.count(old) != 1 or old == new:
             continue
-        answers = []
-        for threshold in (1 << 30, 50):
-            path.write_text(base)
-            ws = Workspace(tmp_path, stream_above_bytes=threshold)
-            options = {"max_edit_bytes": threshold} if toolset == "claude" else {}
-            tools = ws.toolset(toolset, **options)
-            if toolset == "claude":
-                assert tools.call("Read", {"file_path": str(path)}).ok
-            tool, args = _call(toolset, tmp_path, old, new)
-            result = tools.call(tool, args)
-            answers.append((result.ok, path.read_text(), result.data.get("diff")))
+        answers = [
+            (result.ok, text, result.data.get("diff"))
+            for result, text in both_ways(
+                tmp_path, path, base, toolset, *_call(toolset, tmp_path, old, new)
+            )
+        ]
         assert answers[0] == answers[1], (old, new)
         compared += 1
     assert compared >= 20
+
+
+# An edit the in-memory rules refuse as uncertain (new drops the blank line next to the line
+# it inserts), and the block it applies to.
+_BLOCK = ["def f():", "    a = 1", "", "    b = 2", "    return a + b"]
+_UNCERTAIN = {
+    "path": "f.py",
+    "old_string": "    a = 1\n\n    b = 2\n",
+    "new_string": "    a = 1\n    c = 3\n    b = 2\n",
+}
 
 
 def test_an_uncertain_streamed_edit_is_refused_with_the_files_line_numbers(
     tmp_path: Path,
 ) -> None:
     lines = [f"x_{i} = {i}" for i in range(2000)]  # (more than the 4 KB read around it)
-    lines[1500:1500] = ["def f():", "    a = 1", "", "    b = 2", "    return a + b"]
+    lines[1500:1500] = _BLOCK
     path = tmp_path / "f.py"
-    args = {
-        "path": "f.py",
-        "old_string": "    a = 1\n\n    b = 2\n",
-        "new_string": "    a = 1\n    c = 3\n    b = 2\n",
-    }
     answers = []
-    for threshold in (1 << 30, 50):
-        path.write_text("\n".join(lines) + "\n")
-        result = (
-            Workspace(tmp_path, stream_above_bytes=threshold).toolset("default").call("edit", args)
-        )
+    for result, _ in both_ways(
+        tmp_path, path, "\n".join(lines) + "\n", "default", "edit", _UNCERTAIN
+    ):
         assert not result.ok
         answers.append(
             (result.text, result.data["uncertain"], result.data["closest"][0]["start_line"])
@@ -156,51 +180,30 @@ def test_streamed_batches_write_what_in_memory_batches_write(
             continue
         if any(a[0] in b[0] or b[0] in a[0] for a in edits for b in edits if a is not b):
             continue
-        answers = []
-        for threshold in (1 << 30, 50):
-            path.write_text(base)
-            ws = Workspace(tmp_path, stream_above_bytes=threshold)
-            if toolset == "claude":
-                tools = ws.toolset("claude", max_edit_bytes=threshold)
-                assert tools.call("Read", {"file_path": str(path)}).ok
-                result = tools.call(
-                    "MultiEdit",
-                    {
-                        "file_path": str(path),
-                        "edits": [{"old_string": o, "new_string": n} for o, n in edits],
-                    },
-                )
-            else:
-                result = ws.toolset("default").call(
-                    "multi_edit",
-                    {
-                        "path": "f.py",
-                        "edits": [{"old_string": o, "new_string": n} for o, n in edits],
-                    },
-                )
-            answers.append((result.ok, path.read_text()))
+        batch = [{"old_string": o, "new_string": n} for o, n in edits]
+        if toolset == "claude":
+            call = ("MultiEdit", {"file_path": str(path), "edits": batch})
+        else:
+            call = ("multi_edit", {"path": "f.py", "edits": batch})
+        answers = [(r.ok, text) for r, text in both_ways(tmp_path, path, base, toolset, *call)]
         assert answers[0] == answers[1], edits
         compared += 1
     assert compared >= 5
 
 
 def _repeated_file(rng: random.Random) -> list[str]:
-    lines = []
-    for i in range(150):
-        ind = "    " * rng.randrange(0, 3)
-        lines.append(
-            rng.choice(
-                [
-                    f'{ind}x = compute(1, "v")',
-                    f"{ind}# note",
-                    "",
-                    f"{ind}def f(a, b):",
-                    f"{ind}return a + 1",
-                    f"{ind}y_{i} = {i}",
-                ]
-            )
-        )
-    return lines
+    return _code_lines(
+        rng,
+        150,
+        lambda ind, i: [
+            f'{ind}x = compute(1, "v")',
+            f"{ind}# note",
+            "",
+            f"{ind}def f(a, b):",
+            f"{ind}return a + 1",
+            f"{ind}y_{i} = {i}",
+        ],
+    )
 
 
 @pytest.mark.parametrize("toolset", ["default", "gemini", "claude"])
@@ -235,32 +238,12 @@ def test_streamed_replace_all_writes_what_in_memory_writes(
             new = "first = 1\n" + new
         if new == old:
             continue
-        count = base.count(old)
-        answers = []
-        for threshold in (1 << 30, 50):
-            path.write_text(base)
-            ws = Workspace(tmp_path, stream_above_bytes=threshold)
-            if toolset == "claude":
-                tools = ws.toolset("claude", max_edit_bytes=threshold)
-                assert tools.call("Read", {"file_path": str(path)}).ok
-                args: dict[str, Any] = {"file_path": str(path), "old_string": old}
-                result = tools.call("Edit", {**args, "new_string": new, "replace_all": True})
-            elif toolset == "gemini":
-                result = ws.toolset("gemini").call(
-                    "replace",
-                    {
-                        "file_path": str(path),
-                        "old_string": old,
-                        "new_string": new,
-                        "expected_replacements": count,
-                    },
-                )
-            else:
-                result = ws.toolset("default").call(
-                    "edit",
-                    {"path": "f.py", "old_string": old, "new_string": new, "replace_all": True},
-                )
-            answers.append((result.ok, path.read_text()))
+        tool, args = _call(toolset, tmp_path, old, new)
+        if toolset == "gemini":
+            args["expected_replacements"] = base.count(old)
+        else:
+            args["replace_all"] = True
+        answers = [(r.ok, text) for r, text in both_ways(tmp_path, path, base, toolset, tool, args)]
         assert answers[0] == answers[1], (old, new)
         compared += 1
     assert compared >= 20
@@ -269,22 +252,14 @@ def test_streamed_replace_all_writes_what_in_memory_writes(
 def test_a_change_both_uncertain_and_ambiguous_is_reported_ambiguous_both_ways(
     tmp_path: Path,
 ) -> None:
-    block = ["def f():", "    a = 1", "", "    b = 2", "    return a + b"]
     lines = [f"x_{i} = {i}" for i in range(2000)]
-    lines[1500:1500] = block
-    lines[300:300] = block
+    lines[1500:1500] = _BLOCK
+    lines[300:300] = _BLOCK
     path = tmp_path / "f.py"
-    args = {
-        "path": "f.py",
-        "old_string": "    a = 1\n\n    b = 2\n",
-        "new_string": "    a = 1\n    c = 3\n    b = 2\n",
-    }
     errors = []
-    for threshold in (1 << 30, 50):
-        path.write_text("\n".join(lines) + "\n")
-        result = (
-            Workspace(tmp_path, stream_above_bytes=threshold).toolset("default").call("edit", args)
-        )
+    for result, _ in both_ways(
+        tmp_path, path, "\n".join(lines) + "\n", "default", "edit", _UNCERTAIN
+    ):
         assert not result.ok
         errors.append(result.data["error"])
     assert errors == ["ambiguous", "ambiguous"]
