@@ -31,29 +31,21 @@ def adapted(op: Any, fmt: Format, fd: int, path: str, rel: str) -> tuple[Any, st
         return (op if one is op.ops[0] else StreamBatch((one,))), diff
     if isinstance(op, StreamBatch):
         return _adapted_batch(op, fmt, fd, path), None
-    if not isinstance(op, StreamReplace) or op.adapt is None or op.mode not in ("unique", "first"):
+    context = _context(op, fmt, fd)
+    if context is None:
         return op, None
-    try:
-        old = fmt.encode(op.old)
-    except StreamError:
-        return op, None  # (the pass reports it)
-    if not old:
-        return op, None
-    found = first_match_context(bigfile.chunks(fd), old)
-    if found is None:  # what the pass would find, without a second read
-        raise StreamError("no_match", "old text not found (exact match)", edit_index=0)
-    before, after = (None if side is None else _text(fmt, side) for side in found[:2])
+    before, after = context.before, context.after
     new = op.adapt(before, after)
     if not isinstance(new, str):
         if op.mode == "unique":  # in memory a second match is reported first
-            _refuse_if_ambiguous(fd, old)
-        detail = _shift_lines(dict(getattr(new, "detail", {})), found[2] - 1)
+            _refuse_if_ambiguous(fd, context.old)
+        detail = _shift_lines(dict(getattr(new, "detail", {})), context.line - 1)
         raise fail(str(new.code), path, streamed=True, **detail)
     diff = None
     if before is not None and after is not None:
-        old_text = _text(fmt, old)
+        old_text = _text(fmt, context.old)
         diff = unified_diff(
-            before + old_text + after, before + new + after, rel, first_line=found[2]
+            before + old_text + after, before + new + after, rel, first_line=context.line
         )
     return dataclasses.replace(op, new=new, adapt=None), diff
 
@@ -75,11 +67,15 @@ def _adapted_batch(op: StreamBatch, fmt: Format, fd: int, path: str) -> StreamBa
     out: list[Any] = []
     firsts: list[int | None] = []  # where each earlier edit's first match is, if known
     for index, one in enumerate(op.ops):
-        context = _context(one, fmt, fd) if isinstance(one, StreamReplace) else None
+        try:
+            context = _context(one, fmt, fd)
+        except StreamError:  # not in the old file: an earlier edit may make it
+            context = None
         firsts.append(None if context is None else context.offset)
-        if context is None or not isinstance(one, StreamReplace):
+        if context is None or context.before is None or context.after is None:
             out.append(one)
             continue
+        assert isinstance(one, StreamReplace)
         shown = _after_earlier(out, firsts, context, one.old)
         if shown is None:
             out.append(one)
@@ -95,15 +91,17 @@ def _adapted_batch(op: StreamBatch, fmt: Format, fd: int, path: str) -> StreamBa
 
 @dataclasses.dataclass(frozen=True)
 class _Context:
-    """The whole lines around a match in the old file (text, "\n" newlines), where they
-    start (`start`: byte offset; `line`) and where the match is (`offset`)."""
+    """The first match of `old` (the edit's old text in the file's bytes) in the old file:
+    the whole lines around it (text, "\n" newlines; None for a side where the match's own
+    line is too long to give), where they start (`start`: byte offset; `line`) and where
+    the match is (`offset`)."""
 
-    before: str
-    after: str
+    old: bytes
+    before: str | None
+    after: str | None
     line: int
     offset: int
     start: int
-    end: int
 
 
 def _after_earlier(
@@ -111,7 +109,7 @@ def _after_earlier(
 ) -> tuple[str, str] | None:
     """The lines around a match of `old` as the `earlier` edits of a batch leave them;
     None when that cannot be told."""
-    before, after = context.before, context.after
+    before, after = context.before or "", context.after or ""
     for edit, first in zip(earlier, firsts, strict=False):
         if isinstance(edit, StreamRegex):
             return None
@@ -138,8 +136,10 @@ def _after_earlier(
 
 
 def _context(one: Any, fmt: Format, fd: int) -> _Context | None:
-    """The lines around the first match of an adaptable edit in the old file (None: not
-    adaptable, not held, or its own line too long to give)."""
+    """Where the first match of an adaptable edit is in the old file, read up to it and
+    the lines after (None: not adaptable, or its old text has no bytes in the file's
+    encoding, which the pass reports). Raises StreamError "no_match" when the file does
+    not hold it: what the pass would find, without a second read."""
     if (
         not isinstance(one, StreamReplace)
         or one.adapt is None
@@ -150,19 +150,19 @@ def _context(one: Any, fmt: Format, fd: int) -> _Context | None:
         old = fmt.encode(one.old)
     except StreamError:
         return None
-    found = first_match_context(bigfile.chunks(fd), old) if old else None
+    if not old:
+        return None
+    found = first_match_context(bigfile.chunks(fd), old)
     if found is None:
-        return None
+        raise StreamError("no_match", "old text not found (exact match)", edit_index=0)
     before, after, line, offset = found
-    if before is None or after is None:
-        return None
     return _Context(
-        _text(fmt, before),
-        _text(fmt, after),
+        old,
+        None if before is None else _text(fmt, before),
+        None if after is None else _text(fmt, after),
         line,
         offset,
-        offset - len(before),
-        offset + len(old) + len(after),
+        offset - len(before or b""),
     )
 
 
