@@ -5,6 +5,7 @@ only counts (for dry runs)."""
 from __future__ import annotations
 
 import contextlib
+import re
 from typing import Any
 
 from filewright.core.result import fail
@@ -116,8 +117,6 @@ def _each_match(one: StreamReplace, fmt: Format) -> RegexReplace | str | None:
     probes = [adapted(*probe) for probe in _PROBES]
     if all(isinstance(x, str) for x in probes) and len(set(probes)) == 1:
         return probes[0]
-    import re
-
     pattern = re.compile(re.escape(fmt.decode(fmt.encode(one.old))))
     return RegexReplace(
         pattern,
