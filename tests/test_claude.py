@@ -61,7 +61,16 @@ def test_read_numbers_lines_like_cat_n_padded_to_the_widest(tools: Toolset, tmp_
 def test_read_offset_and_limit_say_how_to_go_on(tools: Toolset, tmp_path: Path) -> None:
     path = put(tmp_path / "a.txt", "".join(f"{i}\n" for i in range(12)))
     result = tools.call("Read", {"file_path": path, "offset": 3, "limit": 2})
-    assert result.text == "3\t2\n4\t3"  # formatWithLineNumbers, no notice (it is in data)
+    # formatWithLineNumbers, then the seed's metadata (truncated) and how to read on
+    assert result.text == (
+        "3\t2\n4\t3\n\n"
+        'metadata: {"totalLines": 5, "fileSize": 26, "encoding": "utf-8", "mimeType": '
+        '"text/plain", "readLines": 2, "truncated": true}\n'
+        "[Showing lines 3-4 of 12. Use offset=5 to read more.]"
+    )
+    plain = tools.workspace.toolset("claude", plain=True)
+    plain_text = plain.call("Read", {"file_path": path, "offset": 3, "limit": 2}).text
+    assert plain_text == "3\t2\n4\t3"  # the plain seed rendering: the content only
     assert result.data["notices"] == ["[Showing lines 3-4 of 12. Use offset=5 to read more.]"]
     # the seed's loop stops counting at the first line past the limit: totalLines 5
     assert (result.data["readLines"], result.data["totalLines"], result.data["truncated"]) == (
@@ -79,7 +88,9 @@ def test_read_defaults_to_2000_lines(tools: Toolset, tmp_path: Path) -> None:
     assert result.data["totalLines"] == 2001
     assert result.data["total_lines"] == 2500
     assert result.data["truncated"] is True
-    assert result.text.endswith("2000\tline 2000")
+    assert "2000\tline 2000\n\nmetadata: {" in result.text
+    assert '"readLines": 2000, "truncated": true}' in result.text  # the seed's metadata
+    assert result.text.endswith("[Showing lines 1-2000 of 2500. Use offset=2001 to read more.]")
     assert result.text.startswith("   1\tline 1\n")
     tail = tools.call("Read", {"file_path": path, "offset": 2001})
     assert tail.data["readLines"] == 500 and tail.data["truncated"] is False
@@ -469,6 +480,17 @@ def test_edit_multiple_matches(tools: Toolset, tmp_path: Path) -> None:
     assert not result.ok
     assert result.text == (
         "Found 2 occurrences of the string. Either provide more context to make it unique, or use replace_all: true\n"
+        "Locations:\n"  # the seed's details.locations, each context line with its number
+        "- line 2, column 5:\n"
+        "    1: def f():\n"
+        "    2:     return 1\n"
+        "    3: \n"
+        "    4: def g():\n"
+        "- line 5, column 5:\n"
+        "    3: \n"
+        "    4: def g():\n"
+        "    5:     return 1\n"
+        "    6: \n"
         "Suggestions:\n"
         "- Provide more surrounding context in old_string to make it unique\n"
         "- Use replace_all: true to replace all occurrences\n"
@@ -500,9 +522,12 @@ def test_edit_not_found_suggestions(tools: Toolset, tmp_path: Path) -> None:
         f"The string to replace was not found in {path}\n"
         "Suggestions:\n"
         "- Some parts of the string exist in the file. Found: world')\n"
-        "- The string exists but with different case. Check capitalization."
+        "- The string exists but with different case. Check capitalization.\n"
+        # after the seed's text: filewright's closest real text, with its line number
+        "The most similar text in the file is at line 3 (differs: case):\n"
+        "3\tprint('hello world')"
     )
-    assert case.data["closest"][0]["start_line"] == 3  # filewright's closest text: in data
+    assert case.data["closest"][0]["start_line"] == 3
     partial = tools.call(
         "Edit", {"file_path": path, "old_string": "call zebra print", "new_string": "x"}
     )
@@ -627,7 +652,9 @@ def test_a_file_above_the_edit_limit_is_edited_as_the_chunked_editor_does(
     read_then(tools, path)
     result = tools.call("Edit", args)
     assert result.ok, result.text
-    assert result.text == f"Successfully replaced 1 occurrence(s) in {path}"
+    assert result.text == (
+        f"Successfully replaced 1 occurrence(s) in {path}\n" + result.data["streamed_note"]
+    )
     assert "edited in streaming mode" in result.data["streamed_note"]
     assert result.data["streamed"] is True
     assert Path(path).read_text() == "y" + "x" * 98 + "\n"

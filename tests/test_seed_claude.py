@@ -153,7 +153,7 @@ def test_read_text_is_format_with_line_numbers_and_nothing_else(
 ) -> None:
     path = put(tmp_path / "a.py", "".join(f"l{i}\n" for i in range(1, 13)))
     result = tools.call("Read", {"file_path": path, "offset": 9, "limit": 3})
-    assert result.text == " 9\tl9\n10\tl10\n11\tl11"
+    assert result.text.startswith(" 9\tl9\n10\tl10\n11\tl11\n\nmetadata: {")  # content, metadata
     assert {k: result.data[k] for k in ("totalLines", "readLines", "truncated")} == {
         "totalLines": 12,  # the loop stopped at line 12, the first past the limit
         "readLines": 3,
@@ -161,7 +161,7 @@ def test_read_text_is_format_with_line_numbers_and_nothing_else(
     }
     assert result.data["fileSize"] == os.path.getsize(path)
     assert result.data["encoding"] == "utf-8"
-    assert result.data["notices"]  # how to read on: in data
+    assert result.text.endswith("\n" + result.data["notices"][0])  # then how to read on
 
 
 def test_read_whole_file_metadata(tools: Toolset, tmp_path: Path) -> None:
@@ -543,7 +543,9 @@ def test_edit_string_not_found(tools: Toolset, tmp_path: Path) -> None:
         False,
         "STRING_NOT_FOUND",
         f"The string to replace was not found in {path}\nSuggestions:\n"
-        + "\n".join(f"- {s}" for s in suggestions),
+        + "\n".join(f"- {s}" for s in suggestions)
+        + "\nThe most similar text in the file is at line 1 (differs: token: 'greetz' vs"
+        " 'greet'):\n1\tdef greet(name):",  # then filewright's closest real text
     )
     strict = Workspace(tmp_path).toolset("claude", strict=True)  # else the ladder lands it
     read(strict, path)

@@ -184,6 +184,12 @@ def _load_current(
     except OperationFailed as exc:
         if exc.failure.code == "not_found":
             return None, None
+        if exc.failure.code in ("binary", "undecodable") and change.encoder is not None:
+            # The change brings its own bytes (claude Write with `encoding`, e.g. base64
+            # over an image): the old file is bytes, shown as no text in the diff.
+            state = engine.read_bytes(loc, max_bytes=change.max_bytes)
+            raw = state.data
+            return TextFile(raw, "", "binary", b"", "\n", (), content_hash(raw)), state
         raise
 
 

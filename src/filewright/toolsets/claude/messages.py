@@ -12,6 +12,7 @@ the workspace locale (the seed is the spec).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from filewright.core.result import Result
@@ -148,6 +149,53 @@ def with_suggestions(message: str, suggestions: list[str]) -> str:
     if not suggestions:
         return message
     return message + "\nSuggestions:\n" + "\n".join(f"- {s}" for s in suggestions)
+
+
+def locations_text(locations: list[dict[str, Any]], *, number: bool = True) -> str:
+    """The seed's `details.locations` (line, column, context) as lines for the model; with
+    `number`, each context line gets its line number (the seed's context is the matched
+    line with two lines either side)."""
+    out = ["Locations:"]
+    for where in locations:
+        line = int(where["line"])
+        column = f", column {where['column']}" if where.get("column") else ""
+        out.append(f"- line {line}{column}:")
+        context = str(where.get("context", "")).split("\n")
+        first = max(1, line - 2)
+        out += [
+            f"    {first + i}: {text}" if number else f"    {text}"
+            for i, text in enumerate(context)
+        ]
+    return "\n".join(out)
+
+
+def closest_text(closest: list[dict[str, Any]], limit: int = 1) -> str:
+    """filewright's closest real text (from `edit.suggest.closest`) with its line numbers,
+    `cat -n` style as Read shows lines, so the next old_string can be copied from it."""
+    out: list[str] = []
+    for region in [c for c in closest if c.get("similarity", 0) >= 0.5][:limit]:
+        first, last = int(region["start_line"]), int(region["end_line"])
+        where = f"line {first}" if first == last else f"lines {first}-{last}"
+        differs = "; ".join(map(str, region.get("differs") or []))
+        out.append(
+            f"The most similar text in the file is at {where}"
+            + (f" (differs: {differs})" if differs else "")
+            + ":"
+        )
+        lines = str(region.get("text", "")).split("\n")
+        width = len(str(first + len(lines) - 1))
+        out += [f"{first + i:>{width}}\t{line}" for i, line in enumerate(lines)]
+    return "\n".join(out)
+
+
+def metadata_text(metadata: dict[str, Any]) -> str:
+    """The seed's `metadata` object as one line, in its own names and order."""
+    return "metadata: " + json.dumps(metadata, ensure_ascii=False)
+
+
+def joined(*parts: str) -> str:
+    """Non-empty parts, one after the other on their own lines."""
+    return "\n".join(p for p in parts if p)
 
 
 def seed_operation(operation: str) -> str:

@@ -1,9 +1,11 @@
 """The `claude` toolset's Read: the engine's readers, worded exactly as the claude seed's.
 
-Text is `formatWithLineNumbers`'s output and nothing else (numbers padded to the widest
-shown, a tab, the line; 2000 lines by default; lines over 2000 characters cut with
-` ... [truncated]`; `(empty file)` when no line is shown, an offset past the end
-included). Images are `[Image file: NAME]` with the file as a data URL in `imageData`
+Text is `formatWithLineNumbers`'s output (numbers padded to the widest shown, a tab, the
+line; 2000 lines by default; lines over 2000 characters cut with ` ... [truncated]`;
+`(empty file)` when no line is shown, an offset past the end included); when the read
+stopped short (`metadata.truncated`), a blank line, the seed's metadata as one
+`metadata: {...}` line and filewright's notice of how to read on follow (not with the
+option `plain=True`). Every file read (images and PDFs too) is recorded for Write. Images are `[Image file: NAME]` with the file as a data URL in `imageData`
 (and as an image in `data["images"]`, for surfaces that pass images on); notebooks are
 `formatNotebook`'s text; PDFs are read as text page by page (see docs/deviations.md).
 `data` carries the seed's metadata names with the seed's values (totalLines, fileSize,
@@ -78,7 +80,9 @@ def read_file(
         return toolset.read_failure(exc.failure, path, mime=seed.mime_type(path))
     if outcome.image is not None:
         return _image(engine, loc, outcome, path, max_bytes)
-    result = _result(outcome, path)
+    if outcome.pdf is not None:  # the seed's Read records every file it reads
+        engine.record_read(loc, _raw(engine, loc, max_bytes)[1])
+    result = _result(outcome, path, plain=bool(toolset.options.get("plain")))
     if size > max_bytes:
         result.data["streamed"] = True
     return result
@@ -127,8 +131,11 @@ def _text_metadata(
     }
 
 
-def _result(outcome: readers.ReadOutcome, path: str) -> Result:
+def _result(outcome: readers.ReadOutcome, path: str, *, plain: bool = False) -> Result:
+    """The seed's `{content, metadata}`: the content, and when the read stopped short
+    (`metadata.truncated`) the metadata and filewright's notice saying how to read on."""
     data: dict[str, Any] = outcome.data()
+    notes: list[str] = []
     s = outcome.text
     if s is not None:
         text = seed.format_with_line_numbers(s.lines, s.start)
@@ -151,6 +158,8 @@ def _result(outcome: readers.ReadOutcome, path: str) -> Result:
             "truncated": bool(data.get("truncated")),
         }
     data.update(meta)
+    if meta["truncated"] and not plain:  # the seed's result whole, then what it lacks
+        text = text + "\n\n" + M.joined(M.metadata_text(meta), *notes)
     return Result(True, text, data)
 
 
@@ -179,7 +188,8 @@ def _image(
     engine: Engine, loc: Location, outcome: readers.ReadOutcome, path: str, max_bytes: int
 ) -> Result:
     """`handleImageFile`: `[Image file: NAME]`, the file as a data URL in `imageData`."""
-    raw, _digest = _raw(engine, loc, max_bytes)
+    raw, digest = _raw(engine, loc, max_bytes)
+    engine.record_read(loc, digest)  # the seed's Read records every file it reads
     mime = seed.mime_type(path)
     if mime == seed.UNKNOWN_MIME and outcome.image is not None:
         mime = outcome.image.mime_type  # an image the seed's list does not name

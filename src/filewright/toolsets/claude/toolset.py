@@ -14,8 +14,11 @@ serialised by the engine's lock.
 
 Texts, codes and metadata are the seed's, character for character (see `messages` for
 how its handlers code errors, `seed` for its algorithms: previews, suggestions,
-locations, notebooks, Buffer encodings); what filewright knows beyond them goes into
-`data`. The recovery ladder stays (an Edit whose old_string differs from the file only
+locations, notebooks, Buffer encodings), and the text shows the seed's result whole: an
+error's message, its `details.locations` and its suggestions; a cut Read's metadata.
+What filewright knows beyond them that the model needs for its next call (the closest
+real text with its line numbers, how to read on, the streaming note) follows the seed's
+text; the option `plain=True` leaves the text the seed's message alone. The recovery ladder stays (an Edit whose old_string differs from the file only
 in meaning-preserving ways lands), but the text says only what the seed's success text
 says; the option `strict=True` keeps the seed's exact-match rule. Other options:
 `max_read_bytes`, `max_content_bytes`, `max_edit_bytes`, `lock_wait` (seconds to wait
@@ -448,18 +451,24 @@ class ClaudeToolset(Toolset):
         if failure.code == "no_match":
             suggestions = seed.generate_suggestions(op.old, content)
             message = prefix + M.render(M.NOT_FOUND_IN, path=path)
-            if failure.detail.get("streamed"):  # beyond the seed's words: in data
-                extra["streamed_note"] = M.STREAMED_EXACT_NOTE.format(
+            closest = list(failure.detail.get("closest") or [])
+            note = ""
+            if failure.detail.get("streamed"):
+                note = M.STREAMED_EXACT_NOTE.format(
                     limit=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES)
                 ).strip()
+                extra["streamed_note"] = note
+            text = M.with_suggestions(message, suggestions)
+            if not self.options.get("plain"):  # after the seed's text: what filewright knows
+                text = M.joined(text, M.closest_text(closest), note)
             return M.failure(
                 "STRING_NOT_FOUND",
                 message,
                 "no_match",
-                text=M.with_suggestions(message, suggestions),
+                text=text,
                 suggestions=suggestions,
                 details={"searchString": op.old, "fileLength": len(content)},
-                closest=list(failure.detail.get("closest") or []),
+                closest=closest,
                 strategies_tried=failure.detail.get("strategies_tried"),
                 **extra,
             )
@@ -467,17 +476,29 @@ class ClaudeToolset(Toolset):
             count = int(failure.detail.get("count") or 0)
             message = prefix + M.render(M.MULTIPLE, count=count)
             suggestions = list(M.MULTIPLE_MATCH_SUGGESTIONS)
+            locations = seed.find_all_locations(content, op.old)
+            matches = list(failure.detail.get("locations") or [])
+            if self.options.get("plain"):
+                text = M.with_suggestions(message, suggestions)
+            else:  # the seed's error whole: message, details.locations, suggestions; where
+                # its per-line search finds none (a multi-line or normalised match), the
+                # engine's locations of the same matches
+                shown = (
+                    M.locations_text(locations)
+                    if locations
+                    else M.locations_text(matches, number=False)
+                    if matches
+                    else ""
+                )
+                text = M.with_suggestions(M.joined(message, shown), suggestions)
             return M.failure(
                 "MULTIPLE_MATCHES",
                 message,
                 "ambiguous",
-                text=M.with_suggestions(message, suggestions),
+                text=text,
                 suggestions=suggestions,
-                details={
-                    "occurrences": count,
-                    "locations": seed.find_all_locations(content, op.old),
-                },
-                matches=list(failure.detail.get("locations") or []),
+                details={"occurrences": count, "locations": locations},
+                matches=matches,
                 strategy=failure.detail.get("strategy"),
                 **extra,
             )
@@ -516,8 +537,11 @@ class ClaudeToolset(Toolset):
             preview=seed.generate_preview(outcome.old_text or "", outcome.new_text or ""),
             backupPath=outcome.backup,
         )
-        if outcome.extra.get("streamed"):  # the seed's ChunkedEditor: said in data, not text
+        text = message
+        if outcome.extra.get("streamed"):  # the seed's ChunkedEditor: after the seed's text
             data["streamed_note"] = M.STREAMED_NOTE.format(
                 limit=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES)
             ).strip()
-        return Result(True, message, data)
+            if not self.options.get("plain"):
+                text = M.joined(message, data["streamed_note"])
+        return Result(True, text, data)

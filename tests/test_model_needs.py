@@ -1,0 +1,83 @@
+"""What a model needs to make its next call succeed reaches it: issue 33's rows.
+
+Each test calls a toolset through the API and asserts on `Result.text` (what every surface
+shows the model), never only on `data`.
+"""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+from samples import pdf, png
+
+from filewright import Workspace
+
+
+def put(path: Path, text: str) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return str(path)
+
+
+# -- claude ---------------------------------------------------------------------------------
+
+
+def test_claude_edit_several_matches_shows_every_location(tmp_path: Path) -> None:
+    tools = Workspace(tmp_path).toolset("claude")
+    path = put(tmp_path / "a.py", "a = 1\nb = 2\na = 1\n")
+    tools.call("Read", {"file_path": path})
+    result = tools.call("Edit", {"file_path": path, "old_string": "a = 1", "new_string": "a = 3"})
+    assert result.data["code"] == "MULTIPLE_MATCHES"
+    assert "- line 1, column 1:" in result.text and "- line 3, column 1:" in result.text
+    # a multi-line old string: the seed's per-line search finds nothing, the engine does
+    path = put(tmp_path / "b.py", "x\ny\nz\nx\ny\n")
+    tools.call("Read", {"file_path": path})
+    multi = tools.call("Edit", {"file_path": path, "old_string": "x\ny", "new_string": "q"})
+    assert multi.data["details"]["locations"] == []  # the seed's own field, as the seed has it
+    assert "- line 1, column 1:" in multi.text and "- line 4, column 1:" in multi.text
+    plain = Workspace(tmp_path).toolset("claude", plain=True)
+    plain.call("Read", {"file_path": path})
+    seed_only = plain.call("Edit", {"file_path": path, "old_string": "x\ny", "new_string": "q"})
+    assert "Locations" not in seed_only.text
+
+
+def test_claude_read_cut_at_2000_lines_says_so(tmp_path: Path) -> None:
+    tools = Workspace(tmp_path).toolset("claude")
+    path = put(tmp_path / "a.txt", "".join(f"{i}\n" for i in range(1, 2501)))
+    result = tools.call("Read", {"file_path": path})
+    assert '"truncated": true' in result.text
+    assert "Showing lines 1-2000 of 2500. Use offset=2001 to read more." in result.text
+    whole = tools.call("Read", {"file_path": path, "offset": 2001})
+    assert "metadata" not in whole.text  # nothing cut: the content alone
+
+
+def test_claude_edit_not_found_shows_the_closest_text_with_line_numbers(tmp_path: Path) -> None:
+    tools = Workspace(tmp_path).toolset("claude", strict=True)
+    path = put(tmp_path / "a.py", "def f():\n    return compute(a, b)\n")
+    tools.call("Read", {"file_path": path})
+    result = tools.call(
+        "Edit", {"file_path": path, "old_string": "return compute(a, c)", "new_string": "x"}
+    )
+    assert result.data["code"] == "STRING_NOT_FOUND"
+    assert "2\t    return compute(a, b)" in result.text
+
+
+def test_claude_read_of_an_image_or_pdf_counts_as_a_read(tmp_path: Path) -> None:
+    tools = Workspace(tmp_path).toolset("claude")
+    image, document = tmp_path / "a.png", tmp_path / "d.pdf"
+    image.write_bytes(png())
+    document.write_bytes(pdf(["page one"]))
+    for target in (image, document):
+        assert tools.call("Read", {"file_path": str(target)}).ok
+        new = b"replaced " + target.name.encode()
+        result = tools.call(
+            "Write",
+            {
+                "file_path": str(target),
+                "content": base64.b64encode(new).decode(),
+                "encoding": "base64",
+            },
+        )
+        assert result.ok, result.text
+        assert target.read_bytes() == new
