@@ -56,6 +56,40 @@ def locate_entry(engine: Engine, path: str) -> tuple[Location, Access]:
     return loc, access
 
 
+def locate_recorded(engine: Engine, recorded: str, given: str) -> tuple[Location, Access]:
+    """A path history recorded, located again for an undo the way a forward change is
+    located, but by its name under its root as recorded, walked from the root without
+    following links: a directory on the way that is a symbolic link now (one swapped in
+    since) is refused, never followed; then judged by the policy (`read`, `deny` or
+    `hidden` refuse). `given` is the path undo was called with (for messages)."""
+    real = Path(recorded)
+    roots = sorted(engine.workspace.roots, key=lambda r: len(str(r)), reverse=True)
+    root = next((r for r in roots if inside(real, r)), None)
+    if root is None:
+        raise fail("outside", given, message=f"undo refused: {recorded} is outside the workspace")
+    rel = real.relative_to(root).as_posix()
+    if rel in ("", "."):
+        raise fail(
+            "is_root", given, message=f"a workspace root cannot be moved or removed: {given}"
+        )
+    loc = Location(
+        given=rel, path=real, real=real, root=root, rel=rel, lexical_rel=rel,
+        exists=False, is_dir=False, is_link=False,
+    )  # fmt: skip
+    try:
+        loc = current(loc)
+    except PathRefused:
+        raise fail(
+            "symlink",
+            given,
+            message=f"undo refused: the way to {rel} now goes through a symbolic link",
+        ) from None
+    access = engine.access(loc)
+    if access in REFUSED:
+        raise fail("protected", given, message=f"undo would change {rel}, which is protected")
+    return loc, access
+
+
 def entry_access(engine: Engine, root_rel: str, real: Path, is_dir: bool) -> Access:
     if inside(real, engine.workspace.state_dir):
         return Access.HIDDEN

@@ -1,6 +1,12 @@
 """Undo of file management: a move goes back (from either end), a delete is restored
 (files' bytes and modes, links, directories, whole trees), a mkdir is removed. Called by
-`engine.undo` with the path's lock held."""
+`engine.undo` with the path's lock held.
+
+An undo is a change like any other: it first works out its whole effect, locates every
+path it touches (`entrysteps.locate_recorded`: by the name history recorded, walked from
+the root without following links, judged by the policy; `read`, `deny` or `hidden`
+anywhere refuses), and, when any of them needs confirmation, asks once with all of them
+listed (`_judge`), before anything is touched."""
 
 from __future__ import annotations
 
@@ -8,11 +14,19 @@ import os
 from typing import Any
 
 from filewright.core.result import fail
-from filewright.engine.entrysteps import current, identity, locked
+from filewright.engine.entrysteps import (
+    confirm,
+    current,
+    identity,
+    locate_recorded,
+    locked,
+    tree_access,
+)
 from filewright.engine.pipeline import Outcome
 from filewright.engine.workspace import Engine
 from filewright.fs import entries
 from filewright.fs.paths import Location
+from filewright.policy.rules import Access, Risk
 from filewright.state.history import Entry
 
 
@@ -22,35 +36,46 @@ def is_file_management(entry: Entry) -> bool:
 
 
 def undo_entry(
-    engine: Engine, loc: Location, entry: Entry, outcome: Outcome, dry_run: bool
+    engine: Engine, loc: Location, access: Access, entry: Entry, outcome: Outcome, dry_run: bool
 ) -> None:
-    """Reverse a move, delete or mkdir recorded at `loc` (its lock held by the caller)."""
+    """Reverse a move, delete or mkdir recorded at `loc` (its lock held by the caller;
+    `access`: the policy's answer for `loc`)."""
     if entry.operation == "mkdir":
-        _undo_mkdir(engine, loc, entry, outcome, dry_run)
+        _undo_mkdir(engine, loc, access, entry, outcome, dry_run)
     elif entry.operation == "delete":
-        _undo_delete(engine, loc, entry, outcome, dry_run)
+        _undo_delete(engine, loc, access, entry, outcome, dry_run)
     else:
-        _undo_move(engine, loc, entry, outcome, dry_run)
+        _undo_move(engine, loc, access, entry, outcome, dry_run)
 
 
-def _at(engine: Engine, real: str) -> Location:
-    return engine.workspace.sandbox.resolve(real, expect="any")
+def _judge(
+    engine: Engine, loc: Location, accesses: list[Access], outcome: Outcome, dry_run: bool
+) -> None:
+    """Strictest wins over every path the undo touches (each already located and judged:
+    a refusal was raised there): `confirm` on any asks once, the whole effect listed in
+    `outcome.diff`. A dry run asks nobody; it stops here."""
+    outcome.risk = Risk.HIGH
+    if dry_run:
+        outcome.dry_run = True
+        return
+    if Access.CONFIRM in accesses:
+        confirm(engine, loc, "undo", outcome.diff, outcome)
 
 
 def _undo_mkdir(
-    engine: Engine, loc: Location, entry: Entry, outcome: Outcome, dry_run: bool
+    engine: Engine, loc: Location, access: Access, entry: Entry, outcome: Outcome, dry_run: bool
 ) -> None:
-    dirs = [_at(engine, p) for p in reversed(entry.members or [str(loc.real)])]
+    found = [locate_recorded(engine, p, loc.given) for p in reversed(entry.members or [])]
+    dirs = [d for d, _a in found] or [current(loc)]
+    made = {d.real for d in dirs}
     for d in dirs:
-        if (
-            d.exists
-            and any(True for _ in os.scandir(d.real))
-            and d.real not in {x.real for x in dirs}
-        ):
+        if d.exists and (not d.is_dir or d.is_link):
+            raise fail("stale", loc.given, message=f"{d.path} changed after the mkdir")
+        if d.exists and any(d.real / name not in made for name in entries.names(d)):
             raise fail("not_empty", loc.given, message=f"directory is not empty: {d.path}")
     outcome.diff = "".join(f"rmdir {d.lexical_rel}\n" for d in dirs if d.exists)
+    _judge(engine, loc, [access, *(a for _d, a in found)], outcome, dry_run)
     if dry_run:
-        outcome.dry_run = True
         return
     for d in dirs:
         if current(d).exists:
@@ -64,13 +89,14 @@ def _undo_mkdir(
 
 
 def _undo_delete(
-    engine: Engine, loc: Location, entry: Entry, outcome: Outcome, dry_run: bool
+    engine: Engine, loc: Location, access: Access, entry: Entry, outcome: Outcome, dry_run: bool
 ) -> None:
     """Restore what a delete removed. An entry still there as it was (a delete cut short
     by a crash, or an undo cut short) is only forgotten; one there but different is
     refused, never replaced."""
     history = engine.workspace.history
-    members = [_at(engine, p) for p in entry.members or []]
+    found = [locate_recorded(engine, p, loc.given) for p in entry.members or []]
+    members = [m for m, _a in found]
     plan = []
     for item in [loc, *members]:  # parents before children
         last = entry if item is loc else _last(history, item)
@@ -80,8 +106,8 @@ def _undo_delete(
     outcome.diff = "".join(
         f"restore {item.lexical_rel}\n" for item, _last_entry, there in plan if not there
     )
+    _judge(engine, loc, [access, *(a for _m, a in found)], outcome, dry_run)
     if dry_run:
-        outcome.dry_run = True
         return
     for item, last, there in plan:
         with locked(engine, item.real, held=loc.real):
@@ -128,13 +154,14 @@ def _restore(engine: Engine, loc: Location, entry: Entry) -> None:
 
 
 def _undo_move(
-    engine: Engine, loc: Location, entry: Entry, outcome: Outcome, dry_run: bool
+    engine: Engine, loc: Location, access: Access, entry: Entry, outcome: Outcome, dry_run: bool
 ) -> None:
     """Undo from either end: the file goes back where it was (and a file it replaced
     comes back)."""
     history = engine.workspace.history
     if entry.moved_to is not None:
-        src, dst = loc, _at(engine, entry.moved_to)
+        src = loc
+        dst, other = locate_recorded(engine, entry.moved_to, loc.given)
         dst_entries = history.entries(str(dst.real))
         if not dst_entries or dst_entries[-1].moved_from != str(src.real):
             if current(src).exists and not dry_run:
@@ -156,7 +183,8 @@ def _undo_move(
             raise fail("stale", loc.given, message=f"{dst.path} changed after the move")
         dst_entry = dst_entries[-1]
     else:
-        src, dst = _at(engine, entry.moved_from or ""), loc
+        src, other = locate_recorded(engine, entry.moved_from or "", loc.given)
+        dst = loc
         dst_entry = entry
     src_now, dst_now = current(src), current(dst)
     # Landed: the source is gone and the destination holds it. Otherwise a crash came
@@ -172,8 +200,15 @@ def _undo_move(
         )
     if not landed and not src_now.exists:
         raise fail("not_found", loc.given, message=f"neither {src.path} nor {dst.path} holds it")
+    accesses = [access, other]
+    if landed and dst_now.is_dir:  # every entry of the directory, at both ends
+        found = entries.walk(dst_now)
+        accesses.append(tree_access(engine, dst_now, found, src_now))
+        outcome.diff += "".join(f"  {src.lexical_rel}/{item.rel}\n" for item in found[:200])
+        if len(found) > 200:
+            outcome.diff += f"  ... and {len(found) - 200} more\n"
+    _judge(engine, loc, accesses, outcome, dry_run)
     if dry_run:
-        outcome.dry_run = True
         return
     with locked(engine, src.real, dst.real, held=loc.real):
         if landed:

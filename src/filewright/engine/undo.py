@@ -46,11 +46,9 @@ def undo(engine: Engine, path: str, *, dry_run: bool = False, force: bool = Fals
                 outcome.ok = True
                 return outcome
             if fileundo.is_file_management(last):
-                if access == Access.CONFIRM and not dry_run:
-                    what = f"undo the {last.operation} recorded at {loc.lexical_rel}"
-                    confirm_change(engine, loc, path, "undo", what, Risk.HIGH, False)
+                # Every path it touches is located, judged and confirmed there, at once.
                 outcome.extra["undone"] = last.to_dict()
-                fileundo.undo_entry(engine, loc, last, outcome, dry_run)
+                fileundo.undo_entry(engine, loc, access, last, outcome, dry_run)
                 outcome.extra["remaining"] = len(ws.history.entries(str(loc.real)))
                 outcome.risk = Risk.HIGH
                 outcome.ok = True

@@ -93,6 +93,12 @@ def lstat(loc: Location) -> os.stat_result | None:
         return None
 
 
+def names(loc: Location) -> list[str]:
+    """The names in the directory at `loc` (opened without following links)."""
+    with open_dir(loc.root, _parts(loc.rel)) as fd:
+        return os.listdir(fd)
+
+
 def remove(loc: Location, kind: str) -> None:
     """Remove the entry at `loc`: "file" or "symlink" (unlinked) or "dir" (must be empty)."""
     with _parent(loc) as (dfd, name):
