@@ -369,8 +369,24 @@ def _pattern_regex(pattern: str) -> str | None:
     return source if include and source else None
 
 
+class PolicyFileError(ValueError):
+    """A policy file that cannot be used: its `path`, the `line` (1-based; None when no
+    line is to blame) and the `problem`. Policy files fail closed: no workspace opens
+    with a file it cannot read, rather than one whose rules are partly ignored."""
+
+    def __init__(self, path: Path, line: int | None, problem: str) -> None:
+        self.path, self.line, self.problem = path, line, problem
+        where = f"{path}, line {line}" if line is not None else str(path)
+        super().__init__(f"policy file {where}: {problem}")
+
+
+RULE_KEYS = ("pattern", "access", "memory", "reason")
+"""The keys a rule may have: any other (a misspelt `acess`) is an error, not a rule that
+silently grants `write`."""
+
+
 def load_rules(path: Path) -> list[Rule]:
-    """Rules from a workspace's `.filewright.toml`:
+    """Rules from a workspace's `.filewright.toml` (or the user's policy file):
 
     ```toml
     [[rules]]
@@ -378,26 +394,83 @@ def load_rules(path: Path) -> list[Rule]:
     access = "hidden"          # write | confirm | read | deny | hidden
     memory = true              # optional: only while memory is on (false: only off)
     ```
-    Raises ValueError with a clear message for a malformed file.
+    Raises PolicyFileError (a ValueError) naming the file, the line and the problem for
+    a file that cannot be read, is not TOML, or holds anything but such rules.
     """
     import tomllib
 
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ValueError(f"cannot read policy file {path}: {exc}") from None
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise PolicyFileError(path, None, f"cannot read it ({exc.strerror or exc})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad_line = raw[: exc.start].count(b"\n") + 1
+        raise PolicyFileError(path, bad_line, "not UTF-8 text") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        problem = str(exc)
+        found = re.search(r" \(at line (\d+), column \d+\)$", problem)
+        at: int | None = None
+        if found:
+            at = int(found.group(1))
+            problem = problem[: found.start()] + found.group(0).replace(f"line {at}, ", "")
+        raise PolicyFileError(path, at, f"not valid TOML: {problem}") from None
+    starts = _rule_lines(text)
+    for key in data:
+        if key != "rules":
+            raise PolicyFileError(
+                path, _key_line(text, key), f"unknown key {key!r} (only [[rules]] tables)"
+            )
+    items = data.get("rules", [])
+    if not isinstance(items, list):
+        raise PolicyFileError(path, _key_line(text, "rules"), "'rules' must be [[rules]] tables")
     rules: list[Rule] = []
-    for i, item in enumerate(data.get("rules", [])):
-        if not isinstance(item, dict) or not isinstance(item.get("pattern"), str):
-            raise ValueError(f"{path}: rules[{i}] needs a string 'pattern'")
+    inline = _key_line(text, "rules") if len(starts) < len(items) else None
+    for i, item in enumerate(items):
+        line: int | None = starts[i] if i < len(starts) else inline
+
+        def bad(problem: str, line: int | None = line, i: int = i) -> PolicyFileError:
+            return PolicyFileError(path, line, f"rules[{i}]: {problem}")
+
+        if not isinstance(item, dict):
+            raise bad("must be a table with a 'pattern'")
+        unknown = [k for k in item if k not in RULE_KEYS]
+        if unknown:
+            raise bad(f"unknown key {unknown[0]!r} (a rule has {', '.join(RULE_KEYS)})")
+        if not isinstance(item.get("pattern"), str):
+            raise bad("needs a string 'pattern'")
+        try:
+            _pattern_regex(item["pattern"].casefold())
+        except ValueError as exc:
+            raise bad(f"pattern {item['pattern']!r} is not a gitignore pattern ({exc})") from None
         try:
             access = Access(item.get("access", "write"))
         except ValueError:
-            raise ValueError(
-                f"{path}: rules[{i}].access must be one of {', '.join(a.value for a in Access)}"
-            ) from None
+            raise bad(f"access must be one of {', '.join(a.value for a in Access)}") from None
         memory = item.get("memory")
         if memory is not None and not isinstance(memory, bool):
-            raise ValueError(f"{path}: rules[{i}].memory must be true or false")
+            raise bad("memory must be true or false")
         rules.append(Rule(item["pattern"], access, memory, reason="workspace policy"))
     return rules
+
+
+def _rule_lines(text: str) -> list[int]:
+    """The 1-based line of each `[[rules]]` table header, in order."""
+    return [
+        n
+        for n, line in enumerate(text.splitlines(), 1)
+        if re.match(r"\s*\[\[\s*(?:rules|\"rules\"|'rules')\s*\]\]", line)
+    ]
+
+
+def _key_line(text: str, key: str) -> int | None:
+    """The 1-based line where top-level `key` first appears (as a key or a table)."""
+    name = re.escape(key)
+    pattern = rf"\s*(?:\[+\s*)?(?:{name}|\"{name}\"|'{name}')\s*(?:[=.\]]|$)"
+    for n, line in enumerate(text.splitlines(), 1):
+        if re.match(pattern, line):
+            return n
+    return None
