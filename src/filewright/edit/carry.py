@@ -110,7 +110,8 @@ def _frame(old: _Side, new: _Side, tab: int, delta: int) -> int:
     """Offset of ``new``'s indentation from ``old``'s frame (see the module docstring).
 
     The shift that every line ``new`` keeps from ``old`` shows (or, with none kept, every
-    line it replaces one for one), when it is ``delta`` (``new`` sits at the file's own
+    line it replaces one for one, or with none of those the first line of every block it
+    replaces by another number of lines), when it is ``delta`` (``new`` sits at the file's own
     indentation) or ``new``'s least indented line sits exactly that far from ``old``'s: the
     whole snippet was written elsewhere (from column 0, one level deeper).  Otherwise 0: lines that moved were re-indented on
     purpose (a block wrapped or unwrapped keeps a line at the old base level).
@@ -123,13 +124,16 @@ def _frame(old: _Side, new: _Side, tab: int, delta: int) -> int:
         return 0
     kept: set[int] = set()
     replaced: set[int] = set()
+    firsts: set[int] = set()  # replaced blocks of other sizes: their first lines
     sm = SequenceMatcher(None, old.keys, new.keys, autojunk=False)
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
         if tag == "equal":
             kept |= {width(new, j1 + k) - width(old, i1 + k) for k in range(i2 - i1)}
         elif tag == "replace" and i2 - i1 == j2 - j1:
             replaced |= {width(new, j1 + k) - width(old, i1 + k) for k in range(i2 - i1)}
-    shifts = kept or replaced
+        elif tag == "replace":
+            firsts.add(width(new, j1) - width(old, i1))
+    shifts = kept or replaced or firsts
     if len(shifts) != 1:
         return 0
     shift = shifts.pop()

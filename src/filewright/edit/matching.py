@@ -430,6 +430,73 @@ def _anchored(ix: _TextIndex, hit: _Hit | None, eff: str, info: dict[str, object
     return hit
 
 
+def _edge_lines(ix: _TextIndex, r: Region, n_lead: int, n_trail: int) -> tuple[int, int] | None:
+    """The 0-based lines that begin and end ``r`` widened by the blank lines that ``old``'s
+    trimmed edges stand for, or ``None`` when the file does not have them there.
+
+    ``n_trail`` newlines after the region's last line: the region's line ends, the next
+    ``n_trail - 1`` lines are blank and one more line follows; ``n_lead`` likewise before
+    its first line (``old`` then began at the end of the line before them).
+    """
+    lines = ix.lines
+    a, b = r.start_line - 1, r.end_line - 1
+    if n_trail:
+        if b + n_trail >= len(lines) or any(lines[k].strip() for k in range(b + 1, b + n_trail)):
+            return None
+        if ix.text[r.end : ix.starts[b] + len(lines[b])].strip():
+            return None
+    if n_lead:
+        if a - n_lead < 0 or any(lines[k].strip() for k in range(a - n_lead + 1, a)):
+            return None
+        if ix.text[ix.starts[a] : r.start].strip():
+            return None
+    return a, b
+
+
+def _untrim(ix: _TextIndex, hit: _Hit, eff: str, info: dict[str, object]) -> str:
+    """Give the blank lines trimmed from ``old``'s edges back where the file has them.
+
+    ``old`` ending (or beginning) with blank lines that the file has at that place names
+    them: the region covers them and ``new`` keeps what it wrote around them (lines added
+    after a trailing blank line come after it, not before the file's).  Only when every
+    region has them; otherwise the trimmed match stands (the blank lines were stray).
+    Returns the effective ``old``; ``info["trimmed"]``, the regions and spans are updated.
+    """
+    trimmed: tuple[int, int] = info.get("trimmed", (0, 0))  # type: ignore[assignment]
+    n_lead, n_trail = trimmed
+    if not (n_lead or n_trail) or eff.startswith("\n") or eff.endswith("\n"):
+        return eff
+    if hit.mid_line and hit.base not in ("exact", "line_endings"):
+        return eff
+    edges = [_edge_lines(ix, r, n_lead, n_trail) for r in hit.regions]
+    if any(e is None for e in edges):
+        return eff
+    lines, starts = ix.lines, ix.starts
+    regions: list[Region] = []
+    spans: dict[Region, tuple[int, int, bool, bool]] = {}
+    for r, e in zip(hit.regions, edges, strict=True):
+        assert e is not None
+        a, b = e
+        # old began at the end of the line before its blank lines, ends at a line start
+        start = starts[a - n_lead + 1] - 1 if n_lead else r.start
+        end = starts[b + n_trail] if n_trail else r.end
+        new = Region(start, end, r.start_line, r.end_line)
+        regions.append(new)
+        cs, ce = hit.spans[r][:2] if r in hit.spans else (r.start, r.end)
+        if n_lead:
+            cs = starts[a - n_lead + 1]
+        if n_trail:
+            ce = starts[b + n_trail - 1] + len(lines[b + n_trail - 1])
+        spans[new] = (cs, ce, bool(n_lead), bool(n_trail))
+    if any(x.start < y.end for x, y in zip(regions[1:], regions, strict=False)):
+        return eff
+    hit.regions = regions
+    hit.spans = spans if hit.spans else {}
+    hit.leading_nl, hit.trailing_nl = bool(n_lead), bool(n_trail)
+    info["trimmed"] = (0, 0)
+    return "\n" * n_lead + eff + "\n" * n_trail
+
+
 def find(text: str, old: str, *, max_matches: int | None = 1, fuzzy: bool = True) -> MatchOutcome:
     """Find ``old`` in ``text`` with the ladder (see module docstring).
 
@@ -457,6 +524,7 @@ def find(text: str, old: str, *, max_matches: int | None = 1, fuzzy: bool = True
         for level, eff, steps, info in _variants(old):  # noqa: B007
             hit = _anchored(ix, _try_base(ix, eff, False), eff, info)
             if hit:
+                eff = _untrim(ix, hit, eff, info)
                 break
     if hit is None:
         return MatchOutcome([], "none", old=old, max_matches=max_matches, crlf=crlf)

@@ -20,11 +20,12 @@ def _continue_indent(text: str, region: Region, old: str, new: str) -> str:
     to column 0) and every continuation line of ``new`` is indented less than that line
     (as written, it would fall out of the block).  Otherwise ``new`` is left as given.
     """
-    if "\n" in old or "\n" not in new:
-        return new
+    if "\n" in old.rstrip(" \t\n") or "\n" not in new:
+        return new  # (blank lines after the one line are the ones the file has there)
     ls = text.rfind("\n", 0, region.start) + 1
     ws = text[ls : region.start]
-    if not ws or ws.strip() or text[region.end : region.end + 1] not in ("\n", ""):
+    le = text.find("\n", region.start)
+    if not ws or ws.strip() or (le != -1 and le > region.end):
         return new
     first, *rest = new.split("\n")
     width = ws_width(ws, 4)
