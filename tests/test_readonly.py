@@ -25,6 +25,7 @@ import anyio
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from unprivileged import PRIVATE_CHECKOUT, nobody_can_run_python
 
 PY = sys.executable
 CLI = "from filewright.surfaces.cli.main import main; main()"
@@ -146,10 +147,9 @@ def env(request: pytest.FixtureRequest) -> Iterator[Env]:
             else:
                 if shutil.which("setpriv") is None:
                     pytest.skip("running as root without setpriv: cannot drop to nobody")
-                probe = Env("nobody", root)
-                if not _can(probe.wrap([PY, "-c", "import filewright"])):
-                    pytest.skip("nobody cannot run this interpreter (its directory is private)")
-                yield probe
+                if not nobody_can_run_python():
+                    pytest.skip(PRIVATE_CHECKOUT)
+                yield Env("nobody", root)
         else:
             mount = base / "mnt"
             mount.mkdir()

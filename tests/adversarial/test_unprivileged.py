@@ -1,8 +1,9 @@
 """Without the permission to read every ancestor: under an ancestor directory that grants
 search but not read permission (0711, as many home directories do), the descriptor walks
 of searches, listings and the state directory still work, and copies stay private. Run
-as the unprivileged user `nobody` (`runuser`), or, where that user cannot run this
-Python, as root without the capabilities that bypass file permissions (`setpriv`)."""
+as the unprivileged user `nobody`, or, where that user cannot run this Python (a
+checkout in a private directory), as root without the capabilities that bypass file
+permissions (`tests/unprivileged.py`)."""
 
 from __future__ import annotations
 
@@ -15,14 +16,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
-RUNUSER = shutil.which("runuser")
-SETPRIV = shutil.which("setpriv")
-NO_DAC = ["--bounding-set", "-dac_override,-dac_read_search", "--inh-caps", "-all", "--"]
+from unprivileged import SETPRIV, reachable_dir, unprivileged_prefix
 
 pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0 or (RUNUSER is None and SETPRIV is None),
-    reason="needs root and runuser or setpriv to drop its privileges",
+    os.geteuid() != 0 or SETPRIV is None,
+    reason="needs root and setpriv to drop its privileges",
 )
 
 SCRIPT = r"""
@@ -44,25 +42,26 @@ print(json.dumps(out))
 
 
 def _unprivileged() -> tuple[list[str], bool]:
-    """The command prefix that drops privileges, and whether it becomes `nobody`."""
-    if RUNUSER is not None:
-        prefix = [RUNUSER, "-u", "nobody", "--"]
-        probe = subprocess.run(
-            [*prefix, sys.executable, "-c", "import filewright"], capture_output=True, timeout=60
-        )
-        if probe.returncode == 0:
-            return prefix, True
-    if SETPRIV is None:
-        pytest.skip("nobody cannot run this Python and setpriv is missing")
-    return [SETPRIV, *NO_DAC], False
+    """The command prefix that drops privileges, and whether it becomes `nobody` (see
+    `unprivileged`: root without the permission-bypassing capabilities when nobody
+    cannot reach this checkout)."""
+    dropped = unprivileged_prefix()
+    assert dropped is not None
+    return dropped
 
 
-def test_tools_work_for_nobody_below_a_search_only_ancestor(tmp_path: Path) -> None:
+def test_tools_work_for_nobody_below_a_search_only_ancestor() -> None:
     prefix, as_nobody = _unprivileged()
-    home = tmp_path / "home"
+    with reachable_dir() as base:
+        _check_tools_below_a_search_only_ancestor(base, prefix, as_nobody)
+
+
+def _check_tools_below_a_search_only_ancestor(
+    base: Path, prefix: list[str], as_nobody: bool
+) -> None:
+    home = base / "home"
     root = home / "ws"
     root.mkdir(parents=True)
-    os.chmod(tmp_path, 0o755)
     os.chmod(home, 0o711 if as_nobody else 0o311)  # search, no read for the caller
     if as_nobody:
         shutil.chown(root, "nobody")
