@@ -59,6 +59,18 @@ def on_terminal(*args: str, cwd: Path, columns: int = 100) -> str:
 def test_tools_table_keeps_optional_parameters(tmp_path: Path) -> None:
     shown = on_terminal("tools", cwd=tmp_path, columns=200)
     assert "[offset]" in shown and "[limit]" in shown and "[replace_all]" in shown, shown
+    assert "parameters ([optional])" in shown, shown  # the header, not "parameters ()"
+
+
+def test_every_toolset_option_lists_every_registered_toolset(tmp_path: Path) -> None:
+    """The --toolset help is derived from the registry, so it cannot drift from it."""
+    from filewright.engine.registry import REGISTRY
+
+    for command in ("call", "tools", "serve", "undo"):
+        shown = " ".join(run(command, "--help", cwd=tmp_path).stdout.split())
+        listed = re.search(r"Toolset: ([a-z_, ]+)\.", shown)
+        assert listed, shown
+        assert listed.group(1).split(", ") == list(REGISTRY), (command, listed.group(1))
 
 
 # -- insert past the end ------------------------------------------------------------------------

@@ -370,6 +370,22 @@ def test_read_many_reports_each_failure_alone_and_hidden_as_missing(root: Path) 
     assert "TOP SECRET" not in globbed.text and "alpha" in globbed.text
 
 
+def test_read_many_with_a_pattern_that_matches_nothing_says_so(root: Path) -> None:
+    """The user gave a pattern: the answer says it matched nothing (exit 1, a tool
+    failure), not "give paths or a pattern" (exit 2, a usage error)."""
+    proc = subprocess.run(
+        [sys.executable, "-c", "from filewright.surfaces.cli.main import main; main()",
+         "call", "--root", str(root), "read_many", '{"pattern": "**/*.nothing"}'],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    answer = json.loads(proc.stdout)
+    assert answer["text"] == "No files match the pattern '**/*.nothing': nothing to read."
+    assert answer["data"]["error"] == "not_found"
+    empty = tools(root).call("read_many", {})
+    assert not empty.ok and empty.data["error"] == "bad_arguments"
+
+
 def test_read_many_budget(root: Path) -> None:
     for i in range(5):
         (root / f"f{i}.txt").write_text("y" * 400 + "\n")

@@ -238,6 +238,12 @@ class FileTools:
             if found.error:
                 return Result(False, found.error, {"error": "invalid_pattern"})
             paths += [str(x) for x in found.paths]
+        if not paths and p.pattern:
+            return Result(
+                False,
+                f"No files match the pattern {p.pattern!r}: nothing to read.",
+                {"error": "not_found", "pattern": p.pattern, "files": []},
+            )
         if not paths:
             return Result(
                 False, "Give paths or a pattern to read_many.", {"error": "bad_arguments"}

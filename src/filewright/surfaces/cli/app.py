@@ -17,8 +17,8 @@ import typer
 from typer._click.exceptions import NoArgsIsHelpError
 from typer._click.exceptions import UsageError as ClickUsageError
 
+from filewright.engine.registry import REGISTRY
 from filewright.surfaces.cli.calls import (
-    TOOLSET_NAMES,
     UsageError,
     load_toolset,
     open_workspace,
@@ -104,7 +104,8 @@ Roots = Annotated[
     ),
 ]
 ToolsetName = Annotated[
-    str, typer.Option("--toolset", "-t", metavar="NAME", help=f"Toolset: {TOOLSET_NAMES}.")
+    str,
+    typer.Option("--toolset", "-t", metavar="NAME", help=f"Toolset: {', '.join(REGISTRY)}."),
 ]
 
 
@@ -233,7 +234,7 @@ def _print_table(ts: object, name: str) -> None:
 
     table = Table(title=f"filewright toolset: {name}", show_lines=True)
     for column in ("tool", "parameters ([optional])", "kind", "description"):
-        table.add_column(column, overflow="fold")
+        table.add_column(escape(column), overflow="fold")
     for t in ts.tools():  # type: ignore[attr-defined]
         schema = parameters_schema(t)
         required = set(schema.get("required", []))

@@ -16,7 +16,6 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 USAGE_ERRORS = {"bad_arguments", "unknown_tool", "usage"}
-TOOLSET_NAMES = "default, claude, text_editor, gemini, worker, companion, memo"
 LOCALES = ("en", "zh")
 ON_OFF = ("on", "off")
 
