@@ -81,3 +81,45 @@ def test_claude_read_of_an_image_or_pdf_counts_as_a_read(tmp_path: Path) -> None
         )
         assert result.ok, result.text
         assert target.read_bytes() == new
+
+
+# -- gemini ---------------------------------------------------------------------------------
+
+
+def test_gemini_every_tool_resolves_a_relative_path_against_the_root(tmp_path: Path) -> None:
+    from filewright import approve_all
+
+    tools = Workspace(tmp_path, confirm=approve_all).toolset("gemini")
+    assert tools.call("write_file", {"file_path": "sub/notes.txt", "content": "one\n"}).ok
+    assert (tmp_path / "sub" / "notes.txt").read_text() == "one\n"
+    edit = {"file_path": "sub/notes.txt", "old_string": "one", "new_string": "two"}
+    assert tools.call("replace", edit).ok
+    assert (tmp_path / "sub" / "notes.txt").read_text() == "two\n"
+    made = {"file_path": "made.txt", "old_string": "", "new_string": "new\n"}
+    assert tools.call("replace", made).ok and (tmp_path / "made.txt").read_text() == "new\n"
+    assert tools.call("read_file", {"path": "sub/notes.txt"}).text == "two"
+    assert "notes.txt" in tools.call("list_directory", {"path": "sub"}).text
+    assert "notes.txt" in tools.call("glob", {"pattern": "*.txt", "path": "sub"}).text
+    grep = tools.call("search_file_content", {"pattern": "two", "path": "sub"})
+    assert "L1: two" in grep.text
+    outside = tools.call("write_file", {"file_path": "../x.txt", "content": "x"})
+    assert not outside.ok and "within one of the workspace directories" in outside.text
+
+
+def test_gemini_replace_failures_show_where_the_text_is(tmp_path: Path) -> None:
+    tools = Workspace(tmp_path).toolset("gemini")
+    put(tmp_path / "a.py", "def total(items):\n    return sum(items)\n")
+    result = tools.call(
+        "replace", {"file_path": "a.py", "old_string": "return summ(items)", "new_string": "x"}
+    )
+    assert "L2:     return sum(items)" in result.text
+    put(tmp_path / "b.py", "x = 1\ny = 2\nx = 1\n")
+    several = tools.call("replace", {"file_path": "b.py", "old_string": "x = 1", "new_string": "z"})
+    assert "- line 1:" in several.text and "- line 3:" in several.text
+
+
+def test_gemini_svg_is_read_as_text(tmp_path: Path) -> None:
+    svg = '<svg xmlns="http://www.w3.org/2000/svg"><rect width="1"/></svg>\n'
+    put(tmp_path / "icon.svg", svg)
+    result = Workspace(tmp_path).toolset("gemini").call("read_file", {"path": "icon.svg"})
+    assert result.text == svg.rstrip("\n") and result.images == []

@@ -12,7 +12,9 @@ class Result:
     """The outcome of one tool call.
 
     `text` is exactly what the model sees; `data` is structured and JSON-serialisable
-    (path, replacements, strategy, changed lines, diff, risk, backup, images …).
+    (path, replacements, strategy, changed lines, diff, risk, backup, images, documents
+    …). What a model needs is in `text` or in the images and documents, which every
+    surface sends as content blocks; `data` alone reaches programs, not the model.
     """
 
     ok: bool
@@ -29,6 +31,13 @@ class Result:
     def images(self) -> list[dict[str, str]]:
         """Images carried by the result: dicts with `mime_type` and base64 `data`."""
         return list(self.data.get("images", []))
+
+    @property
+    def documents(self) -> list[dict[str, Any]]:
+        """Documents carried by the result (a PDF a seed returns as data): dicts with
+        `mime_type`, base64 `data`, the file's `name` and its extracted `text` (or None).
+        Every surface sends them as document blocks (see `surfaces.dispatch`)."""
+        return list(self.data.get("documents", []))
 
 
 @dataclass(frozen=True)

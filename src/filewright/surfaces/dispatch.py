@@ -5,10 +5,16 @@ Formats (the same names as `filewright.tools.schemas.FORMATS`):
 | format             | a call looks like                                              | the answer                                                     |
 |--------------------|----------------------------------------------------------------|----------------------------------------------------------------|
 | `openai`           | `{"id", "type": "function", "function": {"name", "arguments": "<JSON>"}}` | `{"role": "tool", "tool_call_id", "content"}` (+ a user message with the images) |
-| `openai-responses` | `{"type": "function_call", "call_id", "name", "arguments": "<JSON>"}` | `{"type": "function_call_output", "call_id", "output"}` |
+| `openai-responses` | `{"type": "function_call", "call_id", "name", "arguments": "<JSON>"}` | `{"type": "function_call_output", "call_id", "output"}` (`input_image` / `input_file` items) |
 |                    | `{"type": "apply_patch_call", "call_id", "operation": {...}}` (the built-in tool) | `{"type": "apply_patch_call_output", "call_id", "status", "output"}` |
-| `anthropic`        | `{"type": "tool_use", "id", "name", "input": {...}}`           | `{"type": "tool_result", "tool_use_id", "content": [...], "is_error"}` |
+| `anthropic`        | `{"type": "tool_use", "id", "name", "input": {...}}`           | `{"type": "tool_result", "tool_use_id", "content": [...], "is_error"}` (`image` / `document` blocks) |
 | `gemini`           | `{"functionCall": {"name", "args", "id"}}` (or the bare call)  | `{"functionResponse": {"name", "response", "id"}}` (+ `inlineData` parts) |
+
+What a model needs travels in the text and in content blocks, never only in `data`:
+a result's images (`Result.images`) and documents (`Result.documents`, a PDF) go as each
+format's image and document blocks. A Chat Completions tool message holds text only: a
+document's extracted text is appended to it with a line saying the document itself could
+not be sent (images go in a following user message, as before).
 
 An `apply_patch_call` (the Responses API's built-in apply_patch tool) is run by the
 toolset's `apply_operation` (the `apply_patch` toolset has one); a toolset without it
@@ -79,6 +85,46 @@ def images_of(result: Result) -> list[tuple[str, str]]:
         if isinstance(mime, str) and isinstance(data, str | bytes):
             out.append((mime, data.decode("ascii") if isinstance(data, bytes) else data))
     return out
+
+
+@dataclass(frozen=True)
+class Document:
+    """A document a result carries (a PDF): mime type, base64 data, file name and the
+    text extracted from it (None when none could be)."""
+
+    mime_type: str
+    data: str
+    name: str
+    text: str | None
+
+
+def documents_of(result: Result) -> list[Document]:
+    """The documents in `result.data["documents"]` (see `Result.documents`)."""
+    raw = result.data.get("documents") if isinstance(result.data, dict) else None
+    out: list[Document] = []
+    for item in raw or ():
+        if not isinstance(item, dict):
+            continue
+        mime, data = item.get("mime_type") or item.get("mimeType"), item.get("data")
+        if isinstance(mime, str) and isinstance(data, str | bytes):
+            text = item.get("text")
+            out.append(
+                Document(
+                    mime,
+                    data.decode("ascii") if isinstance(data, bytes) else data,
+                    str(item.get("name") or "document"),
+                    text if isinstance(text, str) else None,
+                )
+            )
+    return out
+
+
+def document_fallback(doc: Document, where: str) -> str:
+    """What a format without a document block says instead, and the extracted text."""
+    head = f"[The document {doc.name} ({doc.mime_type}) cannot be sent as a document in {where}; "
+    if doc.text is None:
+        return head + "no text could be extracted from it.]"
+    return head + "its extracted text follows.]\n" + doc.text
 
 
 # -- parsing calls ------------------------------------------------------------------------
@@ -204,7 +250,10 @@ def format_result(call: ToolCall, result: Result) -> list[dict[str, Any]]:
     """The answer to `call` in its API's form: a list of items to append (see module doc)."""
     text = result.text or EMPTY_TEXT
     images = images_of(result)
-    if call.format == "openai":
+    documents = documents_of(result)
+    if call.format == "openai":  # a tool message holds text only
+        for doc in documents:
+            text += "\n\n" + document_fallback(doc, "a Chat Completions tool message")
         items: list[dict[str, Any]] = [
             {"role": "tool", "tool_call_id": call.id or "", "content": text}
         ]
@@ -228,11 +277,19 @@ def format_result(call: ToolCall, result: Result) -> list[dict[str, Any]]:
         ]  # fmt: skip
     if call.format == "openai-responses":
         output: str | list[dict[str, Any]] = text
-        if images:
+        if images or documents:
             output = [{"type": "input_text", "text": text}]
             output += [
                 {"type": "input_image", "image_url": _data_url(m, d), "detail": "auto"}
                 for m, d in images
+            ]
+            output += [
+                {
+                    "type": "input_file",
+                    "filename": doc.name,
+                    "file_data": _data_url(doc.mime_type, doc.data),
+                }
+                for doc in documents
             ]
         return [{"type": "function_call_output", "call_id": call.id or "", "output": output}]
     if call.format == "anthropic":
@@ -249,6 +306,17 @@ def format_result(call: ToolCall, result: Result) -> list[dict[str, Any]]:
                 content.append(
                     {"type": "text", "text": f"[image of type {mime} omitted: not supported]"}
                 )
+        for doc in documents:
+            if doc.mime_type == "application/pdf":
+                content.append(
+                    {
+                        "type": "document",
+                        "source": {"type": "base64", "media_type": doc.mime_type, "data": doc.data},
+                        "title": doc.name,
+                    }
+                )
+            else:
+                content.append({"type": "text", "text": document_fallback(doc, "this message")})
         return [
             {
                 "type": "tool_result",
@@ -264,6 +332,9 @@ def format_result(call: ToolCall, result: Result) -> list[dict[str, Any]]:
             fr["id"] = call.id
         parts = [{"functionResponse": fr}]
         parts += [{"inlineData": {"mimeType": m, "data": d}} for m, d in images]
+        parts += [
+            {"inlineData": {"mimeType": doc.mime_type, "data": doc.data}} for doc in documents
+        ]
         return parts
     raise ValueError(f"unknown tool-call format {call.format!r}")
 
@@ -316,10 +387,12 @@ def dispatch_response(
 __all__ = [
     "APPLY_PATCH_CALL",
     "CALL_FORMATS",
+    "Document",
     "ToolCall",
     "detect_format",
     "dispatch",
     "dispatch_response",
+    "documents_of",
     "extract_calls",
     "format_result",
     "images_of",

@@ -4,7 +4,8 @@ Seed: `vecli-filesystem-tools.md`. Tools (display names as MCP titles):
 
 - `list_directory` (ReadFolder): `path`, `ignore`, `respect_git_ignore`.
 - `read_file` (ReadFile): `path`, `offset` (0-based line), `limit`; text, images and PDFs
-  (base64 `inlineData`), other binary files skipped.
+  (base64 `inlineData`, sent as image and document blocks on every surface), SVG as the
+  text it is, other binary files skipped.
 - `write_file` (WriteFile): `file_path`, `content`; creates parent directories; asks
   for confirmation with a diff.
 - `glob` (FindFiles): `pattern`, `path`, `case_sensitive`, `respect_git_ignore`;
@@ -13,8 +14,11 @@ Seed: `vecli-filesystem-tools.md`. Tools (display names as MCP titles):
 - `replace` (Edit): `file_path`, `old_string`, `new_string`, `expected_replacements`;
   an empty `old_string` creates a new file; asks for confirmation with a diff.
 
-Paths may be absolute (inside a workspace root) or relative to the first root; messages
-show absolute paths, as the real tool does. Texts follow Gemini CLI's own wording where
+Paths may be absolute (inside a workspace root) or relative to the first root, in every
+tool (the seed's note under its title; Gemini CLI resolves them too); messages show
+absolute paths, as the real tool does. A failed `replace` is followed by where the text is
+(the most similar real text with `L<n>:` line numbers, or every occurrence with its
+context); the option `plain=True` leaves the seed's message alone. Texts follow Gemini CLI's own wording where
 the seed elides it ("Failed to edit, 0 occurrences found for old_string in … No edits
 made. …", "[File content truncated: showing lines A-B of N total lines. Use
 offset/limit parameters to view more.]", "[Operation Cancelled] Reason: User did not
@@ -204,11 +208,6 @@ class GeminiToolset(Toolset):
         assert outcome.failure is not None
         return self._fail(outcome.failure, self._shown(outcome, given), tool)
 
-    @staticmethod
-    def _not_absolute(given: str) -> Result:
-        """The seed: replace and write_file fail when `file_path` is not absolute."""
-        return Result(False, f"File path must be absolute: {given}", {"error": "invalid"})
-
     def _dry_run_text(self, outcome: Outcome, what: str) -> str:
         return f"[Dry run: nothing written] {what}\n{outcome.diff}".rstrip("\n")
 
@@ -225,15 +224,8 @@ class GeminiToolset(Toolset):
             loc = readers.locate_file(self.engine, p.path)
             with readers.open_file(self.engine, loc) as (fd, size):
                 kind = media.sniff(os.pread(fd, 4096, 0), loc.name).kind
-            if loc.name.lower().endswith(".svg"):  # the seed lists SVG among the images
-                return self._svg(loc, size)
             if kind == "pdf":
-                part = readers.pdf_inline(self.engine, loc)
-                return Result(
-                    True,
-                    f"[PDF file: {loc.name} ({human_size(size)}), sent as inline data]",
-                    {"path": str(loc.path), "kind": "pdf", "mime_type": "application/pdf", **part},
-                )
+                return self._pdf(loc, size)
             if kind == "notebook":  # Gemini CLI reads a notebook as the JSON text it is
                 lines = readers.read_lines(
                     self.engine, loc, offset + 1, p.limit or readers.DEFAULT_LIMIT
@@ -275,20 +267,36 @@ class GeminiToolset(Toolset):
             body = readers.format_gemini(text)
         return Result(True, body, data)
 
-    def _svg(self, loc: Any, size: int) -> Result:
-        """An SVG image as inlineData (`image/svg+xml`, the file's bytes in base64)."""
-        raw = self.engine.read_bytes(loc).data
+    def _pdf(self, loc: Any, size: int) -> Result:
+        """A PDF as inlineData: the file's bytes travel as a document block on every
+        surface (`data["documents"]`), with its extracted text for a surface that has no
+        document block (Chat Completions)."""
+        part = readers.pdf_inline(self.engine, loc)
+        raw = base64.b64decode(part["inlineData"]["data"])
         self.engine.record_read(loc, hashlib.sha256(raw).hexdigest())
-        inline = {"mimeType": "image/svg+xml", "data": base64.b64encode(raw).decode("ascii")}
+        try:
+            extracted: str | None = readers.render_outcome(
+                readers.read_any(self.engine, loc, record=False), "gemini"
+            )
+        except OperationFailed:  # no text to offer; the document itself still goes
+            extracted = None
+        document = {
+            "mime_type": "application/pdf",
+            "data": part["inlineData"]["data"],
+            "name": loc.name,
+            "text": extracted,
+        }
         data = {
             "path": str(loc.path),
-            "kind": "image",
-            "mime_type": "image/svg+xml",
+            "kind": "pdf",
+            "mime_type": "application/pdf",
             "size": size,
-            "inlineData": inline,
-            "images": [{"mime_type": "image/svg+xml", "data": inline["data"]}],
+            **part,
+            "documents": [document],
         }
-        return Result(True, f"[Image file: {loc.name} (image/svg+xml, {human_size(size)})]", data)
+        return Result(
+            True, f"[PDF file: {loc.name} ({human_size(size)}), sent as inline data]", data
+        )
 
     # -- listing and searching -------------------------------------------------------------
 
@@ -364,8 +372,6 @@ class GeminiToolset(Toolset):
 
     def write_file(self, p: WriteFileParams) -> Result:
         """Create or overwrite a file (parents created) after the user approves the diff."""
-        if not os.path.isabs(p.file_path):
-            return self._not_absolute(p.file_path)
         content = p.content
         outcome = self.change(
             Change(
@@ -390,8 +396,6 @@ class GeminiToolset(Toolset):
 
     def replace(self, p: ReplaceParams) -> Result:
         """Replace `expected_replacements` occurrences (ladder, then corrector); empty old creates."""
-        if not os.path.isabs(p.file_path):
-            return self._not_absolute(p.file_path)
         if p.old_string == "":
             return self._create(p)
         old, new, expected = p.old_string, p.new_string, p.expected_replacements
@@ -433,8 +437,14 @@ class GeminiToolset(Toolset):
                 return self._failed_outcome(outcome, given, "replace")
             data = {k: v for k, v in failure.detail.items() if k != "message"}
             hint = _closest_hint(failure.detail.get("closest") or [])
-            if hint:  # where the most similar text is: in data, the seed's text has none
-                data["closest_hint"] = hint.strip()
+            if failure.code == "count_mismatch":
+                hint = _occurrences_hint(failure.detail.get("locations") or [])
+            if hint:  # after the seed's text: where the text the model meant is
+                data["closest_hint" if failure.code == "no_match" else "locations_hint"] = (
+                    hint.strip()
+                )
+                if not self.options.get("plain"):
+                    text += hint
             return Result(False, text, {**data, "error": failure.code, "path": path})
         text = f"Successfully modified file: {path} ({outcome.replacements} replacements)."
         if outcome.dry_run:
@@ -530,15 +540,32 @@ class GeminiToolset(Toolset):
 
 
 def _closest_hint(closest: list[dict[str, Any]]) -> str:
-    """Where the most similar real text is (never used to apply an edit)."""
-    if not closest:
+    """Where the most similar real text is, its lines numbered as search_file_content
+    numbers them (`L<n>: `); never used to apply an edit."""
+    found = [c for c in closest if c.get("similarity", 0) >= 0.5]
+    if not found:
         return ""
-    best = closest[0]
-    start, end = best.get("start_line"), best.get("end_line")
+    best = found[0]
+    start, end = int(best["start_line"]), int(best["end_line"])
     where = f"line {start}" if start == end else f"lines {start}-{end}"
     differs = best.get("differs") or []
     how = f" (differs in: {', '.join(map(str, differs))})" if differs else ""
-    return f"\n\nThe most similar text in the file is at {where}{how}:\n{best.get('text', '')}"
+    lines = str(best.get("text", "")).split("\n")
+    body = "\n".join(f"L{start + i}: {line}" for i, line in enumerate(lines))
+    return f"\n\nThe most similar text in the file is at {where}{how}:\n{body}"
+
+
+def _occurrences_hint(locations: list[dict[str, Any]], limit: int = 10) -> str:
+    """Where each occurrence is, with its numbered context (from `edit.suggest.locations`)."""
+    if not locations:
+        return ""
+    parts = ["The occurrences are at:"]
+    for where in locations[:limit]:
+        parts.append(f"- line {where['line']}:")
+        parts += [f"    {line}" for line in str(where["context"]).split("\n")]
+    if len(locations) > limit:
+        parts.append(f"({len(locations) - limit} more not shown)")
+    return "\n\n" + "\n".join(parts)
 
 
 __all__ = ["Corrector", "GeminiToolset"]

@@ -6,8 +6,9 @@ Tools are registered from filewright's own definitions (`schemas.definition(tool
 the parameter JSON schema and the annotations), not from Python signatures; arguments go
 to the toolset unchanged, which validates them with its own messages.
 
-- **Results.** `text` is a TextContent; `data` is the structured content (images left
-  out); images are ImageContent. A failure the toolset reports is a tool error
+- **Results.** `text` is a TextContent; `data` is the structured content (the bytes of
+  images and documents left out); images are ImageContent, documents (a PDF) embedded
+  resources with the file's bytes (BlobResourceContents). A failure the toolset reports is a tool error
   (`isError: true`) carrying exactly the toolset's text.
 - **Roots.** `--root` given: those directories only; client roots are ignored. No `--root`,
   over stdio: the client's roots (MCP `roots/list`, `file://` directories that exist) when
@@ -57,6 +58,7 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import quote
 
 import anyio
 import anyio.from_thread
@@ -68,7 +70,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types.version import is_version_at_least
 
 from filewright.core.progress import progress_reporter
-from filewright.surfaces.dispatch import images_of
+from filewright.surfaces.dispatch import Document, documents_of, images_of
 from filewright.surfaces.mcp.confirm import (
     _CURRENT,
     CONFIRM_MODES,
@@ -118,13 +120,14 @@ SERVE_OPTIONS: dict[str, dict[str, Any]] = {"claude": {"list_directories": True}
 
 def structured(data: dict[str, Any]) -> dict[str, Any]:
     """`data` as JSON-safe structured content: images without their bytes, no trace."""
-    out = {k: v for k, v in data.items() if k not in ("images", "trace")}
-    if isinstance(data.get("images"), list):
-        out["images"] = [
-            {k: v for k, v in i.items() if k not in ("data", "inlineData", "inline_data")}
-            for i in data["images"]
-            if isinstance(i, dict)
-        ]
+    out = {k: v for k, v in data.items() if k not in ("images", "documents", "trace")}
+    for key in ("images", "documents"):  # their bytes travel as content blocks
+        if isinstance(data.get(key), list):
+            out[key] = [
+                {k: v for k, v in i.items() if k not in ("data", "inlineData", "inline_data")}
+                for i in data[key]
+                if isinstance(i, dict)
+            ]
     return out if _plain_json(out) else json.loads(json.dumps(out, ensure_ascii=False, default=str))
 
 
@@ -163,6 +166,7 @@ def to_mcp_result(
         content += [
             types.ImageContent(type="image", data=d, mime_type=m) for m, d in images_of(result)
         ]
+        content += [_document_block(result, doc) for doc in documents_of(result)]
     if "trace" in result.data:
         log.warning("tool failed unexpectedly:\n%s", result.data["trace"])
     if output_schema is not None:
@@ -171,6 +175,18 @@ def to_mcp_result(
     else:
         data = structured(result.data)
     return types.CallToolResult(content=content, structured_content=data, is_error=not result.ok)
+
+
+def _document_block(result: Result, doc: Document) -> types.EmbeddedResource:
+    """A document (a PDF) as an embedded resource: its bytes, its mime type, its file URI."""
+    path = result.data.get("path") if isinstance(result.data, dict) else None
+    uri = Path(path).as_uri() if isinstance(path, str) and path.startswith("/") else None
+    return types.EmbeddedResource(
+        type="resource",
+        resource=types.BlobResourceContents(
+            uri=uri or f"file:///{quote(doc.name)}", mime_type=doc.mime_type, blob=doc.data
+        ),
+    )
 
 
 class _ContentBlocks:
