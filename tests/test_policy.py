@@ -71,7 +71,7 @@ from filewright.policy.rules import Access, Policy, Rule, load_rules, risk_of
     ],
 )
 def test_default_protected_set(rel: str, expected: Access) -> None:
-    assert Policy().access(rel) == expected
+    assert Policy().access(rel, is_dir=False) == expected
 
 
 def test_last_matching_rule_wins_and_engine_rules_cannot_be_overridden() -> None:
@@ -82,9 +82,9 @@ def test_last_matching_rule_wins_and_engine_rules_cannot_be_overridden() -> None
             Rule(".filewright/", Access.WRITE),
         ]
     )
-    assert policy.access("docs/secret.md") == Access.DENY
-    assert policy.access("docs/public/a.md") == Access.WRITE
-    assert policy.access(".filewright/sessions/x.json") == Access.HIDDEN
+    assert policy.access("docs/secret.md", is_dir=False) == Access.DENY
+    assert policy.access("docs/public/a.md", is_dir=False) == Access.WRITE
+    assert policy.access(".filewright/sessions/x.json", is_dir=False) == Access.HIDDEN
 
 
 def test_memory_switch_rules() -> None:
@@ -92,14 +92,14 @@ def test_memory_switch_rules() -> None:
         Rule("USER.md", Access.WRITE, memory=True),
         Rule("USER.md", Access.HIDDEN, memory=False),
     ]
-    assert Policy(rules, memory=True).access("USER.md") == Access.WRITE
-    assert Policy(rules, memory=False).access("user.md") == Access.HIDDEN
+    assert Policy(rules, memory=True).access("USER.md", is_dir=False) == Access.WRITE
+    assert Policy(rules, memory=False).access("user.md", is_dir=False) == Access.HIDDEN
 
 
 def test_most_restrictive_name_counts() -> None:
     policy = Policy()
     # a symlink named innocently whose target is protected
-    assert policy.access("link-to-git-config", ".git/config") == Access.READ
+    assert policy.access("link-to-git-config", ".git/config", is_dir=False) == Access.READ
 
 
 def test_risk_levels() -> None:

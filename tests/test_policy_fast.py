@@ -306,7 +306,7 @@ def test_toolsets_with_policy_files_and_symlinks(
                 Access.HIDDEN,
                 Access.DENY,
             )
-            assert visible(rel) == want, rel
+            assert visible(rel, False) == want, rel
 
 
 # -- the bulk forms of the search filter ------------------------------------------------------
@@ -348,20 +348,22 @@ def test_bulk_visibility_equals_one_path_at_a_time(
     visible = Visibility(policy, root, directory, state_dir, skip)
     one = Visibility(policy, root, directory, state_dir, skip)  # no caches shared
     rels = ["/".join(parts) for parts in files]
-    want = [rel for rel in rels if one(rel)]
+    want = [rel for rel in rels if one(rel, False)]
     assert [os.fsdecode(r) for r in visible.files([os.fsencode(r) for r in rels])] == want
     for rel in rels:
         rel_dir, _, name = rel.rpartition("/")
         test = visible.in_directory(rel_dir)
-        assert (test is None or test(name)) == one(rel), rel
+        assert (test is None or test(name)) == one(rel, False), rel
     by_dir: dict[str, list[str]] = {}
     for rel in rels:
         rel_dir, _, name = rel.rpartition("/")
         by_dir.setdefault(rel_dir, []).append(name)
     for rel_dir, in_dir in by_dir.items():
         prefix = rel_dir + "/" if rel_dir else ""
-        want_hidden = {name for name in in_dir if not one(prefix + name)}
-        assert visible.hidden_names(rel_dir, in_dir) == want_hidden, rel_dir
+        want_hidden = {name for name in in_dir if not one(prefix + name, False)}
+        assert visible.hidden_names(rel_dir, in_dir, []) == want_hidden, rel_dir
+        want_dirs = {name for name in in_dir if not one(prefix + name, True)}
+        assert visible.hidden_names(rel_dir, [], in_dir) == want_dirs, rel_dir
     # And the same as the engine's filter before the change (Path-based state check).
     ref = ReferencePolicy(policy)
     base = "" if directory == "." else directory + "/"
@@ -372,7 +374,7 @@ def test_bulk_visibility_equals_one_path_at_a_time(
             and ref.access(full) not in (Access.HIDDEN, Access.DENY)
             and (not skip or set(skip).isdisjoint(rel.split("/")))
         )
-        assert one(rel) == old, rel
+        assert one(rel, False) == old, rel
 
 
 @settings(max_examples=150, deadline=None)
@@ -409,7 +411,7 @@ def test_deep_paths_and_deep_rules_need_no_recursion() -> None:
     policy = Policy([Rule("x/", Access.DENY)], untrusted=[Rule(deep_rule, Access.HIDDEN)])
     ref = ReferencePolicy(policy)
     for rel in ("/".join(["d"] * 3000), "/".join(["d"] * 1199) + "/e", "d/" * 2000 + "x/y"):
-        assert policy.access(rel) == ref.access(rel)
+        assert policy.access(rel, is_dir=False) == ref.access(rel)
 
 
 @pytest.mark.parametrize("first", ["fixtures/a/b", "other/a/b"])
@@ -433,4 +435,7 @@ def test_directories_sharing_states_share_verdicts_only_when_a_regex_agrees(firs
             if found.maybe is None or not found.maybe.may_match(name.encode()):
                 assert ref.access(f"{d}/{name}") == found.access, (d, name)
             else:
-                assert policy.access(f"{d}/{name}") == ref.access(f"{d}/{name}"), (d, name)
+                assert policy.access(f"{d}/{name}", is_dir=False) == ref.access(f"{d}/{name}"), (
+                    d,
+                    name,
+                )

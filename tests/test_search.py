@@ -41,7 +41,7 @@ HAVE_RG = find_rg() is not None
 needs_rg = pytest.mark.skipif(not HAVE_RG, reason="no rg binary")
 
 
-def policy(path: str) -> bool:
+def policy(path: str, _is_dir: bool) -> bool:
     """A policy hiding .env files and everything under secrets/."""
     return not (path.split("/")[-1] == ".env" or path.split("/")[0] == "secrets")
 
@@ -701,8 +701,8 @@ def test_glob_large_listing_engines_agree(
             {},
             {"count_ignored": False},
             {"max_results": 7},
-            {"visible": lambda p: "g2" not in p},
-            {"visible": lambda p: "g2" not in p, "count_ignored": False},
+            {"visible": lambda p, _d: "g2" not in p},
+            {"visible": lambda p, _d: "g2" not in p, "count_ignored": False},
             {"respect_gitignore": False, "case_sensitive": True},
         ]:
             rg = glob(tmp_path, pattern, engine="rg", **opts)  # type: ignore[arg-type]

@@ -270,7 +270,7 @@ class Engine:
             return Access.READ
         return access
 
-    def is_visible_real(self, real: Path, is_dir: bool = False) -> bool:
+    def is_visible_real(self, real: Path, *, is_dir: bool) -> bool:
         """For listings and searches: may this real path (its name or its content) appear
         in results? Judged under every root that holds it, like `access`."""
         if self.workspace.is_private(real):
@@ -318,7 +318,7 @@ class Engine:
         is_private = self.workspace.is_private
         policy = self.policy
 
-        def check(rel: str, is_dir: bool = False) -> bool:
+        def check(rel: str, is_dir: bool) -> bool:
             rel = rel.strip("/")
             full = base + rel
             if is_private(root / full):
@@ -378,13 +378,18 @@ class Engine:
         return loc, access
 
     def _hidden_by_name(self, path: str) -> bool:
-        """Whether the policy hides `path` judged by its text under the roots."""
+        """Whether the policy hides `path` judged by its text under the roots: as a file
+        or as a directory (what the disk said about it is what must not be told, so a
+        `secrets/` rule makes `read secrets` "not found", not "a directory")."""
         try:
             rels = self.workspace.sandbox.names_under_roots(path)
         except (ValueError, IndexError):
             return False
         rels = [r for r in rels if r not in ("", ".")]
-        return bool(rels) and self.policy.access(*rels) == Access.HIDDEN
+        return bool(rels) and Access.HIDDEN in (
+            self.policy.access(*rels, is_dir=False),
+            self.policy.access(*rels, is_dir=True),
+        )
 
     # -- step 3: load ---------------------------------------------------------------------
 

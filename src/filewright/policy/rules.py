@@ -198,8 +198,10 @@ class Policy:
                 break
         return access, found
 
-    def decide(self, *rels: str, is_dir: bool = False) -> tuple[Access, Rule | None]:
-        """The most restrictive access over every name of a path (and its folded forms)."""
+    def decide(self, *rels: str, is_dir: bool) -> tuple[Access, Rule | None]:
+        """The most restrictive access over every name of a path (and its folded forms).
+        `is_dir` is required, as in every policy query: a rule such as `secrets/` matches
+        only a directory, so the entry's type decides its answer."""
         best: tuple[Access, Rule | None] = (Access.WRITE, None)
         for rel in rels:
             if rel in ("", "."):
@@ -216,9 +218,10 @@ class Policy:
     """Paths judged one by one (each rule's regex) before the rules are compiled per
     directory: a CLI call that reads one file does not pay for compiling them."""
 
-    def access(self, *rels: str, is_dir: bool = False) -> Access:
+    def access(self, *rels: str, is_dir: bool) -> Access:
         """The most restrictive access over every name of a path (and its folded forms):
-        `decide`'s answer, from rules compiled per directory (see `verdicts`)."""
+        `decide`'s answer, from rules compiled per directory (see `verdicts`). `is_dir`
+        (required): whether the entry is a directory, which directory-only rules need."""
         if self._calls < self.FAST_AFTER:
             self._calls += 1
             best: Access | None = None
@@ -275,7 +278,7 @@ class Policy:
             )
         return fast
 
-    def is_visible(self, rel: str, *, is_dir: bool = False) -> bool:
+    def is_visible(self, rel: str, *, is_dir: bool) -> bool:
         return self.access(rel, is_dir=is_dir) != Access.HIDDEN
 
 

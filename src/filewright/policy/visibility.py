@@ -1,7 +1,8 @@
 """Which paths under one directory may appear in listings and searches.
 
 A `Visibility` is the `visible` callback the search functions get (a path relative to
-the searched directory, posix; False: the path must not appear nor be read), plus bulk
+the searched directory, posix, and whether that entry is a directory: a rule such as
+`secrets/` hides only a directory; False: the path must not appear nor be read), plus bulk
 forms that judge a whole directory once: `files` filters a batch of paths as ripgrep
 prints them, `in_directory` gives the test for names in one directory. A path is
 invisible when the policy hides it, when it lies in the state directory, or when one of
@@ -69,7 +70,7 @@ class Visibility:
         s = self.state_rel
         return s is not None and (full == s or full.startswith(s + "/"))
 
-    def __call__(self, rel: str, is_dir: bool = False) -> bool:
+    def __call__(self, rel: str, is_dir: bool) -> bool:
         rel_dir, _, name = rel.rpartition("/")
         if not is_dir and name not in ("", ".", "..") and not rel.startswith("/"):
             # A file: its directory's verdict, unless a rule may single out its name.
@@ -86,7 +87,7 @@ class Visibility:
                 return shown(verdict.access) and (not self.skip or name not in self.skip)  # type: ignore[attr-defined]
         return self._check(rel, is_dir)
 
-    def _check(self, rel: str, is_dir: bool = False) -> bool:
+    def _check(self, rel: str, is_dir: bool) -> bool:
         """The path's own check (no directory verdict)."""
         if self.skip and not self.skip.isdisjoint(rel.split("/")):
             return False
@@ -128,7 +129,7 @@ class Visibility:
             return lambda _name: False
         prefix = rel_dir + "/" if rel_dir else ""
         if verdict is None:
-            return lambda name: self._check(prefix + name)
+            return lambda name: self._check(prefix + name, False)
         skip = self.skip
         if verdict is True:
             return (lambda name: name not in skip) if skip else None
@@ -138,28 +139,31 @@ class Visibility:
 
         def test(name: str) -> bool:
             if maybe.may_match_text(name):
-                return self._check(prefix + name)
+                return self._check(prefix + name, False)
             return usual and name not in skip
 
         return test
 
-    def hidden_names(self, rel_dir: str, names: list[str]) -> set[str]:
-        """Which of `names` (files directly in `rel_dir`, "" for the directory itself)
-        may not appear; same answers as calling this object with each path."""
+    def hidden_names(self, rel_dir: str, names: list[str], dirs: Iterable[str]) -> set[str]:
+        """Which entries directly in `rel_dir` ("" for the directory itself) may not
+        appear: of `names` (files, judged as files) and of `dirs` (directories, judged as
+        directories, so a directory-only rule hides them); a name in both (a link) is
+        hidden when either says so. Same answers as calling this object with each."""
+        prefix = rel_dir + "/" if rel_dir else ""
+        hidden = {d for d in dirs if not self._check(prefix + d, True)}
         verdict = self._directory(rel_dir)
         if verdict is False:
-            return set(names)
-        prefix = rel_dir + "/" if rel_dir else ""
+            return hidden | set(names)
         if verdict is None:
-            return {name for name in names if not self._check(prefix + name)}
+            return hidden | {name for name in names if not self._check(prefix + name, False)}
         skipped: set[str] = set(self.skip.intersection(names)) if self.skip else set()
         if verdict is True:
-            return skipped
+            return hidden | skipped
         assert verdict.maybe is not None
         maybe = verdict.maybe.candidates(names)
         if shown(verdict.access):
-            return skipped | {name for name in maybe if not self._check(prefix + name)}
-        return set(names) - {name for name in maybe if self._check(prefix + name)}
+            return hidden | skipped | {n for n in maybe if not self._check(prefix + n, False)}
+        return hidden | (set(names) - {n for n in maybe if self._check(prefix + n, False)})
 
     def files(self, rels: list[bytes]) -> list[bytes]:
         """The visible ones of `rels` (files, as ripgrep prints them: relative bytes
@@ -195,7 +199,7 @@ class Visibility:
             elif verdict is False:
                 continue
             elif verdict is None:
-                if self._check(os.fsdecode(rel)):
+                if self._check(os.fsdecode(rel), False):
                     append(rel)
             else:
                 name = rel[cut + 1 :]
@@ -203,7 +207,7 @@ class Visibility:
                 if singled is None:
                     singled = may_match(name)
                 if singled:
-                    if self._check(os.fsdecode(rel)):
+                    if self._check(os.fsdecode(rel), False):
                         append(rel)
                 elif usual and (not skip or os.fsdecode(name) not in skip):
                     append(rel)
@@ -232,10 +236,10 @@ class CheckedVisibility(Visibility):
             return False
         return None
 
-    def _check(self, rel: str, is_dir: bool = False) -> bool:
+    def _check(self, rel: str, is_dir: bool) -> bool:
         if self.skip and not self.skip.isdisjoint(rel.split("/")):
             return False
         return self._path_check(rel, is_dir)
 
-    def __call__(self, rel: str, is_dir: bool = False) -> bool:
+    def __call__(self, rel: str, is_dir: bool) -> bool:
         return self._check(rel, is_dir)

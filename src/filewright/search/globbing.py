@@ -382,7 +382,7 @@ def _glob_python(
     try:
         for rel, is_ignored in walk(directory, overrides, rules, with_ignored=count):
             path = os.fsdecode(rel)
-            if not visible(path):
+            if not visible(path, False):
                 continue
             if is_ignored:
                 ignored += 1

@@ -252,7 +252,7 @@ def _acceptor(
         if filt is not None and filt.is_ignored(rel):
             return None
         path = os.fsdecode(rel)
-        return path if visible(path) else None
+        return path if visible(path, False) else None
 
     return accept
 
@@ -276,7 +276,7 @@ def _grep_python(
     searched = 0
     for rel, _ignored, dir_fd, name in walk_at(directory, overrides, rules):
         path = os.fsdecode(rel)
-        if not visible(path):
+        if not visible(path, False):
             continue
         try:
             fd = open_file_at(dir_fd, name)

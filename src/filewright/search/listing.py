@@ -98,7 +98,20 @@ def list_directory(
     finally:
         os.close(dir_fd)
     names = [e.name for e in found]
-    hidden = hidden_names(visible, names)
+    # The policy judges each entry as what it is (a rule `secrets/` hides only a
+    # directory); a link, or an entry whose type cannot be read, as both.
+    files: list[str] = []
+    dirs: list[str] = []
+    for e in found:
+        try:
+            kind = 2 if e.is_symlink() else int(e.is_dir(follow_symlinks=False))
+        except OSError:
+            kind = 2
+        if kind != 1:
+            files.append(e.name)
+        if kind != 0:
+            dirs.append(e.name)
+    hidden = hidden_names(visible, files, dirs)
     git = respect_gitignore and ".git" in names
     links: set[str] = set()
     keys: list[str] | None = None

@@ -14,15 +14,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-Visible = Callable[[str], bool]
-"""Policy callback: gets a path relative to the searched directory (posix separators);
-``False`` means the path must not appear in any result nor be read."""
+Visible = Callable[[str, bool], bool]
+"""Policy callback: gets a path relative to the searched directory (posix separators)
+and whether that entry is a directory (required: a rule such as ``secrets/`` hides only
+a directory); ``False`` means the path must not appear in any result nor be read."""
 
 ProgressCallback = Callable[[int], None]
 """Receives the number of matching lines found so far (a heartbeat for long searches)."""
 
 
-def always_visible(_path: str) -> bool:
+def always_visible(_path: str, _is_dir: bool) -> bool:
     """The default :data:`Visible`: every path may be shown."""
     return True
 
@@ -37,19 +38,20 @@ def visible_files(visible: Visible, rels: list[bytes]) -> list[bytes]:
     if bulk is not None:
         kept: list[bytes] = bulk(rels)
         return kept
-    return [rel for rel in rels if visible(os.fsdecode(rel))]
+    return [rel for rel in rels if visible(os.fsdecode(rel), False)]
 
 
-def hidden_names(visible: Visible, names: list[str]) -> set[str]:
-    """Which of ``names`` (entries of the searched directory itself) ``visible`` keeps
-    out; in bulk when it offers ``hidden_names``."""
+def hidden_names(visible: Visible, files: list[str], dirs: list[str]) -> set[str]:
+    """Which entries of the searched directory itself ``visible`` keeps out: ``files``
+    judged as files, ``dirs`` as directories (a link, which may be either, goes in both
+    and is out when either is); in bulk when it offers ``hidden_names``."""
     if visible is always_visible:
         return set()
     bulk = getattr(visible, "hidden_names", None)
     if bulk is not None:
-        hidden: set[str] = bulk("", names)
+        hidden: set[str] = bulk("", files, dirs)
         return hidden
-    return {name for name in names if not visible(name)}
+    return {n for n in files if not visible(n, False)} | {d for d in dirs if not visible(d, True)}
 
 
 def visible_names(visible: Visible, rel_dir: str = "") -> Callable[[str], bool] | None:
@@ -63,7 +65,7 @@ def visible_names(visible: Visible, rel_dir: str = "") -> Callable[[str], bool] 
         test: Callable[[str], bool] | None = per_dir(rel_dir)
         return test
     prefix = rel_dir + "/" if rel_dir else ""
-    return lambda name: visible(prefix + name)
+    return lambda name: visible(prefix + name, False)
 
 
 def sort_key(rel: bytes) -> bytes:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from filewright.policy.gitignore import DirRules, root_rules
 from filewright.policy.globs import GlobError, compile_glob
+from filewright.search.results import Visible, always_visible
 
 
 @dataclass
@@ -63,7 +64,7 @@ def tree(
     max_entries: int | None = None,
     exclude: Callable[[str], bool] | None = None,
     respect_gitignore: bool = True,
-    visible: Callable[..., bool] = lambda _rel, _is_dir=False: True,
+    visible: Visible = always_visible,
     ignore_root: Path | None = None,
     sort: bool = True,
 ) -> Tree:

@@ -81,7 +81,7 @@ def run_history(
     if path is None:
         # Listed like any listing: a file the policy denies or hides is not named.
         visible = ws.engine().is_visible_real
-        files = [f for f in ws.history.files() if visible(Path(f))]
+        files = [f for f in ws.history.files() if visible(Path(f), is_dir=False)]
         text = "\n".join(files) if files else "(no history)"
         if files and not as_json:
             text += "\n\nfilewright history PATH   lists one file's changes"

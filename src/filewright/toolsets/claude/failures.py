@@ -42,7 +42,7 @@ class SeedErrors:
         rule that denies the path is one on its extension."""
         try:
             loc = self.workspace.sandbox.resolve(path, expect="any")
-            _access, rule = self.engine.policy.decide(loc.lexical_rel, loc.rel)
+            _access, rule = self.engine.policy.decide(loc.lexical_rel, loc.rel, is_dir=loc.is_dir)
         except (PathRefused, OSError):  # only the wording depends on it
             return M.DENIED_DIRECTORY
         pattern = getattr(rule, "pattern", "") or ""
