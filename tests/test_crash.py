@@ -45,7 +45,7 @@ print("ready", flush=True)
 if sys.stdin.readline() != "go\\n":
     sys.exit(0)
 for i in itertools.count():
-    fsio.write_atomic(loc, b if i % 2 else a)
+    fsio.write_atomic(loc, b if i % 2 else a, mode=None)
 """
 PACKAGE_DIR = os.path.dirname(filewright.__file__)
 
@@ -201,7 +201,7 @@ def slow_write(fd, data):
     return real_write(fd, data[: 1 << 20])
 
 os.write = slow_write
-fsio.write_atomic(loc, b"N" * (8 << 20))
+fsio.write_atomic(loc, b"N" * (8 << 20), mode=None)
 """
 
 

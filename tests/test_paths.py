@@ -334,7 +334,7 @@ def test_fifo_swapped_in_after_resolve_does_not_hang(layout: Layout) -> None:
         fsio.open_for_reading(loc)
     assert info.value.code == "not_regular"
     with pytest.raises(PathRefused) as info:
-        fsio.write_atomic(loc, b"x")
+        fsio.write_atomic(loc, b"x", mode=None)
     assert info.value.code == "not_regular"
 
 
@@ -470,8 +470,11 @@ def _swap_dir_for_link(directory: Path, target: Path) -> None:
 
 def _stale_ops(loc: Location) -> list[tuple[str, Callable[[], object]]]:
     return [
-        ("write_atomic", lambda: fsio.write_atomic(loc, PAYLOAD.encode())),
-        ("write_atomic+parents", lambda: fsio.write_atomic(loc, b"x", create_parents=True)),
+        ("write_atomic", lambda: fsio.write_atomic(loc, PAYLOAD.encode(), mode=None)),
+        (
+            "write_atomic+parents",
+            lambda: fsio.write_atomic(loc, b"x", mode=None, create_parents=True),
+        ),
         ("read_bytes", lambda: fsio.read_bytes(loc)),
         ("open_for_reading", lambda: os.close(fsio.open_for_reading(loc))),
         ("remove_file", lambda: fsio.remove_file(loc)),
@@ -519,7 +522,7 @@ def test_missing_parent_replaced_by_symlink_before_creation(layout: Layout) -> N
     (layout.root / "n1").symlink_to(layout.outside)
     canary = layout.canary()
     with pytest.raises(PathRefused) as info:
-        fsio.write_atomic(loc, PAYLOAD.encode(), create_parents=True)
+        fsio.write_atomic(loc, PAYLOAD.encode(), create_parents=True, mode=None)
     assert info.value.code == "changed"
     assert layout.canary() == canary
     assert not (layout.outside / "n2").exists()
@@ -530,7 +533,7 @@ def test_dangling_symlink_swapped_in_for_missing_parent(layout: Layout) -> None:
     (layout.root / "n1").symlink_to(layout.outside / "made-outside")
     canary = layout.canary()
     with pytest.raises(PathRefused) as info:
-        fsio.write_atomic(loc, PAYLOAD.encode(), create_parents=True)
+        fsio.write_atomic(loc, PAYLOAD.encode(), create_parents=True, mode=None)
     assert info.value.code == "changed"
     assert layout.canary() == canary
     assert not (layout.outside / "made-outside").exists()
@@ -538,7 +541,7 @@ def test_dangling_symlink_swapped_in_for_missing_parent(layout: Layout) -> None:
 
 def test_stale_location_without_a_swap_still_works(layout: Layout) -> None:
     loc = Sandbox([layout.root]).resolve("adir/inner.txt", expect="file")
-    fsio.write_atomic(loc, b"rewritten\n")
+    fsio.write_atomic(loc, b"rewritten\n", mode=None)
     assert fsio.read_bytes(loc).data == b"rewritten\n"
     assert not any(p.name.endswith(fsio.TEMP_SUFFIX) for p in (layout.root / "adir").iterdir())
 

@@ -101,6 +101,10 @@ class _Slot:
     strategy: str | None = None
     replacements: int = 0
     data: bytes | None = None  # bytes to write (None: delete or unchanged)
+    # Whose metadata the content carries: the loaded file's mode and (uid, gid); a move's
+    # destination takes its source's (metadata travels with content). None: a new file.
+    mode: int | None = None
+    owner: tuple[int, int] | None = None
 
 
 class _StepFailed(Exception):
@@ -149,13 +153,15 @@ def _slot(engine: Engine, slots: dict[Path, _Slot], path: str, index: int) -> _S
         key = loc.real
         if key in slots:
             return slots[key]
-        original = None
+        original = state = None
         if loc.exists:
-            original, _ = engine.load_text(loc)
+            original, state = engine.load_text(loc)
     except OperationFailed as exc:
         raise _StepFailed(exc.failure, index) from None
     text = original.text if original else None
     slot = _Slot(loc, access, original, text, original, named=path)
+    if state is not None:
+        slot.mode, slot.owner = state.mode, (state.uid, state.gid)
     slots[key] = slot
     return slot
 
@@ -218,6 +224,7 @@ def _run_step(engine: Engine, slots: dict[Path, _Slot], step: FileStep, index: i
         )
     dest.text, dest.base = slot.text, slot.base
     dest.operation, dest.strategy = "move_to", slot.strategy
+    dest.mode, dest.owner = slot.mode, slot.owner
     slot.text, slot.operation = None, "move_from"
 
 
@@ -236,6 +243,11 @@ def _stage(engine: Engine, slots: dict[Path, _Slot], check_stale: bool) -> list[
                 slot.data = encode(slot.base, slot.text)
             except (TextFileError, LookupError) as exc:
                 raise fail("unencodable", slot.named, message=str(exc)) from None
+        if slot.original is not None:  # replaced or removed: may it be?
+            try:
+                fsio.check_writable(slot.loc)
+            except PathRefused as exc:
+                raise fail(exc.code, slot.named, message=exc.detail) from None
         if check_stale and slot.original is not None:
             seen = engine.last_read(slot.loc)
             if seen is not None and seen != slot.original.hash:
@@ -354,12 +366,17 @@ def _commit_one(engine: Engine, slot: _Slot) -> None:
     rel = str(slot.loc.real)
     before = slot.original.raw if slot.original else None
     after = content_hash(slot.data) if slot.data is not None else ABSENT_HASH
-    ws.history.record(rel, before, _history_operation(slot), after)
+    meta: dict[str, Any] = {}
+    if before is not None and slot.original is not None:  # undo may re-create it
+        meta = {"mode": slot.mode, "owner": list(slot.owner) if slot.owner else None}
+    ws.history.record(rel, before, _history_operation(slot), after, **meta)
     try:
         if slot.data is None:
             fsio.remove_file(slot.loc)
         else:
-            fsio.write_atomic(slot.loc, slot.data, create_parents=True)
+            fsio.write_atomic(
+                slot.loc, slot.data, mode=slot.mode, owner=slot.owner, create_parents=True
+            )
     except BaseException:
         ws.history.pop(rel)
         raise
@@ -383,7 +400,7 @@ def _roll_back(engine: Engine, done: list[_Slot]) -> list[str]:
             if slot.original is None:
                 fsio.remove_file(slot.loc)
             else:
-                fsio.write_atomic(slot.loc, slot.original.raw)
+                fsio.write_atomic(slot.loc, slot.original.raw, mode=slot.mode, owner=slot.owner)
             engine.workspace.history.pop(str(slot.loc.real))
         except (OSError, PathRefused):
             failed.append(slot.named)

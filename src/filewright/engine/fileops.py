@@ -36,7 +36,7 @@ from filewright.engine.entrysteps import (
 )
 from filewright.engine.pipeline import Outcome
 from filewright.engine.workspace import Engine
-from filewright.fs import entries
+from filewright.fs import entries, fsio
 from filewright.fs.paths import Location, PathRefused
 from filewright.policy.rules import Access, Risk
 
@@ -95,8 +95,10 @@ def _move(
     found = entries.walk(src) if src.is_dir else []
     tree = tree_access(engine, src, found, dst) if src.is_dir else Access.WRITE
     needs_confirm = Access.CONFIRM in (src_access, dst_access, tree)
-    old = engine.read_bytes(dst).data if replacing else None
+    replaced = engine.read_bytes(dst) if replacing else None
+    old = replaced.data if replaced is not None else None
     if replacing:
+        may_replace(dst)  # a read-only file is not moved over
         check_stale(engine, dst, old)
     outcome.risk = Risk.HIGH if replacing else Risk.MEDIUM
     outcome.diff = f"rename from {src.lexical_rel}\nrename to {dst.lexical_rel}\n"
@@ -130,8 +132,11 @@ def _move(
         ws.history.record(
             str(src.real), None, "move", GONE, existed=True, entry_type=kind, moved_to=str(dst.real)
         )
+        meta: dict[str, Any] = {}
+        if replaced is not None:  # undo re-creates it as it was
+            meta = {"mode": replaced.mode, "owner": _owner(replaced)}
         ws.history.record(
-            str(dst.real), old, "move", ident, entry_type=kind, moved_from=str(src.real)
+            str(dst.real), old, "move", ident, entry_type=kind, moved_from=str(src.real), **meta
         )
         try:
             entries.rename(src, dst, replace=replacing)
@@ -190,7 +195,9 @@ def _delete(engine: Engine, path: str, recursive: bool, dry_run: bool, outcome: 
         data = None
     else:
         kind, found = "file", []
-        data = engine.read_bytes(loc).data
+        state = engine.read_bytes(loc)
+        data = state.data
+        may_replace(loc)  # a read-only file is not deleted
         check_stale(engine, loc, data)
     outcome.diff = text_diff(data, loc.lexical_rel)
     outcome.extra.update(kind=kind, entries=len(found))
@@ -221,6 +228,18 @@ def _delete(engine: Engine, path: str, recursive: bool, dry_run: bool, outcome: 
             entries.remove(_below(loc, item.rel), item.kind)
         entries.remove(loc, kind)
         engine.record_read(loc, None)
+
+
+def _owner(state: fsio.FileState) -> list[int]:
+    return [state.uid, state.gid]
+
+
+def may_replace(loc: Location) -> None:
+    """The one "may this entry be replaced or removed" check (`fsio.check_writable`)."""
+    try:
+        fsio.check_writable(loc)
+    except PathRefused as exc:
+        raise fail(exc.code, loc.given, message=exc.detail) from None
 
 
 def _link_location(engine: Engine, path: str, loc: Location) -> Location:
@@ -269,8 +288,10 @@ def _record_delete(
             )  # fmt: skip
     members = [str(loc.real / item.rel) for item in found] or None
     if kind == "file":
-        mode = stat_module.S_IMODE(os.stat(loc.real).st_mode)
-        history.record(str(loc.real), data, "delete", GONE, mode=mode)
+        st = entries.lstat(loc)
+        mode = stat_module.S_IMODE(st.st_mode) if st is not None else None
+        owner = [st.st_uid, st.st_gid] if st is not None else None
+        history.record(str(loc.real), data, "delete", GONE, mode=mode, owner=owner)
     else:
         link = os.readlink(loc.real) if kind == "symlink" else None
         history.record(

@@ -116,6 +116,11 @@ def _undo_delete(
             history.pop(str(item.real))
 
 
+def _owner(entry: Entry) -> tuple[int, int] | None:
+    """The (uid, gid) history recorded for what undo re-creates (None: not recorded)."""
+    return (entry.owner[0], entry.owner[1]) if entry.owner else None
+
+
 def _last(history: Any, item: Location) -> Entry | None:
     found = history.entries(str(item.real))
     return found[-1] if found else None
@@ -149,7 +154,7 @@ def _restore(engine: Engine, loc: Location, entry: Entry) -> None:
         entries.make_link(loc, entry.link or "")
     else:
         data = engine.workspace.history.before_bytes(str(loc.real), entry) or b""
-        fsio.write_atomic(loc, data, create_parents=True, mode=entry.mode)
+        fsio.write_atomic(loc, data, mode=entry.mode, owner=_owner(entry), create_parents=True)
         engine.record_read(loc, None)
 
 
@@ -220,7 +225,9 @@ def _undo_move(
             if before is not None:
                 from filewright.fs import fsio
 
-                fsio.write_atomic(current(dst), before, mode=dst_entry.mode)
+                fsio.write_atomic(
+                    current(dst), before, mode=dst_entry.mode, owner=_owner(dst_entry)
+                )
         for end in (src, dst):
             newest = history.entries(str(end.real))
             if newest and newest[-1].operation == "move":

@@ -393,8 +393,12 @@ def _commit(
     if change.backup:
         ws.history.record(str(loc.real), before, change.operation, digest)
     try:
-        fsio.write_atomic(
-            loc, data, create_parents=change.create_parents, allow_read_only=change.allow_read_only
+        fsio.write_atomic(  # a new file is the agent's own: the umask's mode
+            loc,
+            data,
+            mode=None,
+            create_parents=change.create_parents,
+            allow_read_only=change.allow_read_only,
         )
     except BaseException:
         if change.backup:

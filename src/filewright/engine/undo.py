@@ -97,7 +97,8 @@ def undo(engine: Engine, path: str, *, dry_run: bool = False, force: bool = Fals
                 fsio.remove_file(loc)
                 engine.record_read(loc, None)
             else:
-                fsio.write_atomic(loc, before)
+                owner = (last.owner[0], last.owner[1]) if last.owner else None
+                fsio.write_atomic(loc, before, mode=last.mode, owner=owner)
                 engine.record_read(loc, content_hash(before))
                 outcome.bytes_written = len(before)
             if current_hash == last.hash_after:

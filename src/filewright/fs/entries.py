@@ -15,7 +15,7 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from filewright.fs.fsio import open_dir, read_to_end
+from filewright.fs.fsio import open_dir, read_to_end, refuse_if_read_only
 from filewright.fs.paths import Location, PathRefused
 
 _RENAME_NOREPLACE = 1
@@ -73,9 +73,14 @@ def _parent(loc: Location, *, create: bool = False) -> Iterator[tuple[int, str]]
 
 def rename(src: Location, dst: Location, *, replace: bool = False) -> None:
     """Rename `src` to `dst` (real locations, both existing parents). Without `replace`,
-    FileExistsError when the target exists; with it, a file target is replaced."""
+    FileExistsError when the target exists; with it, a file target is replaced unless it
+    is read-only for this process (`fsio.check_writable`: PathRefused)."""
     with _parent(src) as (sfd, sname), _parent(dst) as (dfd, dname):
         if replace:
+            with contextlib.suppress(FileNotFoundError):
+                st = os.stat(dname, dir_fd=dfd, follow_symlinks=False)
+                if stat.S_ISREG(st.st_mode):  # the one "may it be replaced" check
+                    refuse_if_read_only(dfd, dname, st, dst.given)
             os.rename(sname, dname, src_dir_fd=sfd, dst_dir_fd=dfd)
         else:
             _rename_noreplace(sfd, sname, dfd, dname)
@@ -100,7 +105,8 @@ def names(loc: Location) -> list[str]:
 
 
 def remove(loc: Location, kind: str) -> None:
-    """Remove the entry at `loc`: "file" or "symlink" (unlinked) or "dir" (must be empty)."""
+    """Remove the entry at `loc`: "file" or "symlink" (unlinked) or "dir" (must be empty);
+    a read-only file is refused (`fsio.check_writable`)."""
     with _parent(loc) as (dfd, name):
         st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
         found = _kind(st.st_mode)
@@ -109,6 +115,8 @@ def remove(loc: Location, kind: str) -> None:
         if kind == "dir":
             os.rmdir(name, dir_fd=dfd)
         else:
+            if kind == "file":  # the one "may it be removed" check
+                refuse_if_read_only(dfd, name, st, loc.given)
             os.unlink(name, dir_fd=dfd)
         with contextlib.suppress(OSError):
             os.fsync(dfd)

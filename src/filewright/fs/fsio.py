@@ -183,8 +183,8 @@ def open_for_reading(loc: Location) -> int:
     return _open_regular(loc)[0]
 
 
-def _refuse_if_read_only(
-    dfd: int, name: str, st: os.stat_result, given: str, allow_read_only: bool
+def refuse_if_read_only(
+    dfd: int, name: str, st: os.stat_result, given: str, allow_read_only: bool = False
 ) -> None:
     """Refuse to replace a file its caller could not write in place.
 
@@ -220,8 +220,11 @@ def _refuse_if_read_only(
 
 
 def check_writable(loc: Location, *, allow_read_only: bool = False) -> None:
-    """Raise PathRefused("permission") when the existing file at `loc` may not be
-    replaced by this process (see `_refuse_if_read_only`); nothing when it does not exist."""
+    """The one check "may this entry be replaced or removed": raise
+    PathRefused("permission") when the existing file at `loc` may not be replaced or
+    removed by this process (see `refuse_if_read_only`); nothing when it does not exist.
+    Every write, move over, delete, patch delete and undo asks it first; `write_atomic`,
+    `remove_file` and `entries.remove`/`entries.rename` ask it again where they act."""
     parts = _parts(loc.rel)
     if not parts:
         return
@@ -232,7 +235,7 @@ def check_writable(loc: Location, *, allow_read_only: bool = False) -> None:
             except FileNotFoundError:
                 return
             if stat.S_ISREG(st.st_mode):
-                _refuse_if_read_only(dfd, parts[-1], st, loc.given, allow_read_only)
+                refuse_if_read_only(dfd, parts[-1], st, loc.given, allow_read_only)
     except (FileNotFoundError, NotADirectoryError):
         return
 
@@ -241,14 +244,18 @@ def write_atomic(
     loc: Location,
     data: bytes,
     *,
+    mode: int | None,
+    owner: tuple[int, int] | None = None,
     create_parents: bool = False,
-    mode: int | None = None,
     allow_read_only: bool = False,
 ) -> None:
     """Replace (or create) the file at `loc` with `data`, atomically.
 
-    The file's mode (and owner, where permitted) is kept; a new file gets `mode`, or
-    0o666 & ~umask (the umask at the time of the write). Raises FileNotFoundError when
+    An existing file's mode (and owner, where permitted) is kept. Re-creating a file
+    requires saying whose metadata it gets, so `mode` has no default: the mode of the file
+    whose content this is (a moved, deleted or rolled-back file's), or None for a file the
+    caller creates anew (0o666 & ~umask, the umask at the time of the write); `owner`
+    (uid, gid) likewise, where the process may give it. Raises FileNotFoundError when
     the parent is missing and `create_parents` is false, and PathRefused("permission")
     when the file exists but may not be written in place (read-only; see
     `check_writable`), unless `allow_read_only`.
@@ -270,9 +277,11 @@ def write_atomic(
                 raise PathRefused("is_directory", loc.given, f"path is a directory: {loc.given}")
             if not stat.S_ISREG(st.st_mode):
                 raise PathRefused("not_regular", loc.given, f"not a regular file: {loc.given}")
-            _refuse_if_read_only(dfd, name, st, loc.given, allow_read_only)
+            refuse_if_read_only(dfd, name, st, loc.given, allow_read_only)
             mode = stat.S_IMODE(st.st_mode)
             uid, gid = st.st_uid, st.st_gid
+        elif owner is not None:
+            uid, gid = owner
         # A new file without an explicit mode gets 0o666 from the kernel, which applies
         # the process's current umask (and any default ACL) exactly as open(2) would.
         perm = 0o600 if mode is not None else 0o666
@@ -350,12 +359,14 @@ def _write_unnamed(
 
 
 def remove_file(loc: Location) -> None:
-    """Delete the regular file at `loc` (used by undo of a creation)."""
+    """Delete the regular file at `loc` (undo of a creation, a patch's delete); a file
+    this process may not replace (`check_writable`) is refused."""
     parts = _parts(loc.rel)
     with open_dir(loc.root, parts[:-1]) as dfd:
         st = os.stat(parts[-1], dir_fd=dfd, follow_symlinks=False)
         if not stat.S_ISREG(st.st_mode):
             raise PathRefused("not_regular", loc.given, f"not a regular file: {loc.given}")
+        refuse_if_read_only(dfd, parts[-1], st, loc.given, False)
         os.unlink(parts[-1], dir_fd=dfd)
         with contextlib.suppress(OSError):
             os.fsync(dfd)

@@ -366,7 +366,10 @@ class Entry:
     moved_to: str | None = None
     members: list[str] | None = None
     link: str | None = None
-    mode: int | None = None  # permission bits of what a delete removed
+    # Permission bits and (uid, gid) of the file before the change, where undo may have to
+    # re-create it (a delete, a move over a file, a patch's delete or move).
+    mode: int | None = None
+    owner: list[int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -391,7 +394,15 @@ class Entry:
         return out
 
 
-_FILE_MANAGEMENT_FIELDS = ("entry_type", "moved_from", "moved_to", "members", "link", "mode")
+_FILE_MANAGEMENT_FIELDS = (
+    "entry_type",
+    "moved_from",
+    "moved_to",
+    "members",
+    "link",
+    "mode",
+    "owner",
+)
 
 
 class History:

@@ -149,6 +149,8 @@ class FileTools:
         if not outcome.ok:
             assert outcome.failure is not None
             shown = outcome.loc.lexical_rel if outcome.loc is not None else given
+            if outcome.failure.path and outcome.failure.path != given:
+                shown = outcome.failure.path  # the other end of a move (its destination)
             return self.failed(outcome.failure, shown)
         if outcome.dry_run:
             text = f"[dry run] Would {would}"
