@@ -57,7 +57,7 @@ app = typer.Typer(
     name="filewright",
     help=HELP,
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
@@ -103,9 +103,22 @@ Roots = Annotated[
         "default: the current directory).",
     ),
 ]
+
+
+def _complete_toolset(incomplete: str) -> list[str]:
+    """Shell completion of --toolset: the registered names that start as typed."""
+    return [name for name in REGISTRY if name.startswith(incomplete)]
+
+
 ToolsetName = Annotated[
     str,
-    typer.Option("--toolset", "-t", metavar="NAME", help=f"Toolset: {', '.join(REGISTRY)}."),
+    typer.Option(
+        "--toolset",
+        "-t",
+        metavar="NAME",
+        help=f"Toolset: {', '.join(REGISTRY)}.",
+        autocompletion=_complete_toolset,
+    ),
 ]
 
 
