@@ -220,9 +220,14 @@ def test_edit_error_table(root: Path) -> None:
     result = tools.call(
         "edit", {"path": "USER.md", "oldText": "城市：广州", "newText": "城市：上海"}
     )
-    assert result.text == "无法在 USER.md 中找到指定文本。请确保文本精确匹配。"
+    assert result.text == (  # the seed's message, then the closest real text, numbered
+        "无法在 USER.md 中找到指定文本。请确保文本精确匹配。\n\n最接近的内容（第 3 行）：\n3: 城市：北京"
+    )
     result = tools.call("edit", {"path": "MEMORY.md", "oldText": "- [ ] ", "newText": "- [x] "})
-    assert result.text == "找到 2 处匹配。请提供更多上下文使其唯一。"
+    assert result.text.startswith("找到 2 处匹配。请提供更多上下文使其唯一。\n\n匹配位置：\n- 第 ")
+    plain = Workspace(root).toolset("companion", plain=True)
+    result = plain.call("edit", {"path": "MEMORY.md", "oldText": "- [ ] ", "newText": "- [x] "})
+    assert result.text == "找到 2 处匹配。请提供更多上下文使其唯一。"  # the seed's message alone
     result = tools.call(
         "edit", {"path": "USER.md", "oldText": "城市：北京", "newText": "城市：北京"}
     )

@@ -168,7 +168,9 @@ def test_literal_not_found_shows_the_whole_memory(tmp_path: Path) -> None:
     )
     assert not result.ok and result.data["error"] == "no_match"
     assert result.text.startswith("Error: 在记忆中找不到 old_text")
-    assert result.text.endswith("当前记忆全文：\n" + MEMORY)
+    assert result.text.endswith(  # the whole memory, then the closest real text
+        "当前记忆全文：\n" + MEMORY + "\n\n最接近的内容（第 2 行）：\n项目状态：进行中"
+    )
 
 
 def test_literal_is_exact_only(tmp_path: Path) -> None:

@@ -123,3 +123,34 @@ def test_gemini_svg_is_read_as_text(tmp_path: Path) -> None:
     put(tmp_path / "icon.svg", svg)
     result = Workspace(tmp_path).toolset("gemini").call("read_file", {"path": "icon.svg"})
     assert result.text == svg.rstrip("\n") and result.images == []
+
+
+# -- companion and memo ---------------------------------------------------------------------
+
+
+def test_companion_edit_failures_show_where_the_text_is(tmp_path: Path) -> None:
+    tools = Workspace(tmp_path).toolset("companion")
+    put(tmp_path / "notes.md", "- 喜欢猫\n- 住在北京\n- 喜欢猫\n")
+    several = tools.call("edit", {"path": "notes.md", "oldText": "喜欢猫", "newText": "x"})
+    assert several.text.startswith("找到 2 处匹配。")
+    assert "- 第 1 行：" in several.text and "- 第 3 行：" in several.text
+    missing = tools.call("edit", {"path": "notes.md", "oldText": "- 住在上海", "newText": "x"})
+    assert missing.text.startswith("无法在 notes.md 中找到指定文本。")
+    assert "2: - 住在北京" in missing.text
+
+
+def test_memo_literal_not_found_shows_the_closest_line(tmp_path: Path) -> None:
+    (tmp_path / "MEMORY.md").write_text("# 记忆\n项目状态：进行中\n")
+    tools = Workspace(tmp_path).toolset("memo")
+    result = tools.call("memo_replace_literal", {"old_text": "项目状态：暂停", "new_text": "x"})
+    assert "最接近的内容（第 2 行）：\n项目状态：进行中" in result.text
+
+
+def test_text_editor_not_found_shows_the_closest_text(tmp_path: Path) -> None:
+    path = put(tmp_path / "a.py", "a = 1\nb = 2\n")
+    tools = Workspace(tmp_path).toolset("text_editor")
+    result = tools.call(
+        "str_replace_based_edit_tool",
+        {"command": "str_replace", "path": path, "old_str": "b = 3", "new_str": "x"},
+    )
+    assert "     2\tb = 2" in result.text

@@ -248,8 +248,9 @@ def test_str_replace_failures(tmp_path: Path) -> None:
         "`insert` command to add text."
     )
     near = run(tools, command="str_replace", path=path, old_str="c = 3", new_str="x")
-    assert near.text == (  # the reference's text; where the closest text is: data
-        f"No replacement was performed, old_str `c = 3` did not appear verbatim in {path}."
+    assert near.text == (  # the reference's text, then where the closest text is
+        f"No replacement was performed, old_str `c = 3` did not appear verbatim in {path}.\n"
+        + near.data["closest_hint"]
     )
     assert near.data["closest_hint"] == (
         "The most similar text is at line 3 (differs: token: '3' vs '2'):\n     3\tc = 2"

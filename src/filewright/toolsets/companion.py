@@ -23,8 +23,10 @@ returns the whole text and so stops at the in-memory limit.
 `path` is shown in messages exactly as the agent gave it. Every message is the seed's
 Chinese wording, whatever the workspace locale (the seed defines only Chinese); failures
 outside the seed's error table get Chinese messages of the same style (`MESSAGES`).
-Hints (closest text, match locations, the diff) are in `Result.data`, so the text the model
-sees stays the seed's word for word.
+A failed `edit` is followed, after the seed's message, by where the text is: every match
+of an ambiguous `oldText` with its numbered context (`匹配位置：`), or the most similar real
+text with its line numbers (`最接近的内容`); the option `plain=True` leaves the seed's
+message alone. The diff and the rest are in `Result.data`.
 
 Permissions (the toolset's policy profile, `profile_rules`):
 
@@ -111,6 +113,32 @@ MESSAGES: dict[str, str] = {
 }
 
 
+def where_hint(failure: Failure, limit: int = 10) -> str:
+    """Where the text is, in the seed's Chinese: every match of an ambiguous `oldText`
+    with its numbered context, or the most similar real text with its line numbers."""
+    if failure.code == "ambiguous":
+        found = list(failure.detail.get("locations") or [])
+        if not found:
+            return ""
+        lines = ["匹配位置："]
+        for where in found[:limit]:
+            lines.append(f"- 第 {where['line']} 行：")
+            lines += [f"    {line}" for line in str(where["context"]).split("\n")]
+        if len(found) > limit:
+            lines.append(f"（另有 {len(found) - limit} 处未列出）")
+        return "\n\n" + "\n".join(lines)
+    if failure.code == "no_match":
+        close = [c for c in failure.detail.get("closest") or [] if c.get("similarity", 0) >= 0.5]
+        if not close:
+            return ""
+        first, last = int(close[0]["start_line"]), int(close[0]["end_line"])
+        span = f"第 {first} 行" if first == last else f"第 {first}-{last} 行"
+        body = str(close[0].get("text", "")).split("\n")
+        numbered = "\n".join(f"{first + i}: {line}" for i, line in enumerate(body))
+        return f"\n\n最接近的内容（{span}）：\n{numbered}"
+    return ""
+
+
 def default_workspace() -> Path:
     """The companion's default workspace directory, created if missing.
 
@@ -181,7 +209,11 @@ class CompanionToolset(Toolset):
             failure = Failure("not_found", failure.path, {})
         # An invalid path may hold control characters: show the engine's escaped form.
         shown = failure.path if failure.code == "invalid" and failure.path else given
-        return self.failed(failure, shown)
+        result = self.failed(failure, shown)
+        hint = where_hint(failure)
+        if hint and not self.options.get("plain"):  # after the seed's message
+            result.text += hint
+        return result
 
     # -- tools --------------------------------------------------------------------------
 

@@ -248,12 +248,13 @@ class MemoToolset(Toolset):
         failure = outcome.failure
         text = seen.get("text", "")
         if failure.code == "no_match":
-            hint = _closest_hint(failure.detail.get("closest") or []).strip()
-            return self._error(  # the seed: the whole current memory; the closest text: data
+            hint = _closest_hint(failure.detail.get("closest") or [])
+            shown = "" if self.options.get("plain") else hint
+            return self._error(  # the seed: the whole current memory; then the closest text
                 "在记忆中找不到 old_text（必须与记忆内容精确匹配，包括空格、标点和换行）。"
-                f"\n\n当前记忆全文：\n{_memory_block(text)}",
+                f"\n\n当前记忆全文：\n{_memory_block(text)}{shown}",
                 "no_match",
-                **({"closest_hint": hint} if hint else {}),
+                **({"closest_hint": hint.strip()} if hint else {}),
             )
         if failure.code == "ambiguous":
             return self._ambiguous(text, failure.detail)

@@ -423,7 +423,7 @@ class TextEditorToolset(Toolset):
         closest = [c for c in failure.detail.get("closest", []) if c.get("similarity", 0) >= 0.5][
             :1
         ]
-        for region in closest:  # where the most similar text is: data, not the reference's text
+        for region in closest:  # where the most similar text is: after the reference's text
             where = region["start_line"]
             lines = str(region.get("text", "")).split("\n")
             differs = "; ".join(region.get("differs", []))
@@ -433,6 +433,8 @@ class TextEditorToolset(Toolset):
                 + ":\n"
                 + self._numbered(lines, where)
             )
+            if not self.options.get("plain"):
+                text += "\n" + data["closest_hint"]
         return Result(False, text, data)
 
     def _insert(self, p: Any, loc: Location) -> Result:
