@@ -641,23 +641,30 @@ def test_edit_file_size_limit(tmp_path: Path) -> None:
     assert Path(big).read_text() == "x" * 199 + "\n"
 
 
-def test_a_file_above_the_edit_limit_is_edited_as_the_chunked_editor_does(
+def test_a_file_above_the_edit_limit_is_edited_streamed_with_edits_verdicts(
     ws: Workspace, tmp_path: Path
 ) -> None:
-    # The seed's ChunkedEditor: streamed, the first match replaced, after a Read.
+    # Above the seed's 10 MB limit the edit streams (its ChunkedEditor), after a Read, with
+    # Edit's own verdicts: countOccurrences > 1 is MULTIPLE_MATCHES (issue 29), as on a
+    # small file; one match is replaced.
     tools = ws.toolset("claude", max_edit_bytes=50)
     path = put(tmp_path / "a.txt", "x" * 99 + "\n")
     args = {"file_path": path, "old_string": "x", "new_string": "y"}
     assert tools.call("Edit", args).data["error"] == "not_read"
     read_then(tools, path)
     result = tools.call("Edit", args)
+    assert not result.ok and result.data["code"] == "MULTIPLE_MATCHES", result.text
+    assert result.data["details"]["occurrences"] == 99
+    assert Path(path).read_text() == "x" * 99 + "\n"
+    args["old_string"] = "x\n"
+    result = tools.call("Edit", {**args, "new_string": "y\n"})
     assert result.ok, result.text
     assert result.text == (
         f"Successfully replaced 1 occurrence(s) in {path}\n" + result.data["streamed_note"]
     )
     assert "edited in streaming mode" in result.data["streamed_note"]
     assert result.data["streamed"] is True
-    assert Path(path).read_text() == "y" + "x" * 98 + "\n"
+    assert Path(path).read_text() == "x" * 98 + "y\n"
 
 
 def test_edit_protected_file(tools: Toolset, tmp_path: Path) -> None:

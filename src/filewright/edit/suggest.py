@@ -178,23 +178,25 @@ def real_text(text: str, start_line: int, end_line: int, old: str, why: str) -> 
 
 
 def locations(
-    text: str, spans: list[tuple[int, int, int]], *, context: int = 2
+    text: str, spans: list[tuple[int, int, int]], *, context: int = 2, first_line: int = 1
 ) -> list[dict[str, Any]]:
     """Describe matches for an ambiguity error.
 
     ``spans`` holds ``(offset, start_line, end_line)`` per match (1-based lines).  Each
     location is ``{"line", "column", "context"}``: column is 1-based, context is the
     matched lines with ``context`` lines either side, each prefixed by its line number.
+    ``first_line``: the file's number of ``text``'s first line (``text`` an excerpt).
     """
     starts = line_starts(text)
     lines = text.split("\n")
     out = []
+    shift = first_line - 1
     for offset, first, last in spans:
         ls = starts[first - 1]
         column = max(1, offset - ls + 1) if offset >= ls else 1
         lo, hi = max(1, first - context), min(len(lines), last + context)
-        ctx = "\n".join(f"{n}: {_clip(lines[n - 1])}" for n in range(lo, hi + 1))
-        out.append({"line": first, "column": column, "context": ctx})
+        ctx = "\n".join(f"{n + shift}: {_clip(lines[n - 1])}" for n in range(lo, hi + 1))
+        out.append({"line": first + shift, "column": column, "context": ctx})
     return out
 
 

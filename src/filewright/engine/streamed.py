@@ -32,7 +32,13 @@ from filewright.engine.streamops import (
     StreamWrite,
     describe,
 )
-from filewright.engine.streamrules import adapted, placeholder_watch, refuse_placeholders
+from filewright.engine.streamrules import (
+    adapted,
+    ambiguous_detail,
+    check_counts,
+    placeholder_watch,
+    refuse_placeholders,
+)
 from filewright.engine.streamstages import ByteCount, Chain, transforms
 from filewright.engine.workspace import Engine
 from filewright.fs import bigfile, fsio
@@ -377,6 +383,8 @@ def _rewrite(
         op, diff = adapted(op, fmt, src.fd, change.path, loc.lexical_rel)
     except StreamError as exc:
         transforms(op, fmt, change.path)  # (its own refusals come first, as in the pass)
+        if exc.code == "ambiguous":
+            exc.detail = ambiguous_detail(op, fmt, src.fd, dict(exc.detail))
         raise _stream_failure(exc, change.path, stream_threshold(engine, change)) from None
     stages = transforms(op, fmt, change.path)
     chain = Chain(stages)
@@ -400,10 +408,12 @@ def _rewrite(
             sink.write(chain.finish())
             where.passed(b"")
         except StreamError as exc:
+            if exc.code == "ambiguous":
+                exc.detail = ambiguous_detail(op, fmt, src.fd, dict(exc.detail))
             raise _stream_failure(exc, change.path, stream_threshold(engine, change)) from None
         if watch is not None and watch.missing:
             refuse_placeholders(op, fmt, watch.missing, change.path)
-        _check_counts(op, stages, change.path)
+        check_counts(op, stages, change.path, fmt, src.fd)
         outcome.replacements = sum(getattr(s, "count", 1) for s in stages)
         outcome.strategy = "exact" if not isinstance(op, StreamInsert) else "insert"
         outcome.extra["note"] = EXACT_ONLY_NOTE.format(limit=stream_threshold(engine, change))
@@ -440,21 +450,6 @@ def _rewrite(
                 ws.history.pop(rel)
             raise
     _finish(engine, loc, outcome, digest, sink.size)
-
-
-def _check_counts(op: Any, stages: list[Any], path: str) -> None:
-    ops = op.ops if isinstance(op, StreamBatch) else (op,)
-    for index, (one, stage) in enumerate(zip(ops, stages, strict=True)):
-        if isinstance(one, StreamReplace) and one.expected not in (None, stage.count):
-            raise fail(
-                "count_mismatch",
-                path,
-                message=f"expected {one.expected} matches, found {stage.count}",
-                expected=one.expected,
-                found=stage.count,
-                edit_index=index,
-                streamed=True,
-            )
 
 
 class _FirstChange:
@@ -497,7 +492,8 @@ def _stream_failure(exc: StreamError, path: str, limit: int) -> Exception:
         )
         return fail("no_match", path, message=f"{exc.message}; " + detail["note"], **detail)
     if exc.code == "ambiguous":
-        detail.update(streamed=True, locations=[], strategy="exact")
+        detail.setdefault("locations", [])
+        detail.update(streamed=True, strategy="exact")
     return fail(exc.code, path, message=exc.message, **detail)
 
 

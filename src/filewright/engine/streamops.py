@@ -38,7 +38,12 @@ class StreamReplace:
     given the text before it on its line and whether a line end follows, as the
     in-memory edit writes each match of a replace-all. When it gives the same text
     whatever the match's line looks like (the common case), the fast byte replace runs
-    with that text; otherwise each match is replaced in a line-aware pass (slower)."""
+    with that text; otherwise each match is replaced in a line-aware pass (slower).
+
+    `describe(text, spans, first_line)`: the locations an ambiguity refusal lists, as the
+    in-memory edit describes them (`edit.suggest.locations`), for one match in an excerpt
+    of the file (`spans`: its offset, first and last line in `text`; `first_line`: the
+    file's number of the excerpt's first line)."""
 
     old: str
     new: str
@@ -49,6 +54,7 @@ class StreamReplace:
     refuse_placeholders_always: bool = False
     adapt: Any = None
     adapt_each: Any = None
+    describe: Any = None
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ those lines), and the refusal of omission placeholders the old file does not hol
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from typing import Any
 
 from filewright.core.result import fail
@@ -18,7 +19,11 @@ from filewright.fs.chunked import (
     Occurs,
     StreamError,
     first_match_context,
+    head_format,
 )
+from filewright.fs.chunklines import count_matches, text_lines
+from filewright.fs.paths import Location
+from filewright.fs.textfile import TextFileError, detect_encoding
 
 
 def adapted(op: Any, fmt: Format, fd: int, path: str, rel: str) -> tuple[Any, str | None]:
@@ -233,3 +238,84 @@ def _refuse(placeholders: list[str], path: str, edit_index: int | None) -> None:
         streamed=True,
         **where,
     )
+
+
+LOCATIONS_SHOWN = 20
+"""How many places a streamed ambiguity refusal lists (the count is of all of them)."""
+
+
+def ambiguous_detail(op: Any, fmt: Format, fd: int, detail: dict[str, Any]) -> dict[str, Any]:
+    """The detail of a streamed "ambiguous" refusal as the in-memory one has it: how many
+    times the file holds the edit's old text (``count``) and where (``locations``, the
+    first `LOCATIONS_SHOWN`), read from the old file (a batch's first edit only: a later
+    one is matched against what the earlier ones leave)."""
+    one = op
+    if isinstance(op, StreamBatch):
+        if detail.get("edit_index", 0) != 0 and len(op.ops) > 1:
+            return detail
+        one = op.ops[0]
+    if not isinstance(one, StreamReplace):
+        return detail
+    try:
+        old = fmt.encode(one.old)
+    except StreamError:
+        return detail
+    if not old:
+        return detail
+    detail["count"] = count_matches(bigfile.chunks(fd), old)
+    if one.describe is None:
+        return detail
+    shown: list[Any] = []
+    pos, line, prefix = 0, 1, ""  # where the next search starts: offset, line, line so far
+    o = _text(fmt, old)
+    while len(shown) < LOCATIONS_SHOWN:
+        found = first_match_context(bigfile.chunks(fd, pos), old)
+        if found is None:
+            break
+        before, after, first, offset = found
+        b = "" if before is None else _text(fmt, before)
+        start = line + first - 1
+        if before is not None and offset == len(before) and pos:  # from mid-line
+            b = prefix + b
+        at = b.count("\n") + 1
+        shown += one.describe(
+            b + o + _text(fmt, after or b""), [(len(b), at, at + o.count("\n"))], start
+        )
+        pos += offset + len(old)
+        line = start + at - 1 + o.count("\n")
+        prefix = (b + o).rsplit("\n", 1)[-1]
+    detail["locations"] = shown
+    return detail
+
+
+def file_lines(loc: Location) -> Iterator[str]:
+    """The lines of the large text file at `loc`, read lazily: the content a refused
+    streamed edit's seed texts are computed on (none when it cannot be read as text)."""
+    try:
+        with bigfile.open_file(loc) as opened:
+            head = bigfile.head(opened.fd)
+            fmt = head_format(head, lambda h: detect_encoding(h)[0])
+            yield from text_lines(bigfile.chunks(opened.fd), fmt)
+    except (OSError, StreamError, TextFileError, ValueError):
+        return
+
+
+def check_counts(op: Any, stages: list[Any], path: str, fmt: Format, fd: int) -> None:
+    """Refuse (count_mismatch) a replacement whose `expected` count the pass did not find,
+    with where the matches are."""
+    ops = op.ops if isinstance(op, StreamBatch) else (op,)
+    for index, (one, stage) in enumerate(zip(ops, stages, strict=True)):
+        if isinstance(one, StreamReplace) and one.expected not in (None, stage.count):
+            detail = {"edit_index": index}
+            if stage.count:  # where they are, as the in-memory refusal lists them
+                detail = ambiguous_detail(op, fmt, fd, detail)
+                detail.pop("count", None)
+            raise fail(
+                "count_mismatch",
+                path,
+                message=f"expected {one.expected} matches, found {stage.count}",
+                expected=one.expected,
+                found=stage.count,
+                streamed=True,
+                **detail,
+            )

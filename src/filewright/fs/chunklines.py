@@ -1,5 +1,7 @@
 """Pure transforms of a file's bytes that work on lines and text: regex replace in
-windows of lines, insert after a line, and span replace between markers.
+windows of lines, insert after a line, and span replace between markers; and the file's
+lines read lazily (`text_lines`) and its matches counted (`count_matches`) for what a
+refused streamed change shows.
 
 Like `fs.chunked` (whose `Format`, `Delta` and `StreamError` they use), each is fed the
 old file's chunks in order and returns the new file's bytes as pieces, with memory
@@ -8,7 +10,8 @@ bounded by a window, and builds the `Delta` undo needs. No I/O.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import codecs
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from filewright.fs.chunked import Delta, Format, Pieces, StreamError
@@ -305,3 +308,41 @@ class SpanReplace:
             self.delta.size_before + self.delta.new_lens[0] - len(self.delta.olds[0])
         )
         return out
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def text_lines(chunks: Iterable[bytes], fmt: Format) -> Iterator[str]:
+    """The lines of a stream as text, lazily: what ``text.split("\\n")`` gives for the
+    file's whole (``"\\n"``-normalised) text, with memory bounded by a line."""
+    decoder = codecs.getincrementaldecoder(fmt.encoding)("surrogateescape")
+    rest = ""
+    first = True
+    for chunk in chunks:
+        if first and fmt.bom and chunk.startswith(fmt.bom):
+            chunk = chunk[len(fmt.bom) :]
+        first = False
+        rest += decoder.decode(chunk)
+        if "\n" not in rest:
+            continue
+        *lines, rest = rest.split("\n")
+        for line in lines:
+            yield line[:-1] if line.endswith("\r") else line
+    rest += decoder.decode(b"", True)
+    yield from rest.replace("\r\n", "\n").split("\n")
+
+
+def count_matches(chunks: Iterable[bytes], needle: bytes) -> int:
+    """Non-overlapping occurrences of ``needle`` in a stream (``bytes.count`` of the whole)."""
+    if not needle:
+        raise ValueError("needle must not be empty")
+    count, tail = 0, b""
+    for chunk in chunks:
+        window = tail + chunk
+        pos = 0
+        while (i := window.find(needle, pos)) != -1:
+            count += 1
+            pos = i + len(needle)
+        tail = window[max(pos, len(window) - len(needle) + 1) :]
+    return count

@@ -45,8 +45,16 @@ def stream_replace(old: str, new: str, **options: Any) -> streamed.StreamReplace
         placeholders=found,
         adapt=adapt,
         adapt_each=adapt_each,
+        describe=describe,
         **options,
     )
+
+
+def describe(text: str, spans: list[tuple[int, int, int]], first_line: int) -> Any:
+    """The locations a streamed ambiguity lists, as the in-memory edit's refusal has them."""
+    from filewright.edit.suggest import locations
+
+    return locations(text, spans, first_line=first_line)
 
 
 def replace_in_context(old: str, new: str, before: str | None, after: str | None) -> Any:

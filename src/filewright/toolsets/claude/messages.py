@@ -23,10 +23,11 @@ MAX_READ_BYTES = 100 * 1024 * 1024  # Read: "File too large"
 MAX_CONTENT_BYTES = 10 * 1024 * 1024  # Write: "Content too large"
 MAX_EDIT_BYTES = 10 * 1024 * 1024  # Edit / MultiEdit: files above this are not edited
 # Files above the workspace's stream limit (10 MB, the seed's ChunkedEditor size) are
-# edited as the seed's ChunkedEditor does: streamed, the first exact match replaced.
+# edited streamed, with the seed's Edit's verdicts: exact matches only, and more than one
+# refused (MULTIPLE_MATCHES) unless replace_all, as on a small file.
 STREAMED_NOTE = (
     "\nThe file is larger than {limit} bytes, so it was edited in streaming mode "
-    "(chunked editor): exact matches only, the first occurrence unless replace_all."
+    "(chunked editor): exact matches only; old_string must occur once unless replace_all."
 )
 STREAMED_EXACT_NOTE = (
     "\nThe file is larger than {limit} bytes, so it is edited in streaming mode "

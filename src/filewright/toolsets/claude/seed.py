@@ -13,6 +13,8 @@ import binascii
 import difflib
 import json
 import re
+from collections import deque
+from collections.abc import Iterable
 from typing import Any
 
 # -- ReadTool.formatWithLineNumbers ------------------------------------------------------
@@ -244,16 +246,34 @@ def count_occurrences(content: str, search: str) -> int:
 def find_all_locations(content: str, search: str) -> list[dict[str, Any]]:
     """`EditTool.findAllLocations`: every occurrence inside one line (a string spanning
     lines is found nowhere), 1-based line and column, two lines of context either side."""
-    lines = content.split("\n")
+    return find_all_locations_in(content.split("\n"), search)
+
+
+def find_all_locations_in(lines: Iterable[str], search: str) -> list[dict[str, Any]]:
+    """`find_all_locations` over the content's lines given one by one (a large file read
+    lazily: two lines before a match are kept, two after are awaited)."""
     out: list[dict[str, Any]] = []
     if not search:
         return out
+    before: deque[str] = deque(maxlen=2)
+    waiting: list[tuple[dict[str, Any], list[str]]] = []
     for index, line in enumerate(lines):
+        for entry, context in waiting:
+            context.append(line)
+            if len(context) == entry["_size"]:
+                entry["context"] = "\n".join(context)
+        waiting = [(e, c) for e, c in waiting if "context" not in e]
         column = line.find(search)
         while column != -1:
-            context = lines[max(0, index - 2) : min(len(lines), index + 3)]
-            out.append({"line": index + 1, "column": column + 1, "context": "\n".join(context)})
+            entry = {"line": index + 1, "column": column + 1, "_size": len(before) + 3}
+            out.append(entry)
+            waiting.append((entry, [*before, line]))
             column = line.find(search, column + len(search))
+        before.append(line)
+    for entry, context in waiting:
+        entry["context"] = "\n".join(context)
+    for entry in out:
+        del entry["_size"]
     return out
 
 
@@ -314,19 +334,58 @@ def find_similar_strings(target: str, content: str, threshold: float = 0.8) -> l
 def generate_suggestions(search: str, content: str) -> list[str]:
     """`EditTool.generateSuggestions`, in its order: whitespace, similar strings, parts
     found, case."""
+    return generate_suggestions_in(search, content.split("\n"))
+
+
+_PIECE_CHARS = 1 << 16
+
+
+def generate_suggestions_in(search: str, lines: Iterable[str]) -> list[str]:
+    """`generate_suggestions` over the content's lines given one by one, in one pass (a
+    large file read lazily): the whole-content searches run on pieces of lines with the
+    end of the previous piece kept, so that what spans two pieces is found."""
+    spaced = _normalize_whitespace(search)
+    lower = search.lower()
+    words = re.split(r"\s+", search)
+    missing = {w for w in words if w}
+    similar: list[str] = []
+    found = {"spaced": False, "lower": False}
+    tails = {"spaced": "", "lower": ""}
+    piece: list[str] = []
+
+    def scan(text: str) -> None:
+        if not found["spaced"]:
+            window = re.sub(r"\s+", " ", tails["spaced"] + text)
+            found["spaced"] = spaced in window
+            tails["spaced"] = window[-len(spaced) :] if spaced else ""
+        if not found["lower"]:
+            window = tails["lower"] + text.lower()
+            found["lower"] = lower in window
+            tails["lower"] = window[max(0, len(window) - len(lower) + 1) :]
+
+    size = 0
+    for index, line in enumerate(lines):
+        if len(similar) < 3 and similarity(search, line, 0.8) is not None:
+            similar.append(line.strip())
+        if missing:
+            missing = {w for w in missing if w not in line}
+        piece.append(("\n" if index else "") + line)
+        size += len(line) + 1
+        if size >= _PIECE_CHARS:
+            scan("".join(piece))
+            piece, size = [], 0
+    scan("".join(piece))
     out: list[str] = []
-    if _normalize_whitespace(search) in _normalize_whitespace(content):
+    if found["spaced"]:
         out.append(
             "The string exists but with different whitespace. Check spaces, tabs, and line endings."
         )
-    similar = find_similar_strings(search, content, 0.8)
     if similar:
         out.append("Similar strings found: " + ", ".join(f'"{s}"' for s in similar[:3]))
-    words = re.split(r"\s+", search)
-    found = [word for word in words if word in content]
-    if found and len(found) < len(words):
-        out.append(f"Some parts of the string exist in the file. Found: {', '.join(found)}")
-    if search.lower() in content.lower():
+    present = [word for word in words if word not in missing]
+    if present and len(present) < len(words):
+        out.append(f"Some parts of the string exist in the file. Found: {', '.join(present)}")
+    if found["lower"]:
         out.append("The string exists but with different case. Check capitalization.")
     return out
 

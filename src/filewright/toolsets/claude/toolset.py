@@ -37,6 +37,7 @@ from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
 from filewright.engine import streamed
 from filewright.engine.pipeline import Change, Outcome
+from filewright.engine.streamrules import file_lines
 from filewright.fs.paths import Location
 from filewright.policy.rules import Access, Rule
 from filewright.read import readers
@@ -389,11 +390,12 @@ class ClaudeToolset(Toolset):
                 require_read=True,
                 sidecar_backup=M.BACKUP_DIR,
                 max_bytes=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES),
-                # Above the edit limit: the seed's ChunkedEditor (first match, streamed).
+                # Above the edit limit: streamed (the seed's ChunkedEditor), with Edit's
+                # verdicts: countOccurrences > 1 is MULTIPLE_MATCHES unless replace_all
                 stream_above=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES),
                 streamed=streamed.StreamBatch(
                     tuple(
-                        stream_replace(op.old, op.new, mode="all" if op.replace_all else "first")
+                        stream_replace(op.old, op.new, mode="all" if op.replace_all else "unique")
                         for op in ops
                     )
                 ),
@@ -408,7 +410,7 @@ class ClaudeToolset(Toolset):
                 "no_change",
             ) and self._changed_on_disk(loc):
                 return self.write_failure(Failure("stale", path), path, tool)
-            return self._edit_failure(outcome, path, ops, seen, single)
+            return self._edit_failure(outcome, path, ops, seen, single, loc)
         done = seen.get("result")
         strategies = (
             list(done.notes.get("strategies", [])) if isinstance(done, edits.Edited) else []
@@ -436,9 +438,12 @@ class ClaudeToolset(Toolset):
         ops: list[edits.Replace],
         seen: dict[str, Any],
         single: bool,
+        loc: Location,
     ) -> Result:
         assert outcome.failure is not None
         failure = outcome.failure
+        if failure.detail.get("streamed") and "text" not in seen:
+            seen["lines"] = lambda: file_lines(loc)  # the seed's content: the file, read lazily
         index = int(failure.detail.get("edit_index") or seen.get("index") or 0)
         op = ops[min(index, len(ops) - 1)]
         prefix = (
@@ -448,8 +453,16 @@ class ClaudeToolset(Toolset):
         )
         extra: dict[str, Any] = {} if single else {"edit_index": index}
         content = seen.get("text", "")
+        lines = seen.get("lines", lambda: content.split("\n"))
         if failure.code == "no_match":
-            suggestions = seed.generate_suggestions(op.old, content)
+            length = [0]
+
+            def counted() -> Any:
+                for line in lines():
+                    length[0] += len(line) + 1
+                    yield line
+
+            suggestions = seed.generate_suggestions_in(op.old, counted())
             message = prefix + M.render(M.NOT_FOUND_IN, path=path)
             closest = list(failure.detail.get("closest") or [])
             note = ""
@@ -467,7 +480,7 @@ class ClaudeToolset(Toolset):
                 "no_match",
                 text=text,
                 suggestions=suggestions,
-                details={"searchString": op.old, "fileLength": len(content)},
+                details={"searchString": op.old, "fileLength": max(0, length[0] - 1)},
                 closest=closest,
                 strategies_tried=failure.detail.get("strategies_tried"),
                 **extra,
@@ -476,7 +489,7 @@ class ClaudeToolset(Toolset):
             count = int(failure.detail.get("count") or 0)
             message = prefix + M.render(M.MULTIPLE, count=count)
             suggestions = list(M.MULTIPLE_MATCH_SUGGESTIONS)
-            locations = seed.find_all_locations(content, op.old)
+            locations = seed.find_all_locations_in(lines(), op.old)
             matches = list(failure.detail.get("locations") or [])
             if self.options.get("plain"):
                 text = M.with_suggestions(message, suggestions)
