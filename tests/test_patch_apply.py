@@ -77,10 +77,10 @@ def test_hunk_order_picks_the_one_after_the_previous_hunk() -> None:
     assert ok(text, "@@\n-b\n+B\n@@\n-x\n+X") == "a\nx\nB\nX\n"
 
 
-def test_unique_context_applies_even_if_scope_is_not_found() -> None:
-    assert ok("def f():\n    a = 1\n", "@@ def nope():\n-    a = 1\n+    a = 2") == (
-        "def f():\n    a = 2\n"
-    )
+def test_a_scope_that_names_nothing_refuses_even_a_unique_context() -> None:
+    out = run("def f():\n    a = 1\n", "@@ def nope():\n-    a = 1\n+    a = 2")
+    assert isinstance(out, EditFailure) and out.code == "patch_scope_not_found"
+    assert out.detail["scope"] == "def nope():" and out.detail["closest"][0]["start_line"] == 1
 
 
 def test_recovery_ladder_with_the_files_style() -> None:
@@ -135,3 +135,16 @@ def test_many_places_are_counted_and_the_first_twenty_listed() -> None:
     out = run("x\n" * 5000, "@@ x\n-x\n+y")
     assert isinstance(out, EditFailure) and out.code == "patch_ambiguous"
     assert out.detail["count"] == 5000 and len(out.detail["locations"]) == 20
+
+
+def test_a_scoped_hunk_starts_or_changes_inside_its_block() -> None:
+    text = "def a():\n    x = 1\n    return x\n\n\ndef b():\n    x = 1\n    return x\n"
+    # context from before the scope's line, the change inside it: applied
+    lead = ok(text, "@@ def b():\n     return x\n \n \n def b():\n-    x = 1\n+    x = 2")
+    assert lead == text[: -len("    x = 1\n    return x\n")] + "    x = 2\n    return x\n"
+    # starts inside a(), context reaching past its end: applied (peers look after the @@ line)
+    spill = ok(text, "@@ def a():\n-    return x\n+    return 3\n \n \n def b():")
+    assert spill.split("\n")[2] == "    return 3" and spill.count("return 3") == 1
+    # the change in a(), only trailing context in b(): refused
+    out = run(text, "@@ def b():\n-    return x\n+    return 3\n \n \n def b():")
+    assert isinstance(out, EditFailure) and out.code == "patch_no_match"

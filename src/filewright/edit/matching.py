@@ -44,6 +44,7 @@ anchored on old's rarest line and then verified.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from filewright.edit.normalize import (
@@ -59,6 +60,7 @@ from filewright.edit.normalize import (
     trim_blank_lines,
     unescape,
 )
+from filewright.edit.scopes import ScopeMissing, scope_ranges
 
 LADDER: tuple[str, ...] = (
     "exact",
@@ -101,7 +103,8 @@ class MatchOutcome:
     ``regions`` are non-overlapping and in text order.  ``strategy`` is the ladder level
     that matched (``"none"`` when nothing did), ``steps`` the transforms and whitespace
     level used, ``old`` the effective ``old`` that matched (after transforms).
-    ``error`` is ``"empty_old"`` when ``old`` was empty (the caller decides what that means).
+    ``error`` is ``"empty_old"`` when ``old`` was empty (the caller decides what that means),
+    ``"scope_not_found"`` when a scope names no line (``missing_scope`` says which).
     """
 
     regions: list[Region]
@@ -118,6 +121,7 @@ class MatchOutcome:
     leading_nl: bool = False
     trailing_nl: bool = False
     error: str | None = None
+    missing_scope: ScopeMissing | None = None
     # per region: (content start, content end, leading newline included, trailing included)
     spans: dict[Region, tuple[int, int, bool, bool]] = field(default_factory=dict, repr=False)
 
@@ -348,15 +352,31 @@ def _mid_line(ix: _TextIndex, old: str, typo: bool) -> list[Region]:
     return out
 
 
-def _try_base(ix: _TextIndex, old: str, crlf: bool) -> _Hit | None:
-    hit = _exact(ix, old, "line_endings" if crlf else "exact")
+_Within = list[tuple[int, int]] | None  # offset ranges a region must reach (None: anywhere)
+
+
+def _try_base(ix: _TextIndex, old: str, crlf: bool, within: _Within = None) -> _Hit | None:
+    hit = _inside(_exact(ix, old, "line_endings" if crlf else "exact"), within)
     if hit:
         return hit
     for spec in LINE_SPECS:
-        hit = _line_hit(ix, old, spec)
+        hit = _inside(_line_hit(ix, old, spec), within)
         if hit:
             return hit
     return None
+
+
+def _inside(hit: _Hit | None, within: _Within) -> _Hit | None:
+    """``hit`` with only its regions that lie in or reach into a range of ``within``
+    (``None`` when none does)."""
+    if hit is None or within is None:
+        return hit
+    keep = [r for r in hit.regions if any(r.start < b and a < r.end for a, b in within)]
+    if not keep:
+        return None
+    hit.regions = keep
+    hit.mid_line = any(r not in hit.spans for r in keep)
+    return hit
 
 
 # --------------------------------------------------------------------------- the ladder
@@ -497,13 +517,24 @@ def _untrim(ix: _TextIndex, hit: _Hit, eff: str, info: dict[str, object]) -> str
     return "\n" * n_lead + eff + "\n" * n_trail
 
 
-def find(text: str, old: str, *, max_matches: int | None = 1, fuzzy: bool = True) -> MatchOutcome:
+def find(
+    text: str,
+    old: str,
+    *,
+    max_matches: int | None = 1,
+    fuzzy: bool = True,
+    scope: Sequence[str] = (),
+) -> MatchOutcome:
     """Find ``old`` in ``text`` with the ladder (see module docstring).
 
     ``max_matches`` is how many regions the caller accepts (``None``: any number); it only
     decides :attr:`MatchOutcome.ok` / :attr:`MatchOutcome.ambiguous`, all non-overlapping
     regions of the first matching level are always reported.  ``fuzzy=False`` tries the
-    exact level only.
+    exact level only.  ``scope`` (the lines that open the enclosing blocks, outer first:
+    a patch's ``@@`` lines) is a constraint: only regions that lie in or reach into the
+    block it names count, at every level (a level whose regions all lie outside is passed
+    over; a caller may ask more of a region, as apply_patch does); a scope that names no
+    line gives ``error="scope_not_found"``.
     """
     if old == "":
         return MatchOutcome([], "none", max_matches=max_matches, error="empty_old")
@@ -511,18 +542,27 @@ def find(text: str, old: str, *, max_matches: int | None = 1, fuzzy: bool = True
     if crlf:
         old = old.replace("\r\n", "\n").replace("\r", "\n")
     ix = _TextIndex(text)
+    within: _Within = None
+    if any(s.strip() for s in scope):
+        ranges = scope_ranges(ix.lines, ix.starts, scope)
+        if isinstance(ranges, ScopeMissing):
+            return MatchOutcome(
+                [], "none", old=old, max_matches=max_matches, crlf=crlf,
+                error="scope_not_found", missing_scope=ranges,
+            )  # fmt: skip
+        within = ranges
     if not fuzzy:
-        hit = _exact(ix, old, "line_endings" if crlf else "exact")
+        hit = _inside(_exact(ix, old, "line_endings" if crlf else "exact"), within)
         if hit is None:
             return MatchOutcome([], "none", old=old, max_matches=max_matches, crlf=crlf)
         return MatchOutcome(hit.regions, hit.base, (hit.base,), old, hit.base, max_matches, crlf)
-    hit = _try_base(ix, old, crlf)
+    hit = _try_base(ix, old, crlf, within)
     level, eff = "", old
     steps: tuple[str, ...] = ()
     info: dict[str, object] = {}
     if hit is None:
         for level, eff, steps, info in _variants(old):  # noqa: B007
-            hit = _anchored(ix, _try_base(ix, eff, False), eff, info)
+            hit = _anchored(ix, _try_base(ix, eff, False, within), eff, info)
             if hit:
                 eff = _untrim(ix, hit, eff, info)
                 break

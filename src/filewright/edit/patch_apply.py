@@ -8,13 +8,18 @@ Each hunk's expected lines (context and removed) are looked up in the ORIGINAL t
    hunk's edges set aside (they stay as the file has them); only regions that cover whole
    lines (a missing indentation aside) count.
 
-A hunk that matches in more than one place is narrowed, in turn, by what the patch says
-about where it is: ``*** End of File`` (the match that ends the file), its ``@@`` scope
-lines (matches inside the block of a line that starts with the scope text, nested scopes
-inside each other's blocks), and the order of hunks (after the previous hunk of the same
-file). Each narrowing is used only when it leaves at least one match; if more than one
-remains the hunk is refused with every location, never applied at the first. A unique
-match is applied even where a scope line was not found: the context decides.
+A hunk's ``@@`` scope lines are a constraint, at both steps: only matches inside the
+block they name count (:mod:`filewright.edit.scopes`: by indentation, Markdown heading
+level, TOML table; nested scopes inside each other's blocks), and a scope that names no
+line refuses the hunk (``patch_scope_not_found``, naming the scope). A hunk that still
+matches in more than one place is narrowed by ``*** End of File`` (the match that ends
+the file) and the order of hunks (after the previous hunk of the same file), each used
+only when it leaves at least one match; if more than one remains the hunk is refused
+with every location, never applied at the first.
+
+What is written: context lines stay as the file has them, byte for byte; added lines
+are the model's, in the file's indentation style, with the trailing whitespace the model
+gave them (never the trailing whitespace of the removed lines they replace).
 
 A hunk with no context and no removed lines adds its lines at the end of the file; with
 an ``@@`` scope but no context it is refused, since appliers disagree about where such
@@ -23,22 +28,21 @@ lines go (after the scope line, or at the end of the file).
 Failures are `EditFailure` values: ``patch_no_match`` (``hunk``, ``patch_line``,
 ``expected``, ``closest``), ``patch_ambiguous`` (``hunk``, ``patch_line``, ``count``,
 ``locations``), ``patch_overlap`` (two hunks claim the same lines),
-``patch_no_context`` (added lines with a scope but no context).
+``patch_no_context`` (added lines with a scope but no context), ``patch_scope_not_found``
+(``hunk``, ``patch_line``, ``scope``, ``within``, ``closest``).
 """
 
 from __future__ import annotations
 
-import bisect
 import itertools
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from filewright.edit.carry import CannotCarry
 from filewright.edit.matching import LADDER, MatchOutcome, Region, find
-from filewright.edit.normalize import collapse_spaces, fold_typography
 from filewright.edit.outcome import Edited, EditFailure, Result, edited
 from filewright.edit.patch_parse import Hunk
 from filewright.edit.replacement import adapt_replacement
+from filewright.edit.scopes import ScopeMissing, inside, scope_blocks
 
 _MAX_LOCATIONS = 20  # places listed for an ambiguous hunk (``count`` says how many there are)
 
@@ -138,16 +142,23 @@ def _place(
                 {"hunk": number, "patch_line": hunk.patch_line, "scope": list(hunk.scopes)},
             )
         return _append(t, new)
-    cands, outcome = _exact(t, old), None
+    blocks = scope_blocks(t.lines, hunk.scopes) if hunk.scopes else None
+    if isinstance(blocks, ScopeMissing):
+        return _scope_missing(t, hunk, number, blocks)
+    cands, outcome = _in_scope(t, _exact(t, old), blocks, hunk.lines), None
+    kinds = [k for k, _ in hunk.lines]
     if not cands:
-        old_t, new_t = _trim_blank_context(hunk)
-        cands, outcome = _ladder(t, old_t)
-        new = new_t
+        trimmed = _trim_blank_context(hunk)
+        cands, outcome = _ladder(t, [x for k, x in trimmed if k != "+"], hunk.scopes)
+        cands = _in_scope(t, cands, blocks, trimmed)
+        outcome = outcome if cands else None
+        new = [x for k, x in trimmed if k != "-"]
+        kinds = [k for k, _ in trimmed]
         if outcome is None:
-            return _no_match(t, hunk, number, "\n".join(old))
+            return _no_match(t, hunk, number, "\n".join(old), blocks)
     cands = [c for c in cands if not any(_overlaps(c, s.lines) for s in taken)]
     if not cands:
-        return _no_match(t, hunk, number, "\n".join(old))
+        return _no_match(t, hunk, number, "\n".join(old), blocks)
     cands = _narrow(t, hunk, cands, prev_end)
     if len(cands) > 1:
         from filewright.edit.suggest import locations  # rapidfuzz: loaded on failure only
@@ -166,21 +177,62 @@ def _place(
     if outcome is None:
         return _line_splice(t, c.first, c.last, new, "exact")
     try:
-        return _ladder_splice(t, c, outcome, new)
+        return _ladder_splice(t, c, outcome, new, kinds)
     except CannotCarry as exc:  # matched, but the change cannot be carried over unguessed
-        failure = _no_match(t, hunk, number, "\n".join(old))
+        failure = _no_match(t, hunk, number, "\n".join(old), blocks)
         failure.detail["uncertain"] = exc.reason
         return failure
 
 
-def _trim_blank_context(hunk: Hunk) -> tuple[list[str], list[str]]:
-    """(old, new) without the blank context lines at the hunk's two edges."""
+def _trim_blank_context(hunk: Hunk) -> list[tuple[str, str]]:
+    """The hunk's lines without the blank context lines at its two edges."""
     lines = list(hunk.lines)
     while lines and lines[0][0] == " " and not lines[0][1].strip():
         lines.pop(0)
     while lines and lines[-1][0] == " " and not lines[-1][1].strip():
         lines.pop()
-    return [x for k, x in lines if k != "+"], [x for k, x in lines if k != "-"]
+    return lines
+
+
+def _in_scope(
+    t: _Text,
+    cands: list[_Candidate],
+    blocks: list[tuple[int, int]] | None,
+    lines: tuple[tuple[str, str], ...] | list[tuple[str, str]],
+) -> list[_Candidate]:
+    """The candidates in the scope's blocks: those that start in one (their first non-blank
+    line; where the reference appliers look for a hunk, after its ``@@`` line) or whose
+    changed lines lie in one (the removed lines, the line above added ones); context
+    lines may reach beyond the block."""
+    if blocks is None:
+        return cands
+    olds = [k for k, _ in lines if k != "+"]
+    changed: list[int] = []  # indexes into the hunk's old lines
+    for i, (k, _) in enumerate(lines):
+        if k == "-":
+            changed.append(sum(1 for x, _ in lines[:i] if x != "+"))
+        elif k == "+":
+            before = sum(1 for x, _ in lines[:i] if x != "+")
+            changed.append(max(0, before - 1) if before else 0)
+    out = []
+    for c in cands:
+        span = list(range(c.first, c.last))
+        body = [j for j in span if t.lines[j].strip()]
+        if body and inside(blocks, body[0], body[0]):
+            out.append(c)
+            continue
+        # the hunk's old lines onto the file's, by their non-blank lines where they differ
+        # in number (the ladder set blank lines aside)
+        onb = [i for i, (k, x) in enumerate((k, x) for k, x in lines if k != "+") if x.strip()]
+        where = dict(zip(onb, body, strict=False)) if len(span) != len(olds) else None
+        files = [
+            (where.get(i) if where is not None else span[min(i, len(span) - 1)]) for i in changed
+        ]
+        if files and None not in files:
+            lo, hi = min(f for f in files if f is not None), max(f for f in files if f is not None)
+            if inside(blocks, lo, hi):
+                out.append(c)
+    return out
 
 
 def _overlaps(c: _Candidate, lines: tuple[int, int]) -> bool:
@@ -216,11 +268,14 @@ def _exact(t: _Text, old: list[str]) -> list[_Candidate]:
             out.append(_Candidate(i, i + m))
 
 
-def _ladder(t: _Text, old: list[str]) -> tuple[list[_Candidate], MatchOutcome | None]:
-    """Ladder matches of ``old`` that cover whole lines (a missing indentation aside)."""
+def _ladder(
+    t: _Text, old: list[str], scopes: tuple[str, ...]
+) -> tuple[list[_Candidate], MatchOutcome | None]:
+    """Ladder matches of ``old`` inside ``scopes`` that cover whole lines (a missing
+    indentation aside)."""
     if not any(x.strip() for x in old):
         return [], None
-    outcome = find(t.text, "\n".join(old), max_matches=None)
+    outcome = find(t.text, "\n".join(old), max_matches=None, scope=scopes)
     cands = []
     for r in outcome.regions:
         first, last = r.start_line - 1, r.end_line
@@ -243,86 +298,9 @@ def _narrow(t: _Text, hunk: Hunk, cands: list[_Candidate], prev_end: int) -> lis
 
     if len(cands) > 1 and hunk.end_of_file:
         cands = keep([c for c in cands if c.last == len(t.lines)])
-    if len(cands) > 1 and hunk.scopes:
-        inside = _inside(_scope_blocks(t.lines, hunk.scopes))
-        cands = keep([c for c in cands if inside(c.first)])
     if len(cands) > 1 and prev_end:
         cands = keep([c for c in cands if c.first >= prev_end])
     return cands
-
-
-def _norm(line: str) -> str:
-    return collapse_spaces(fold_typography(line)).strip()
-
-
-def _starts_scope(line: str, scope: str) -> bool:
-    n = _norm(line)
-    if not n.startswith(scope):
-        return False
-    rest = n[len(scope) :]
-    return not rest or not (rest[0].isalnum() or rest[0] == "_") or not scope[-1:].isalnum()
-
-
-def _indent(line: str) -> int:
-    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
-
-
-_OPENERS = frozenset("{([")
-_CLOSERS = ("}", ")", "]", "end", "fi", "done", "esac")
-
-
-def _block(lines: list[str], s: int) -> tuple[int, int]:
-    """Lines ``[s, e]`` of the block that line ``s`` opens: until a line indented no more
-    than it (a lone opening bracket excepted; a closing one included)."""
-    base = _indent(lines[s])
-    e = s
-    for j in range(s + 1, len(lines)):
-        line = lines[j]
-        if not line.strip():
-            continue
-        stripped = line.strip()
-        if _indent(line) <= base:
-            if set(stripped) <= _OPENERS:
-                e = j
-                continue
-            if stripped.startswith(_CLOSERS):
-                e = j
-            break
-        e = j
-    return s, e
-
-
-def _inside(blocks: list[tuple[int, int]]) -> Callable[[int], bool]:
-    """A test of whether a line lies in one of ``blocks`` (sorted), in O(log n)."""
-    starts = [a for a, _ in blocks]
-    reach = list(itertools.accumulate((b for _, b in blocks), max))
-
-    def test(line: int) -> bool:
-        k = bisect.bisect_right(starts, line) - 1
-        return k >= 0 and reach[k] >= line
-
-    return test
-
-
-def _union(blocks: list[tuple[int, int]]) -> Iterator[int]:
-    """Each line of the (sorted, possibly nested) blocks once."""
-    nxt = 0
-    for a, b in blocks:
-        yield from range(max(a, nxt), b + 1)
-        nxt = max(nxt, b + 1)
-
-
-def _scope_blocks(lines: list[str], scopes: tuple[str, ...]) -> list[tuple[int, int]]:
-    """The blocks of the innermost scope lines that sit inside blocks of the outer ones
-    (empty when a scope is not found: then the scopes do not narrow)."""
-    blocks: list[tuple[int, int]] = [(0, len(lines) - 1)]
-    for scope in scopes:
-        want = _norm(scope)
-        found = {_block(lines, j) for j in _union(blocks) if want and _starts_scope(lines[j], want)}
-        if not found:
-            return []
-        blocks = sorted(found)
-    return blocks
 
 
 def _line_splice(t: _Text, first: int, last: int, new: list[str], strategy: str) -> _Splice:
@@ -334,36 +312,81 @@ def _line_splice(t: _Text, first: int, last: int, new: list[str], strategy: str)
     return _Splice(start, end, "".join(x + "\n" for x in new), (first, last), strategy)
 
 
-def _ladder_splice(t: _Text, c: _Candidate, outcome: MatchOutcome, new: list[str]) -> _Splice:
+def _ladder_splice(
+    t: _Text, c: _Candidate, outcome: MatchOutcome, new: list[str], kinds: list[str]
+) -> _Splice:
     assert c.region is not None
     if not new:
         return _line_splice(t, c.first, c.last, [], outcome.strategy)
     r = c.region
     rep = adapt_replacement(outcome, r, t.text, "\n".join(new))
-    return _Splice(r.start, r.end, rep, (c.first, c.last), outcome.strategy)
+    new_kinds = [k for k in kinds if k != "-"]
+    rep = _added_trailing(rep, new, new_kinds, t.lines[c.first : c.last], outcome.old)
+    end = r.end
+    line_end = t.line_end(c.last - 1)
+    if [k for k in kinds if k != "+"][-1:] == ["-"] and not t.text[end:line_end].strip():
+        end = max(end, line_end)  # the whitespace that ended a removed line goes with it
+    return _Splice(r.start, end, rep, (c.first, c.last), outcome.strategy)
 
 
-def _no_match(t: _Text, hunk: Hunk, number: int, expected: str) -> EditFailure:
+def _trail(line: str) -> str:
+    return line[len(line.rstrip()) :]
+
+
+def _added_trailing(rep: str, new: list[str], kinds: list[str], flines: list[str], old: str) -> str:
+    """``rep`` with each added line ending in the whitespace the model gave it, not in that
+    of the file line it replaced (a Markdown hard break removed stays removed). Where the
+    model's context shows trailing whitespace the file's lines lack (a slip), added lines
+    end in none. Lines are paired by order of the non-blank ones; unchanged if they do not
+    pair up."""
+    out = rep.split("\n")
+    at = [i for i, x in enumerate(out) if x.strip()]
+    given = [(x, k) for x, k in zip(new, kinds, strict=True) if x.strip()]
+    if len(at) != len(given):
+        return rep
+    slip = all(not _trail(x) for x in flines) and any(_trail(x) for x in old.split("\n"))
+    for i, (x, k) in zip(at, given, strict=True):
+        if k == "+":
+            out[i] = out[i].rstrip() + ("" if slip else _trail(x))
+    return "\n".join(out)
+
+
+def _no_match(
+    t: _Text, hunk: Hunk, number: int, expected: str, blocks: list[tuple[int, int]] | None
+) -> EditFailure:
     """Not found: with the closest real text (inside the hunk's scope first, if it has one)."""
     from filewright.edit.suggest import closest  # rapidfuzz: loaded on failure only
 
     hints = closest(t.text, expected, limit=6)
-    if hunk.scopes:
-        inside = _inside(_scope_blocks(t.lines, hunk.scopes))
+    detail: dict[str, object] = {"hunk": number, "patch_line": hunk.patch_line}
+    if blocks is not None:
+        scope_in = blocks
 
         def later(hint: dict[str, object]) -> bool:
             """Hints outside the scope, or not close, after close ones inside it."""
             line = int(hint["start_line"]) - 1  # type: ignore[call-overload]
             close = float(hint["similarity"]) >= 0.5  # type: ignore[arg-type]
-            return not (close and inside(line))
+            return not (close and inside(scope_in, line, line))
 
         hints.sort(key=later)
+        detail["scope"] = list(hunk.scopes)
+        detail["scope_lines"] = [[a + 1, b + 1] for a, b in blocks[:_MAX_LOCATIONS]]
+    detail.update({"expected": expected, "closest": hints[:3]})
+    return EditFailure("patch_no_match", detail)
+
+
+def _scope_missing(t: _Text, hunk: Hunk, number: int, missing: ScopeMissing) -> EditFailure:
+    """A scope that names no line (inside the outer scopes): with the closest lines."""
+    from filewright.edit.suggest import closest  # rapidfuzz: loaded on failure only
+
+    hints = [h for h in closest(t.text, missing.scope, limit=3) if h["start_line"] == h["end_line"]]
     return EditFailure(
-        "patch_no_match",
+        "patch_scope_not_found",
         {
             "hunk": number,
             "patch_line": hunk.patch_line,
-            "expected": expected,
-            "closest": hints[:3],
+            "scope": missing.scope,
+            "within": list(missing.within),
+            "closest": hints,
         },
     )

@@ -12,8 +12,10 @@ Consecutive ``@@`` lines name nested scopes (``@@ class A`` then ``@@ def f():``
 first hunk of a file may start without one. What this parser accepts beyond the grammar,
 because models write it and its meaning is not in doubt: CRLF line ends, whitespace
 around the marker lines, a heredoc wrapper (``<<'EOF'`` ... ``EOF``), an empty line in a
-hunk (an empty context line), a unified-diff ``@@ -1,3 +1,4 @@`` header (its range is
-ignored). Everything else is refused with the patch line number and what was expected.
+hunk (an empty context line), blank lines after ``*** End of File`` (ignored), a
+unified-diff ``@@ -1,3 +1,4 @@`` header (its range is ignored). Everything else is refused
+with the patch line number and what was expected; so is a path with a backslash
+(`path_problem`).
 
 Also parsed here: the Responses API's ``update_file`` diff (hunks only) and
 ``create_file`` diff (``+`` lines). Pure: no I/O; failures are values (`PatchError`).
@@ -169,10 +171,27 @@ def parse_patch(text: str) -> Patch | PatchError:
     return Patch(tuple(ops))
 
 
+def path_problem(path: str) -> str | None:
+    """Why a patch path is refused, or ``None``. A backslash: on this system it is a
+    character of a name, not a separator, so ``nested\\new.txt`` would make a file of
+    that name at the top; whoever wrote it meant a directory, so the message names the
+    path with ``/``."""
+    if "\\" in path:
+        fixed = path.replace("\\", "/")
+        return (
+            f"the path {path!r} contains a backslash; paths use '/' between directories "
+            f"(write {fixed!r})"
+        )
+    return None
+
+
 def _path(line: str, prefix: str, n: int) -> str:
     path = line[len(prefix) :].strip()
     if not path:
         raise _Invalid(n, f"'{prefix}' needs a path")
+    problem = path_problem(path)
+    if problem:
+        raise _Invalid(n, problem)
     return path
 
 
@@ -263,7 +282,9 @@ def _parse_hunks(body: list[tuple[int, str]], first: int) -> list[Hunk]:
 
     for i, raw in body:
         n = first + i
-        if eof and raw.strip() and not raw.strip().startswith("@@"):
+        if eof and not raw.strip():
+            continue  # blank lines after the marker name nothing: there is no line after it
+        if eof and not raw.strip().startswith("@@"):
             raise _Invalid(n, f"'{END_OF_FILE}' must end its hunk; start a new hunk with '@@'")
         if raw.strip().startswith("@@"):
             if lines:

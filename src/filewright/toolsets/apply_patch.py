@@ -39,6 +39,7 @@ from filewright.edit.patch_parse import (
     parse_create_diff,
     parse_patch,
     parse_update_diff,
+    path_problem,
 )
 from filewright.engine.batch import BatchOutcome, FileStep, apply_batch
 from filewright.engine.diffs import MAX_DIFF_DATA, clip_diff
@@ -59,6 +60,13 @@ An Update File may be followed by `*** Move to: new/path` to rename the file. St
 
 _LETTER = {"add": "A", "update": "M", "delete": "D", "move_to": "R", "move_from": None}
 _OPERATIONS = ("create_file", "update_file", "delete_file")
+# the keys each operation defines (the Responses API's, plus the OpenAI Agents SDK's
+# ``move_to`` on update_file); any other key is refused, not dropped
+_KEYS = {
+    "create_file": ("type", "path", "diff"),
+    "update_file": ("type", "path", "diff", "move_to"),
+    "delete_file": ("type", "path"),
+}
 
 
 class ApplyPatchToolset(Toolset):
@@ -97,10 +105,24 @@ class ApplyPatchToolset(Toolset):
             return _bad(
                 f"unknown operation type {kind!r}; expected one of {', '.join(_OPERATIONS)}"
             )
+        assert isinstance(kind, str)
+        extra = [k for k, v in op.items() if k not in _KEYS[kind] and v is not None]
+        if extra:
+            return _bad(
+                f"{kind} does not take {', '.join(repr(k) for k in extra)}; its keys are "
+                f"{', '.join(_KEYS[kind])}"
+            )
         if not isinstance(path, str) or not path.strip():
             return _bad(f"{kind} needs a 'path'")
         if kind != "delete_file" and not isinstance(diff, str):
             return _bad(f"{kind} needs a 'diff'")
+        move_to = op.get("move_to")
+        if move_to is not None and (not isinstance(move_to, str) or not move_to.strip()):
+            return _bad(f"'move_to' must be a path (a non-empty string), got {move_to!r}")
+        for value in (path, move_to):
+            problem = path_problem(value) if isinstance(value, str) else None
+            if problem:
+                return _bad(problem)
         if kind == "delete_file":
             return self._apply(Patch((DeleteFile(path, 0),)), "diff")
         assert isinstance(diff, str)  # (checked above for every kind but delete_file)
@@ -112,7 +134,7 @@ class ApplyPatchToolset(Toolset):
         hunks = parse_update_diff(diff)
         if isinstance(hunks, PatchError):
             return _invalid(hunks, "diff")
-        return self._apply(Patch((UpdateFile(path, hunks, None, 0),)), "diff")
+        return self._apply(Patch((UpdateFile(path, hunks, move_to, 0),)), "diff")
 
     # -- shared -----------------------------------------------------------------------------
 
@@ -210,7 +232,11 @@ def _hunk_failure(failure: Failure, op: Any, source: str) -> str:
     line = d.get("patch_line") or (hunks[hunk - 1].patch_line if hunk and hunks else 0)
     at = f"hunk {hunk}" + (f" (line {line} of the {source})" if line else "")
     if failure.code == "patch_no_match":
-        out = [f"{at}: these lines were not found in the file:", _quoted(d.get("expected", ""))]
+        where = "in the file"
+        if d.get("scope"):
+            spans = ", ".join(f"{a}-{b}" for a, b in d.get("scope_lines", [])[:5])
+            where = f"inside {_scopes(d['scope'])} (lines {spans})"
+        out = [f"{at}: these lines were not found {where}:", _quoted(d.get("expected", ""))]
         hints = [c for c in d.get("closest", []) if c.get("similarity", 0) >= 0.5][:3]
         for c in hints:
             differs = "; ".join(c.get("differs", [])[:3])
@@ -219,8 +245,13 @@ def _hunk_failure(failure: Failure, op: Any, source: str) -> str:
                 if c["start_line"] == c["end_line"]
                 else f"lines {c['start_line']}-{c['end_line']}"
             )
-            label = f"Closest text in the file, {span}" + (
-                f" (differs: {differs})" if differs else ""
+            outside = d.get("scope") and not any(
+                a <= c["start_line"] <= b for a, b in d.get("scope_lines", [])
+            )
+            label = (
+                f"Closest text in the file, {span}"
+                + (", outside the scope" if outside else "")
+                + (f" (differs: {differs})" if differs else "")
             )
             out.append(f"{label}:\n{_numbered(c['text'], c['start_line'])}")
         if not hints:
@@ -236,6 +267,17 @@ def _hunk_failure(failure: Failure, op: Any, source: str) -> str:
         ]
         out += [f"Match at line {w['line']}:\n{w['context']}" for w in d.get("locations", [])[:10]]
         return "\n".join(out)
+    if failure.code == "patch_scope_not_found":
+        inner = f" inside {_scopes(d['within'])}" if d.get("within") else ""
+        out = [
+            f"{at}: its scope '@@ {d.get('scope')}' names no line{inner}: no line starts with "
+            "that text. Give the line that opens the enclosing block as the file has it, or "
+            "leave the @@ line bare."
+        ]
+        for c in d.get("closest", [])[:3]:
+            if c.get("similarity", 0) >= 0.5:
+                out.append(f"Closest line in the file:\n{_numbered(c['text'], c['start_line'])}")
+        return "\n".join(out)
     if failure.code == "patch_no_context":
         return (
             f"{at}: it only adds lines under '@@ {' '.join(d.get('scope', []))}'; include at "
@@ -244,6 +286,10 @@ def _hunk_failure(failure: Failure, op: Any, source: str) -> str:
     if failure.code == "patch_overlap":
         return f"two hunks change the same lines (near lines {d.get('lines')})"
     return failure.code
+
+
+def _scopes(scopes: list[str]) -> str:
+    return " / ".join(f"'@@ {x}'" for x in scopes)
 
 
 def _success(outcome: BatchOutcome) -> Result:
