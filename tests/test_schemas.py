@@ -116,6 +116,9 @@ def test_definitions_match_the_parameter_models(workspace: Workspace, name: str,
         if fmt == "openai-responses" and tool.responses_builtin:
             assert d == tool.responses_builtin  # a built-in tool type: no schema of ours
             continue
+        if fmt == "anthropic" and tool.anthropic_builtin:
+            assert d == tool.anthropic_builtin  # an Anthropic-defined tool type: no schema
+            continue
         want = expected(tool)
         params = generic_parameters(fmt, d) or {"properties": {}}
         props = params.get("properties", {})
@@ -180,10 +183,14 @@ def test_apply_patch_is_the_responses_builtin_tool(workspace: Workspace) -> None
 
 @pytest.mark.parametrize("name", TOOLSETS)
 def test_anthropic_definitions_validate(workspace: Workspace, name: str) -> None:
-    from anthropic.types import ToolParam, ToolUnionParam
+    from anthropic.types import MemoryTool20250818Param, ToolParam, ToolUnionParam
     from anthropic.types.tool_param import InputSchema
 
     for d in workspace.toolset(name).definitions("anthropic"):
+        if d.get("type") == "memory_20250818":  # an Anthropic-defined tool: no schema
+            check_typed_dict(d, MemoryTool20250818Param)
+            TypeAdapter(ToolUnionParam).validate_python(d)
+            continue
         check_typed_dict(d, ToolParam)
         TypeAdapter(ToolUnionParam).validate_python(d)
         TypeAdapter(InputSchema).validate_python(d["input_schema"])

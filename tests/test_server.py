@@ -187,6 +187,19 @@ SCENARIOS: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("get_file_info", {"path": "{root}/none.txt"}),
         ("edit_file", {"path": "{root}/notes.txt", "edits": [{"oldText": "zzz", "newText": "y"}]}),
     ],
+    "memory": [
+        ("memory", {"command": "view", "path": "/memories"}),
+        ("memory", {"command": "create", "path": "/memories/m.md", "file_text": "alpha\nbeta\n"}),
+        ("memory", {"command": "str_replace", "path": "/memories/m.md", "old_str": "beta",
+                    "new_str": "BETA"}),
+        ("memory", {"command": "insert", "path": "/memories/m.md", "insert_line": 0,
+                    "insert_text": "top"}),
+        ("memory", {"command": "view", "path": "/memories/m.md"}),
+        ("memory", {"command": "rename", "old_path": "/memories/m.md", "new_path": "/memories/d/m.md"}),
+        ("memory", {"command": "view", "path": "/memories"}),
+        ("memory", {"command": "view", "path": "/memories/../notes.txt"}),
+        ("memory", {"command": "delete", "path": "/memories/d/m.md"}),
+    ],
 }  # fmt: skip
 
 TIMES = re.compile(

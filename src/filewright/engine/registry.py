@@ -33,6 +33,7 @@ REGISTRY: dict[str, str] = {
     "memo": "filewright.toolsets.memo:MemoToolset",
     "apply_patch": "filewright.toolsets.apply_patch:ApplyPatchToolset",
     "mcpfs": "filewright.toolsets.mcpfs:McpfsToolset",
+    "memory": "filewright.toolsets.memory:MemoryToolset",
 }
 
 NAMES = tuple(REGISTRY)

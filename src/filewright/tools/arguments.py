@@ -48,6 +48,7 @@ MODEL_MODULES: dict[str, tuple[str, ...]] = {
         "ReadParamsMemoryOff", "WriteParamsMemoryOff", "EditParamsMemoryOff",
     ),
     "filewright.toolsets.apply_patch_params": ("ApplyPatchParams",),
+    "filewright.toolsets.memory_params": ("MemoryParams",),
 }  # fmt: skip
 
 _ALLOWED = frozenset({

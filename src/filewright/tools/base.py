@@ -33,8 +33,8 @@ class Tool:
     """
 
     __slots__ = (
-        "_model", "_ref", "description", "destructive", "handler", "idempotent", "mcp", "name",
-        "read_only", "responses_builtin", "title",
+        "_model", "_ref", "anthropic_builtin", "description", "destructive", "handler",
+        "idempotent", "mcp", "name", "read_only", "responses_builtin", "title",
     )  # fmt: skip
 
     def __init__(
@@ -49,11 +49,15 @@ class Tool:
         title: str | None = None,
         responses_builtin: dict[str, Any] | None = None,
         mcp: dict[str, Any] | None = None,
+        anthropic_builtin: dict[str, Any] | None = None,
     ) -> None:
         self.name, self.description, self.handler = name, description, handler
         # A Responses API built-in tool type this tool stands for (e.g. {"type": "apply_patch"}):
         # its definition in the `openai-responses` format, instead of a function tool.
         self.responses_builtin = responses_builtin
+        # An Anthropic tool type this tool stands for (e.g. {"type": "memory_20250818",
+        # "name": "memory"}): its definition in the `anthropic` format, with no schema.
+        self.anthropic_builtin = anthropic_builtin
         self.read_only, self.destructive, self.idempotent = read_only, destructive, idempotent
         self.title = title
         # Keys that replace or add to the tool's MCP definition (`annotations`,

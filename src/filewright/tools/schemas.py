@@ -7,7 +7,9 @@ Schema:
 - `openai-responses`: Responses API function tools (`{"type": "function", "name", ...}`),
   or the built-in tool type a tool stands for (`Tool.responses_builtin`, e.g.
   `{"type": "apply_patch"}` for the `apply_patch` toolset).
-- `anthropic`: Messages API `tools` entries (`{"name", "description", "input_schema"}`).
+- `anthropic`: Messages API `tools` entries (`{"name", "description", "input_schema"}`),
+  or the Anthropic-defined tool type a tool stands for (`Tool.anthropic_builtin`, e.g.
+  `{"type": "memory_20250818", "name": "memory"}` for the `memory` toolset).
 - `gemini`: function declarations in the OpenAPI subset Gemini accepts (upper-case
   types, no `additionalProperties` / `default` / `const` / `$ref`, string enums only).
 - `mcp`: MCP `Tool` objects with `annotations` (readOnlyHint, destructiveHint,
@@ -205,6 +207,9 @@ def definition(tool: Tool, format: str) -> dict[str, Any]:
     builtin = getattr(tool, "responses_builtin", None)
     if format == "openai-responses" and builtin:
         return dict(builtin)
+    anthropic = getattr(tool, "anthropic_builtin", None)
+    if format == "anthropic" and anthropic:
+        return dict(anthropic)
     schema = parameters_schema(tool)
     if format == "openai":
         return {

@@ -109,8 +109,9 @@ NO_ROOT_MESSAGE = (
     "no workspace: the server was started without --root, the client names no roots, and the "
     "current directory is the filesystem root; start it with --root DIR"
 )
-# Toolsets whose listing must stay identical to the server they replace.
-EXACT_LISTINGS = frozenset({"mcpfs"})
+# Toolsets whose listing must stay identical to the server they replace (mcpfs), or whose
+# paths do not name places in the roots (memory: every path starts with /memories).
+EXACT_LISTINGS = frozenset({"mcpfs", "memory"})
 # Toolset options the server turns on: without them a model could not see what a root holds.
 SERVE_OPTIONS: dict[str, dict[str, Any]] = {"claude": {"list_directories": True}}
 
