@@ -260,7 +260,9 @@ class MemoryToolset(Toolset):
                 listing = search.list_directory(
                     directory.real,
                     respect_gitignore=False,
-                    visible=lambda name: not name.startswith(".") and visible(rel + name),
+                    visible=lambda name, is_dir: (
+                        not name.startswith(".") and visible(rel + name, is_dir)
+                    ),
                 )
             except OSError:
                 return
