@@ -154,3 +154,21 @@ def test_text_editor_not_found_shows_the_closest_text(tmp_path: Path) -> None:
         {"command": "str_replace", "path": path, "old_str": "b = 3", "new_str": "x"},
     )
     assert "     2\tb = 2" in result.text
+
+
+def test_gemini_search_shows_a_match_past_column_500(tmp_path: Path) -> None:
+    from filewright import search
+
+    line = "var a=1;" * 200 + "function needle(){}" + "var b=2;" * 300
+    put(tmp_path / "min.js", line + "\n")
+    result = (
+        Workspace(tmp_path).toolset("gemini").call("search_file_content", {"pattern": "needle"})
+    )
+    assert "function needle(){}" in result.text
+    assert "L1: [1484 characters before] ..." in result.text
+    # every engine, and a file large enough to be streamed line by line
+    put(tmp_path / "big.js", "x" * (1 << 20) + "\n" + line + "\n")
+    for engine in ("python", "rg"):
+        found = search.grep(tmp_path, "needle", engine=engine)
+        shown = [m.text for f in found.files for m in f.matches]
+        assert len(shown) == 2 and all("function needle(){}" in text for text in shown), engine

@@ -151,12 +151,20 @@ def grep(
         respect_gitignore=respect_gitignore,
     )
 
+    finder = _compile_python(pattern, case_sensitive, fixed_strings)
+
+    def locate(line: str) -> tuple[int, int] | None:
+        assert not isinstance(finder, str)
+        found = regexes.search(finder.line_re, line)
+        return None if found is None else (found.start(), found.end() - found.start())
+
     def collector() -> MatchCollector:
         return MatchCollector(
             max_matches=max_matches,
             max_line_chars=max_line_chars,
             context=max(0, context),
             on_progress=progress,
+            locate=None if isinstance(finder, str) else locate,
         )
 
     if rg is not None:

@@ -17,6 +17,7 @@ from typing import Any
 from filewright.core import regexes
 from filewright.policy.gitignore import DirRules, Overrides, Verdict
 from filewright.search.anchored import iter_lines, open_real_dir, open_subdir
+from filewright.search.results import WINDOW_CHARS
 
 
 def walk(
@@ -237,7 +238,7 @@ class LineSearcher:
                 continue  # only looking for a NUL now
             text = raw.decode("utf-8", "replace")
             hit = matches < max_matches and regexes.search(rx, text) is not None
-            kept = text[: max_line_chars + 1]
+            kept = text[: (WINDOW_CHARS if hit else max_line_chars) + 1]
             more = len(text) - len(kept) + rest
             if hit:
                 matches += 1

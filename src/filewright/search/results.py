@@ -170,6 +170,25 @@ def cut_line(text: str, max_chars: int, more: int = 0) -> str:
     return text
 
 
+WINDOW_CHARS = 65536
+"""How much of a matching line the engines keep, so that a match far into a long line
+(minified JS, one-line JSON) can be shown in a window around it."""
+
+
+def match_window(text: str, column: int, width: int, max_chars: int, more: int = 0) -> str:
+    """``max_chars`` characters of the line ``text`` around the match at ``column`` (0-based,
+    ``width`` characters long), with notes on what was left out before and after."""
+    if text.endswith("\n") and not more:
+        text = text[:-1]
+    lead = max_chars // 4 if width < max_chars else 0
+    lo = max(0, min(column - lead, len(text) - max_chars))
+    window = text[lo : lo + max_chars]
+    after = len(text) - lo - len(window) + more
+    head = f"[{lo} characters before] ..." if lo else ""
+    tail = f"... [{after} more characters]" if after > 0 else ""
+    return head + window + tail
+
+
 class MatchCollector:
     """Gathers grep lines under a cap on matching lines.
 
@@ -187,8 +206,12 @@ class MatchCollector:
         max_line_chars: int,
         context: int,
         on_progress: ProgressCallback | None = None,
+        locate: Callable[[str], tuple[int, int] | None] | None = None,
     ) -> None:
         self.max_matches = max_matches
+        # (column, width) of the first match in a line: a long matching line is shown
+        # in a window around it rather than by its start
+        self.locate = locate
         self.max_line_chars = max_line_chars
         self.context = context
         self.files: list[FileMatches] = []
@@ -218,8 +241,21 @@ class MatchCollector:
                 return False
             self.total += 1
             self._last_match = number
-        cur.matches.append(LineMatch(number, cut_line(text, self.max_line_chars, more), is_context))
+        cur.matches.append(LineMatch(number, self._shown(text, is_context, more), is_context))
         return True
+
+    def _shown(self, text: str, is_context: bool, more: int) -> str:
+        """The line as shown: cut to `max_line_chars`; a match past that, in a window."""
+        limit = self.max_line_chars
+        if is_context or self.locate is None or len(text) + more <= limit:
+            return cut_line(text, limit, more)
+        try:
+            found = self.locate(text)
+        except Exception:  # a pattern the Python dialect cannot run: the line's start
+            found = None
+        if found is None or found[0] + found[1] <= limit:
+            return cut_line(text, limit, more)
+        return match_window(text, found[0], found[1], limit, more)
 
     def end(self) -> None:
         """Close the current file (kept only if it has a matching line)."""

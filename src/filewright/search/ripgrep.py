@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO, BinaryIO, cast
 
 from filewright.search.anchored import Binary, iter_lines, open_below
-from filewright.search.results import LineSink
+from filewright.search.results import WINDOW_CHARS, LineSink
 
 BASE_ARGS: tuple[str, ...] = (
     "--no-config",
@@ -279,7 +279,7 @@ def verified_lines(
     reached without links, is binary, or does not hold what ripgrep printed."""
     wanted = {n: (ctx, text) for n, ctx, text in records}
     last = max(wanted)
-    keep = max(PREVIEW_BYTES, 4 * max_chars + 4)
+    keep = max(PREVIEW_BYTES, 4 * max(max_chars, WINDOW_CHARS) + 4)
     out: list[tuple[int, str, bool, int]] = []
     try:
         fd = open_below(dir_fd, rel)
@@ -298,7 +298,7 @@ def verified_lines(
             if not _same_start(raw, rest, printed):
                 return []
             text = raw.decode("utf-8", "replace")
-            kept = text[: max_chars + 1]
+            kept = text[: (max_chars if is_context else WINDOW_CHARS) + 1]
             out.append((number, kept, is_context, len(text) - len(kept) + rest))
     except (Binary, OSError):
         return []
