@@ -1,9 +1,9 @@
 """`filewright serve --http` on localhost: a web page must not be able to drive the tools.
 
 A browser tab can send requests to 127.0.0.1 (directly, or by DNS rebinding a name it
-controls). The streamable HTTP transport has no authentication, so requests carrying a
-foreign `Origin` or `Host` must be refused before any tool runs; a local client without
-those headers still works.
+controls). Without a token the local transport does not authenticate, so requests
+carrying a foreign `Origin` or `Host` must be refused before any tool runs; a local client
+without those headers still works. Idle connections beyond the limit are refused too.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from .support import filewright_exe
+from .test_http_limits import assert_connection_limit
 
 INIT = {
     "jsonrpc": "2.0",
@@ -80,6 +81,10 @@ def test_http_server_refuses_foreign_origin_and_host(tmp_path: Path) -> None:
         assert status in (403, 421), status
         status, _ = _post(port, {"Host": f"evil.example:{port}"})
         assert status in (403, 421), status
+        status, body = _post(port, {})
+        assert status == 200 and '"result"' in body, (status, body[:300])
+        # Idle connections beyond the limit are refused (test_http_limits.py).
+        assert_connection_limit(port)
         status, body = _post(port, {})
         assert status == 200 and '"result"' in body, (status, body[:300])
     finally:

@@ -9,6 +9,11 @@
 - **DNS rebinding.** On every loopback address (`127.0.0.0/8`, `::1`, `localhost`, …)
   requests whose `Host` is not a loopback name or address get 421 and those with a
   foreign `Origin` 403 (the SDK's transport security, with the bound host allowed too).
+- **Slow and idle clients.** A request must arrive whole (head and body) within
+  `REQUEST_TIMEOUT` seconds of its first byte (of the connection, for the first one), or
+  the connection is closed; between requests uvicorn's keep-alive limit (5 s) applies. At
+  most `MAX_CONNECTIONS` connections are open at once: one more is answered 503 and
+  closed at once, so idle sockets cannot use up the server's descriptors.
 - **Announce after bind.** The socket is bound and listening before "serving on …" is
   printed, so a port in use is a clear error, never a false announcement.
 """
@@ -26,6 +31,13 @@ from typing import Any
 TOKEN_ENV = "FILEWRIGHT_TOKEN"
 MIN_TOKEN_LENGTH = 16
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+REQUEST_TIMEOUT = 10.0
+"""Seconds a request (head and body) may take to arrive, from its first byte."""
+MAX_CONNECTIONS = 64
+"""Connections open at once; uvicorn's `limit_concurrency` (503) is set to the same."""
+KEEP_ALIVE = 5
+"""Seconds an idle connection is kept between requests (uvicorn's default, made explicit)."""
+_BUSY = b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
 
 
 def load_token(token_file: str | None) -> str | None:
@@ -147,6 +159,79 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def guarded_protocol(request_timeout: float, max_connections: int) -> type[Any]:
+    """uvicorn's h11 protocol with a deadline for each request to arrive whole and a cap
+    on open connections (see the module docstring)."""
+    import asyncio
+
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class Guarded(H11Protocol):
+        _deadline: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            if len(self.connections) > max_connections:
+                transport.write(_BUSY)
+                transport.close()
+                return
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            if self._deadline is None and self.conn.their_state is h11.IDLE:
+                self._arm()  # (the first byte of the next request on a kept connection)
+            super().data_received(data)
+            if self.conn.their_state is not h11.IDLE and self.conn.their_state is not h11.SEND_BODY:
+                self._disarm()  # (the request has arrived whole, or the connection ends)
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            # A next request already (partly) buffered gets its own deadline.
+            state = self.conn.their_state
+            if state is h11.SEND_BODY or (state is h11.IDLE and self.conn.trailing_data[0]):
+                self._arm()
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._deadline = self.loop.call_later(request_timeout, self._too_slow)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _too_slow(self) -> None:
+            self._deadline = None
+            if not self.transport.is_closing():
+                self.transport.close()
+
+    return Guarded
+
+
+def server_config(
+    app: Any,
+    *,
+    log_level: str = "info",
+    request_timeout: float = REQUEST_TIMEOUT,
+    max_connections: int = MAX_CONNECTIONS,
+) -> Any:
+    """The uvicorn configuration every HTTP server of filewright runs with."""
+    import uvicorn
+
+    return uvicorn.Config(
+        app,
+        log_level=log_level,
+        http=guarded_protocol(request_timeout, max_connections),
+        limit_concurrency=max_connections + 1,  # (uvicorn counts the asking connection)
+        timeout_keep_alive=KEEP_ALIVE,
+    )
+
+
 def serve(server: Any, address: tuple[str, int], token: str | None, toolset: str) -> None:
     """Bind, announce on stderr, and serve until interrupted (Ctrl-C, SIGTERM)."""
     import anyio
@@ -159,7 +244,7 @@ def serve(server: Any, address: tuple[str, int], token: str | None, toolset: str
         raise ValueError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     bound_port = sock.getsockname()[1]
     app = http_app(server, host, bound_port, token)
-    config = uvicorn.Config(app, log_level=server.settings.log_level.lower())
+    config = server_config(app, log_level=server.settings.log_level.lower())
     guard = "bearer token required" if token else "no token"
     print(
         f"filewright: serving toolset {toolset!r} on http://{_bracketed(host)}:{bound_port}/mcp "
