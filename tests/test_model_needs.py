@@ -172,3 +172,19 @@ def test_gemini_search_shows_a_match_past_column_500(tmp_path: Path) -> None:
         found = search.grep(tmp_path, "needle", engine=engine)
         shown = [m.text for f in found.files for m in f.matches]
         assert len(shown) == 2 and all("function needle(){}" in text for text in shown), engine
+
+
+def test_gemini_writes_into_a_gbk_file_never_dead_end(tmp_path: Path) -> None:
+    from filewright import approve_all
+
+    original = "价格：一百元\n这是中文文本，用来检测编码。\n"
+    (tmp_path / "g.txt").write_bytes(original.encode("gbk"))
+    tools = Workspace(tmp_path, confirm=approve_all).toolset("gemini")
+    edit = {"file_path": "g.txt", "old_string": "一百元", "new_string": "€100"}
+    refused = tools.call("replace", edit)
+    assert not refused.ok and "write_file, which saves it as UTF-8" in refused.text
+    assert (tmp_path / "g.txt").read_bytes() == original.encode("gbk")  # nothing written
+    written = tools.call("write_file", {"file_path": "g.txt", "content": "价格：€100\n"})
+    assert written.ok and "(saved as UTF-8:" in written.text
+    assert (tmp_path / "g.txt").read_bytes() == "价格：€100\n".encode()
+    assert tools.call("replace", edit | {"old_string": "€100", "new_string": "€200"}).ok

@@ -373,16 +373,27 @@ class GeminiToolset(Toolset):
     def write_file(self, p: WriteFileParams) -> Result:
         """Create or overwrite a file (parents created) after the user approves the diff."""
         content = p.content
-        outcome = self.change(
-            Change(
-                p.file_path,
-                "write",
-                lambda old: edits.overwrite(old, content),
-                create_parents=True,
-                confirm=True,
-                streamed=stream_write(content),
+
+        def write(encoder: Any = None) -> Outcome:
+            return self.change(
+                Change(
+                    p.file_path,
+                    "write",
+                    lambda old: edits.overwrite(old, content),
+                    create_parents=True,
+                    confirm=True,
+                    streamed=stream_write(content) if encoder is None else None,
+                    encoder=encoder,
+                )
             )
-        )
+
+        outcome = write()
+        as_utf8 = False
+        if outcome.failure is not None and outcome.failure.code == "unencodable":
+            # The file's encoding cannot hold the new text: the whole file is replaced, so
+            # it is saved as UTF-8 (and the text says so) instead of a dead end.
+            as_utf8 = True
+            outcome = write(lambda text: text.encode("utf-8", "surrogatepass"))
         if not outcome.ok:
             return self._failed_outcome(outcome, p.file_path, "write_file")
         path = self._shown(outcome, p.file_path)
@@ -390,6 +401,11 @@ class GeminiToolset(Toolset):
             text = f"Successfully created and wrote to new file: {path}"
         else:
             text = f"Successfully overwrote file: {path}"
+        if as_utf8:
+            text += (
+                " (saved as UTF-8: the file's previous encoding cannot represent the new content)"
+            )
+            outcome.extra["encoding_changed"] = "utf-8"
         if outcome.dry_run:
             text = self._dry_run_text(outcome, text.replace("Successfully", "Would have", 1))
         return Result(True, text, outcome.data())
@@ -433,6 +449,13 @@ class GeminiToolset(Toolset):
                     {"error": "not_found", "path": path},
                 )
             text = self._edit_failure_text(failure.code, failure.detail, path, old, new, expected)
+            if failure.code == "unencodable":  # what will work instead
+                refused = self._failed_outcome(outcome, given, "replace")
+                refused.text += (
+                    " No edits made. Leave those characters out of new_string, or rewrite the"
+                    " whole file with write_file, which saves it as UTF-8."
+                )
+                return refused
             if text is None:
                 return self._failed_outcome(outcome, given, "replace")
             data = {k: v for k, v in failure.detail.items() if k != "message"}
