@@ -334,10 +334,15 @@ def parse_update_diff(diff: str) -> tuple[Hunk, ...] | PatchError:
 
 
 def parse_create_diff(diff: str) -> str | PatchError:
-    """The content of a Responses ``create_file`` operation: its ``+`` lines."""
+    """The content of a Responses ``create_file`` operation: its ``+`` lines, each ending
+    with a newline. A last ``+`` line with nothing after it stands for the final newline
+    (as the OpenAI Agents SDK reads it: ``+a`` ``+b`` ``+`` is ``a\nb\n``), not for an
+    empty line more."""
     if not isinstance(diff, str):
         return PatchError(0, "the diff must be text")
     lines = _lines(diff)
+    if len(lines) >= 2 and lines[-1] == "+":
+        lines.pop()
     try:
         return _added_text(list(enumerate(lines)), 1)
     except _Invalid as exc:
