@@ -258,17 +258,22 @@ class Engine:
         """The policy's answer for a location (its name and its real target)."""
         if self.workspace.is_private(loc.real):
             return Access.HIDDEN
-        # With nested roots, a rule is checked against the path relative to every root that
-        # holds it, so naming a file through the inner root cannot dodge an outer rule.
+        access = self.policy.access(*self.policy_names(loc), is_dir=loc.is_dir)
+        if loc.real == self.workspace.user_policy_file and access in (Access.WRITE, Access.CONFIRM):
+            return Access.READ
+        return access
+
+    def policy_names(self, loc: Location) -> list[str]:
+        """The names the policy judges a location by: as named, its real target and, with
+        nested roots, the path relative to every root that holds it (so naming a file
+        through the inner root cannot dodge an outer rule). `access` and
+        `filewright.engine.explain` both ask by these."""
         nested = [
             loc.real.relative_to(root).as_posix()
             for root in self.workspace.sandbox.roots
             if root != loc.root and _inside(loc.real, root)
         ]
-        access = self.policy.access(loc.lexical_rel, loc.rel, *nested, is_dir=loc.is_dir)
-        if loc.real == self.workspace.user_policy_file and access in (Access.WRITE, Access.CONFIRM):
-            return Access.READ
-        return access
+        return [loc.lexical_rel, loc.rel, *nested]
 
     def is_visible_real(self, real: Path, *, is_dir: bool) -> bool:
         """For listings and searches: may this real path (its name or its content) appear

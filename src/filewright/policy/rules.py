@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -68,6 +68,9 @@ class Rule:
     access: Access
     memory: bool | None = None
     reason: str = ""
+    origin: str = field(default="", compare=False)
+    """Where the rule was written, "FILE:LINE" for a policy file's rule (shown by
+    `filewright policy explain`); not part of the rule's identity."""
 
 
 # Always in force and not overridable: filewright's own state and temp files.
@@ -456,7 +459,10 @@ def load_rules(path: Path) -> list[Rule]:
         memory = item.get("memory")
         if memory is not None and not isinstance(memory, bool):
             raise bad("memory must be true or false")
-        rules.append(Rule(item["pattern"], access, memory, reason="workspace policy"))
+        origin = f"{path}:{line}" if line is not None else str(path)
+        rules.append(
+            Rule(item["pattern"], access, memory, reason="workspace policy", origin=origin)
+        )
     return rules
 
 

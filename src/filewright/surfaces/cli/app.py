@@ -479,6 +479,15 @@ def serve(
         raise typer.Exit(130) from None
 
 
+def _add_policy() -> None:
+    from filewright.surfaces.cli.policy import policy_app
+
+    app.add_typer(policy_app)
+
+
+_add_policy()
+
+
 def run_app(args: list[str]) -> int:
     """Run the typer app on `args`; usage errors as one line on stderr (JSON too for call)."""
     try:
@@ -492,7 +501,7 @@ def run_app(args: list[str]) -> int:
         command = args[0] if args else ""
         hint = (
             f" (see filewright {command} --help)"
-            if command in ("call", "tools", "serve", "undo", "history")
+            if command in ("call", "tools", "serve", "undo", "history", "policy")
             else ""
         )
         return report_usage_error(exc.format_message() + hint, json_out=command == "call")

@@ -5,6 +5,7 @@
     filewright tools [--toolset NAME] [--format FORMAT]
     filewright serve [--root DIR]... [--toolset NAME] [--http HOST:PORT] [--yes]
     filewright undo PATH / filewright history [PATH]
+    filewright policy explain PATH
 
 `call` prints one JSON object {"ok", "text", "data"} and exits 0 when ok, 1 when the tool
 reported a failure, 2 for a usage error (then a one-line message goes to stderr).
