@@ -46,3 +46,63 @@ class ResultTooLarge(Exception):
         super().__init__(f"result of at least {size} characters (limit {budget})")
         self.size = size
         self.budget = budget
+
+
+# --------------------------------------------------------------------------- per call
+#
+# One tool call (`Toolset.call`) runs inside :func:`call_scope`: every regular expression
+# the call runs draws its time from one clock (`core.regexes` reads it), so a pattern that
+# is slow on each line cannot take longer than the limit in all, however many lines.
+
+REGEX_SECONDS = 5.0
+"""Regex time per tool call (all of the call's regex operations together)."""
+
+
+class Clock:
+    """The regex time left to one tool call, in seconds."""
+
+    __slots__ = ("limit", "remaining")
+
+    def __init__(self, seconds: float) -> None:
+        self.limit = seconds
+        self.remaining = seconds
+
+
+_CLOCK: ContextVar[Clock | None] = ContextVar("filewright_regex_clock", default=None)
+
+
+@contextlib.contextmanager
+def call_scope(regex_seconds: float = REGEX_SECONDS) -> Iterator[None]:
+    """Run one tool call: its regex operations share `regex_seconds`. A call made inside
+    another (a toolset calling a tool) stays in the outer call's scope."""
+    if _CLOCK.get() is not None:
+        yield
+        return
+    token = _CLOCK.set(Clock(regex_seconds))
+    try:
+        yield
+    finally:
+        _CLOCK.reset(token)
+
+
+def regex_clock() -> Clock:
+    """The clock of the call in progress; outside a tool call (the engine used directly),
+    a fresh clock for each operation."""
+    return _CLOCK.get() or Clock(REGEX_SECONDS)
+
+
+class Meter:
+    """Bytes produced towards one result, refused (ResultTooLarge) once past `limit`
+    (None: no limit). A streamed change meters each stage's output piece by piece, so a
+    result past the limit stops at the first piece past it."""
+
+    __slots__ = ("limit", "used")
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self.used = 0
+
+    def take(self, size: int) -> None:
+        self.used += size
+        if self.limit is not None and self.used > self.limit:
+            raise ResultTooLarge(self.used, self.limit)

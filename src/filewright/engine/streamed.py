@@ -16,6 +16,7 @@ import contextlib
 import os
 from typing import Any
 
+from filewright.core import budget, regexes
 from filewright.core.result import fail
 from filewright.engine.confirm import confirm_change
 from filewright.engine.sidecar import sidecar_backup
@@ -387,7 +388,8 @@ def _rewrite(
             exc.detail = ambiguous_detail(op, fmt, src.fd, dict(exc.detail))
         raise _stream_failure(exc, change.path, stream_threshold(engine, change)) from None
     stages = transforms(op, fmt, change.path)
-    chain = Chain(stages)
+    limit = result_limit(ws, src.size)
+    chain = Chain(stages, limit)
     outcome.diff = diff if diff is not None else describe(op, loc.lexical_rel)
     sink: Any
     with contextlib.ExitStack() as stack:
@@ -411,6 +413,13 @@ def _rewrite(
             if exc.code == "ambiguous":
                 exc.detail = ambiguous_detail(op, fmt, src.fd, dict(exc.detail))
             raise _stream_failure(exc, change.path, stream_threshold(engine, change)) from None
+        except budget.ResultTooLarge as exc:
+            raise _result_too_large(change.path, exc, src.size) from None
+        except regexes.RegexTimeout as exc:
+            pattern = getattr(getattr(op, "pattern", None), "pattern", None)
+            raise fail(
+                "invalid_regex", change.path, message=str(exc), error=str(exc), pattern=pattern
+            ) from None
         if watch is not None and watch.missing:
             refuse_placeholders(op, fmt, watch.missing, change.path)
         check_counts(op, stages, change.path, fmt, src.fd)
@@ -450,6 +459,25 @@ def _rewrite(
                 ws.history.pop(rel)
             raise
     _finish(engine, loc, outcome, digest, sink.size)
+
+
+def result_limit(ws: Any, size: int) -> int:
+    """The largest result a streamed change of a `size`-byte file may make: at most
+    `max_file_bytes` more than the file (what an in-memory change may write in all), and
+    never past `max_change_bytes`."""
+    return min(int(ws.max_change_bytes), size + int(ws.max_file_bytes))
+
+
+def _result_too_large(path: str, exc: budget.ResultTooLarge, size: int) -> Exception:
+    return fail(
+        "too_large",
+        path,
+        message=f"the new content would be more than {exc.budget} bytes (the file has {size} "
+        f"bytes; a change may add at most {exc.budget - size}); nothing was changed",
+        size=exc.size,
+        limit=exc.budget,
+        streamed=True,
+    )
 
 
 class _FirstChange:

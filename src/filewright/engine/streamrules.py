@@ -59,7 +59,8 @@ def _refuse_if_ambiguous(fd: int, old: bytes) -> None:
     """Raise the pass's StreamError "ambiguous" if the file holds `old` more than once."""
     counting = LiteralReplace(old, b"", unique=True)
     for chunk in bigfile.chunks(fd):
-        counting.feed(chunk)
+        for _ in counting.feed(chunk):
+            pass
 
 
 def _adapted_batch(op: StreamBatch, fmt: Format, fd: int, path: str) -> StreamBatch:

@@ -1,13 +1,20 @@
 """The stages of a streamed rewrite: each `Stream*` operation as a pure transform of
 `fs.chunked` / `fs.chunklines`, several chained over one pass (`Chain`), and a sink that
-only counts (for dry runs)."""
+only counts (for dry runs).
+
+`Chain` is where a streamed result's size limit holds: it takes each stage's pieces one
+at a time (transforms yield pieces of about `PIECE_BYTES`) and meters them
+(`core.budget.Meter`) before passing them on, so a change whose result would pass the
+limit stops with `budget.ResultTooLarge` a piece past it, whatever it multiplies."""
 
 from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Iterable, Iterator
 from typing import Any
 
+from filewright.core import budget
 from filewright.core.result import fail
 from filewright.engine.streamops import (
     StreamBatch,
@@ -16,7 +23,14 @@ from filewright.engine.streamops import (
     StreamReplace,
     StreamSpan,
 )
-from filewright.fs.chunked import Format, LiteralReplace, ReplaceAll, StreamError, self_overlapping
+from filewright.fs.chunked import (
+    PIECE_BYTES,
+    Format,
+    LiteralReplace,
+    ReplaceAll,
+    StreamError,
+    self_overlapping,
+)
 from filewright.fs.chunklines import InsertAfterLine, RegexReplace, SpanReplace
 
 
@@ -143,26 +157,59 @@ def _span_compute(compute: Any) -> Any:
 
 
 class Chain:
-    """Transforms run one after another over one stream (each sees the previous's output)."""
+    """Transforms run one after another over one stream (each sees the previous's output),
+    lazily: `feed` and `finish` return the last stage's pieces as an iterator, which must
+    be consumed before the next `feed`. Each stage's output is metered against `limit`
+    bytes (None: no limit)."""
 
-    def __init__(self, stages: list[Any]) -> None:
+    def __init__(self, stages: list[Any], limit: int | None = None) -> None:
         self.stages = stages
+        self.meters = [budget.Meter(limit) for _ in stages]
 
-    def feed(self, chunk: bytes) -> list[Any]:
-        pieces: list[Any] = [chunk]
-        for index, stage in enumerate(self.stages):
-            joined = pieces[0] if len(pieces) == 1 else b"".join(pieces)
-            with _naming_stage(index):
-                pieces = stage.feed(bytes(joined) if isinstance(joined, memoryview) else joined)
-        return pieces
+    def feed(self, chunk: bytes) -> Iterator[Any]:
+        pieces: Iterable[Any] = (chunk,)
+        for index in range(len(self.stages)):
+            pieces = self._through(index, pieces, final=False)
+        return iter(pieces)
 
-    def finish(self) -> list[Any]:
-        pieces: list[Any] = []
-        for index, stage in enumerate(self.stages):
-            with _naming_stage(index):
-                fed = stage.feed(b"".join(pieces)) if pieces else []
-                pieces = [*fed, *stage.finish()]
-        return pieces
+    def finish(self) -> Iterator[Any]:
+        pieces: Iterable[Any] = ()
+        for index in range(len(self.stages)):
+            pieces = self._through(index, pieces, final=True)
+        return iter(pieces)
+
+    def _through(self, index: int, pieces: Iterable[Any], *, final: bool) -> Iterator[Any]:
+        stage, meter = self.stages[index], self.meters[index]
+        with _naming_stage(index):
+            for batch in _batches(pieces):
+                for piece in stage.feed(batch):
+                    meter.take(len(piece))
+                    yield piece
+            if final:
+                for piece in stage.finish():
+                    meter.take(len(piece))
+                    yield piece
+
+
+def _batches(pieces: Iterable[Any]) -> Iterator[bytes]:
+    """Pieces joined into inputs of about `PIECE_BYTES` (a longer piece as it is)."""
+    group: list[Any] = []
+    size = 0
+    for piece in pieces:
+        if not len(piece):
+            continue
+        group.append(piece)
+        size += len(piece)
+        if size >= PIECE_BYTES:
+            yield _bytes(group)
+            group, size = [], 0
+    if group:
+        yield _bytes(group)
+
+
+def _bytes(group: list[Any]) -> bytes:
+    one = group[0] if len(group) == 1 else b"".join(group)
+    return bytes(one) if isinstance(one, memoryview) else one
 
 
 @contextlib.contextmanager
@@ -181,5 +228,5 @@ class ByteCount:
     def __init__(self) -> None:
         self.size = 0
 
-    def write(self, pieces: list[Any]) -> None:
+    def write(self, pieces: Iterable[Any]) -> None:
         self.size += sum(len(p) for p in pieces)

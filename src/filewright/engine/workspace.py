@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from filewright.core.budget import REGEX_SECONDS
 from filewright.core.result import OperationFailed, fail
 from filewright.fs import fsio
 from filewright.fs.paths import Location, PathRefused, Sandbox
@@ -76,6 +77,7 @@ class Workspace:
     `dry_run` makes every change a preview. Files above `stream_above_bytes` are changed
     in streaming mode (exact matching, bounded memory); above `max_change_bytes` no
     change is made; `history_max_bytes` caps what undo history keeps in all.
+    `regex_seconds` is the time all regular expressions of one tool call may take together.
     """
 
     def __init__(
@@ -95,6 +97,7 @@ class Workspace:
         stream_above_bytes: int = DEFAULT_STREAM_ABOVE_BYTES,
         max_change_bytes: int = DEFAULT_MAX_CHANGE_BYTES,
         history_max_bytes: int = DEFAULT_HISTORY_MAX_BYTES,
+        regex_seconds: float = REGEX_SECONDS,
     ) -> None:
         root_list = [roots] if isinstance(roots, str | os.PathLike) else list(roots)
         self.sandbox = Sandbox(root_list)
@@ -114,6 +117,7 @@ class Workspace:
         self.dry_run = dry_run
         self.stream_above_bytes = stream_above_bytes
         self.max_change_bytes = max_change_bytes
+        self.regex_seconds = regex_seconds
         self.history = History(self.state_dir, keep=keep_backups, max_bytes=history_max_bytes)
         ledger_path = None
         if session is not None:

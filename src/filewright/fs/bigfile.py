@@ -21,7 +21,7 @@ import queue
 import stat
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +40,7 @@ from filewright.fs.paths import Location, PathRefused
 
 CHUNK_BYTES = 1 << 20
 _QUEUED = 2  # lists of pieces waiting for the writer thread
+_BATCH_BYTES = 1 << 20  # about this much in each list
 HEAD_BYTES = 64 << 10
 FINGERPRINT_PREFIX = "fp1:"
 
@@ -150,12 +151,23 @@ class Staged:
     def __enter__(self) -> Staged:
         return self
 
-    def write(self, pieces: list[bytes | memoryview]) -> None:
-        """Queue `pieces` for the writer thread (which overlaps the disk with the work
-        of computing the next pieces); at most `_QUEUED` lists wait at a time."""
-        if not pieces:
-            return
-        self.size += sum(len(p) for p in pieces)
+    def write(self, pieces: Iterable[bytes | memoryview]) -> None:
+        """Queue `pieces` (taken one at a time: they may be made as they are taken) for
+        the writer thread, in batches of about `_BATCH_BYTES` (it overlaps the disk with
+        the work of computing the next pieces); at most `_QUEUED` batches wait at a time."""
+        batch: list[bytes | memoryview] = []
+        size = 0
+        for piece in pieces:
+            batch.append(piece)
+            size += len(piece)
+            if size >= _BATCH_BYTES:
+                self._put(batch, size)
+                batch, size = [], 0
+        if batch:
+            self._put(batch, size)
+
+    def _put(self, pieces: list[bytes | memoryview], size: int) -> None:
+        self.size += size
         if self._thread is None:
             self._queue: queue.Queue[Any] = queue.Queue(_QUEUED)
             self._thread = threading.Thread(target=self._drain, daemon=True)

@@ -15,10 +15,11 @@ every byte outside a match is written back exactly as it was.
 from __future__ import annotations
 
 import codecs
+import itertools
 import json
 import zlib
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,7 +38,14 @@ _BOMS = (
     (codecs.BOM_UTF16_LE, "utf-16-le"),
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
-Pieces = list[bytes | memoryview]
+Pieces = Iterable[bytes | memoryview]
+PieceList = list[bytes | memoryview]
+
+PIECE_BYTES = 1 << 20
+"""The size a transform keeps each piece it yields to (one replacement may be longer):
+whatever a change multiplies, its result is built piece by piece, so the one who takes
+the pieces (`engine.streamstages.Chain`, metering them against the result limit) stops
+the change before more than a piece past the limit exists."""
 
 
 class StreamError(Exception):
@@ -309,10 +317,19 @@ class ReplaceAll:
         self._tail = region[cut:]
         return self._region(region[:cut] if cut < len(region) else region)
 
-    def _region(self, left: bytes) -> Pieces:
-        out = left.replace(self.old, self.new)
+    def _region(self, left: bytes) -> Iterator[bytes]:
+        """The region replaced, in pieces of about `PIECE_BYTES`: a region whose result
+        would be larger is halved (at a point outside every occurrence) until it is not,
+        or holds one occurrence."""
+        found = left.count(self.old)
         grow = len(self.new) - len(self.old)
-        found = (len(out) - len(left)) // grow if grow else left.count(self.old)
+        if found > 1 and len(left) + found * grow > PIECE_BYTES:
+            mid = self._outside(left, len(left) // 2)
+            if 0 < mid < len(left):
+                yield from self._region(left[:mid])
+                yield from self._region(left[mid:])
+                return
+        out = left.replace(self.old, self.new) if found else left
         self.count += found
         d = self.delta
         if found == 0:
@@ -324,17 +341,24 @@ class ReplaceAll:
             d.regions.extend((len(left), len(out), found))
             d.gaps.extend(array("q", map(len, parts[:-1])))
             d.new_lens.extend(array("q", [len(self.new)]) * found)
-        return [out]
+        yield out
+
+    def _outside(self, left: bytes, at: int) -> int:
+        """`at`, or the start (else the end) of the occurrence it falls inside."""
+        hit = left.find(self.old, max(0, at - len(self.old) + 1), at + len(self.old) - 1)
+        if 0 <= hit < at:
+            return hit if hit > 0 else hit + len(self.old)
+        return at
 
     def finish(self) -> Pieces:
         tail, self._tail = self._tail, b""
-        out = self._region(tail) if tail else []
+        if tail:
+            yield from self._region(tail)
         if self.count == 0:
             raise StreamError("no_match", "old text not found (exact match)")
         self.delta.size_after = self.delta.size_before + self.count * (
             len(self.new) - len(self.old)
         )
-        return out
 
 
 # --------------------------------------------------------------------------- literal replace
@@ -374,10 +398,10 @@ class LiteralReplace:
                 raise StreamError("ambiguous", "old text found more than once", count=self._seen)
         parts = region.split(self.old, -1 if left is None else left)
         found = len(parts) - 1
-        out: Pieces = []
+        out: list[Any] = []
         if found:
             self._record(parts)
-            out.append(self.new.join(parts[:-1]) + self.new)
+            out.append(_joined(parts[:-1], self.new))
             last = parts[-1]
         else:
             last = region
@@ -386,17 +410,17 @@ class LiteralReplace:
             self._done = True
             self._gap += len(last)
             self._tail = b""
-            out.append(last)
-            return out
+            out.append((last,))
+            return itertools.chain.from_iterable(out)
         hold = min(keep, len(last))
         if found and self.unique:
             # nothing more is replaced, but later matches must still be counted
             hold = min(keep, len(last))
         cut = len(last) - hold
-        out.append(memoryview(last)[:cut])
+        out.append((memoryview(last)[:cut],))
         self._gap += cut
         self._tail = bytes(last[cut:])
-        return out
+        return itertools.chain.from_iterable(out)
 
     def _record(self, parts: list[bytes]) -> None:
         lens = array("q", map(len, parts[:-1]))
@@ -420,6 +444,20 @@ class LiteralReplace:
         return [tail] if tail else []
 
 
+def _joined(parts: list[bytes], new: bytes) -> Iterator[bytes]:
+    """`part new part new ...`, joined in pieces of about `PIECE_BYTES`."""
+    group: list[bytes] = []
+    size = 0
+    for part in parts:
+        group.append(part)
+        size += len(part) + len(new)
+        if size >= PIECE_BYTES:
+            yield new.join(group) + new
+            group, size = [], 0
+    if group:
+        yield new.join(group) + new
+
+
 # --------------------------------------------------------------------------- undo
 
 
@@ -441,7 +479,7 @@ class Reverse:
         if len(self.delta.regions):
             return self._feed_regions(chunk)
         d, view = self.delta, memoryview(chunk)
-        out: Pieces = []
+        out: PieceList = []
         pos, size, n = 0, len(chunk), len(self.delta)
         if self._gap is None and self._i < n:
             self._next()
@@ -474,7 +512,7 @@ class Reverse:
     def _feed_regions(self, chunk: bytes) -> Pieces:
         d = self.delta
         buf = self._buf + chunk if self._buf else chunk
-        out: Pieces = []
+        out: PieceList = []
         pos = 0
         while self._region * 3 < len(d.regions):
             _old_len, new_len, hunks = d.regions[self._region * 3 : self._region * 3 + 3]

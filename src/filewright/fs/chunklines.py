@@ -14,7 +14,12 @@ import codecs
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from filewright.fs.chunked import Delta, Format, Pieces, StreamError
+from filewright.fs.chunked import Delta, Format, PieceList, Pieces, StreamError
+
+MAX_REPLACEMENT_CHARS = 16 << 20
+"""The longest one match's replacement may be in a streamed regex replace: a template
+that repeats a long match (``\\g<0>`` thousands of times) is refused before it is
+expanded."""
 
 # --------------------------------------------------------------------------- regex replace
 
@@ -33,6 +38,10 @@ class RegexReplace:
     the text before it on its line and whether a line end (or the end) follows it,
     instead of `template`; `same_old`: every match is these bytes (the undo delta then
     keeps them once); `missing`: the no-match message.
+
+    The pieces come one match at a time, as they are taken (so a replacement that
+    multiplies the text is built no further than its taker lets it); a replacement that
+    could be longer than `MAX_REPLACEMENT_CHARS` is refused (StreamError "too_large").
     """
 
     def __init__(
@@ -79,13 +88,12 @@ class RegexReplace:
         return self._scan(final=False)
 
     def finish(self) -> Pieces:
-        out: Pieces = []
         if not self._full():
             self._text += self.fmt.decode(self._pending)
             self._pending = b""
-            out = self._scan(final=True)
+            yield from self._scan(final=True)
         else:
-            out = self._flush(b"")
+            yield from self._flush(b"")
         if self.count == 0:
             raise StreamError("no_match", self.missing)
         if self.delta.uniform:
@@ -95,7 +103,6 @@ class RegexReplace:
                 n - len(o) for n, o in zip(self.delta.new_lens, self.delta.olds, strict=True)
             )
         self.delta.size_after = self.delta.size_before + grown
-        return out
 
     def _flush(self, chunk: bytes) -> Pieces:
         rest = self.fmt.encode_decoded(self._text[self._start :]) + self._pending + chunk
@@ -103,10 +110,9 @@ class RegexReplace:
         self._gap += len(rest)
         return [rest]
 
-    def _scan(self, *, final: bool) -> Pieces:
+    def _scan(self, *, final: bool) -> Iterator[bytes]:
         text = self._text
         safe = len(text) if final else len(text) - self.margin
-        out: Pieces = []
         pos = self._start
         for m in self.finditer(self.pattern, text, self._start):
             if self._full() or (m.start() >= safe and not final):
@@ -123,10 +129,11 @@ class RegexReplace:
                 prefix = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
                 new_text = self.replace_with(prefix, text[m.end() : m.end() + 1] in "\r\n")
             else:
+                self._check_size(m)
                 new_text = self.template if self.literal else m.expand(self.template)
             new = self.fmt.encode(new_text) if new_text else b""
-            out.append(before)
-            out.append(new)
+            yield before
+            yield new
             self.delta.gaps.append(self._gap + len(before))
             self.delta.new_lens.append(len(new))
             if not self.delta.uniform:
@@ -137,11 +144,25 @@ class RegexReplace:
             pos = m.end()
         end = len(text) if final or self._full() else max(pos, safe)
         rest = self.fmt.encode_decoded(text[pos:end])
-        out.append(rest)
         self._gap += len(rest)
         line_start = text.rfind("\n", 0, end) + 1
         self._text, self._start = text[line_start:], end - line_start
-        return out
+        yield rest
+
+    def _check_size(self, m: Any) -> None:
+        """Refuse a template whose expansion could pass `MAX_REPLACEMENT_CHARS` (each
+        group reference, at least one backslash, inserts at most the whole match)."""
+        if self.literal:
+            return
+        most = len(self.template) + self.template.count("\\") * (m.end() - m.start())
+        if most > MAX_REPLACEMENT_CHARS:
+            raise StreamError(
+                "too_large",
+                f"one match's replacement could be {most} characters long (limit "
+                f"{MAX_REPLACEMENT_CHARS}); nothing was changed",
+                size=most,
+                limit=MAX_REPLACEMENT_CHARS,
+            )
 
 
 # --------------------------------------------------------------------------- insert
@@ -193,7 +214,7 @@ class InsertAfterLine:
         return [memoryview(chunk)[:cut], self.block, memoryview(chunk)[cut:]]
 
     def finish(self) -> Pieces:
-        out: Pieces = []
+        out: PieceList = []
         if not self._done:
             unterminated = self._last not in (b"\n", b"")
             lines = self._seen + (1 if unterminated else 0)
@@ -251,7 +272,7 @@ class SpanReplace:
         return self._advance(final=False)
 
     def _advance(self, *, final: bool) -> Pieces:
-        out: Pieces = []
+        out: PieceList = []
         while self.steps:
             which, marker = self.steps[0]
             at = self._buf.find(marker, self._from)
@@ -300,7 +321,7 @@ class SpanReplace:
         return new
 
     def finish(self) -> Pieces:
-        out = self._advance(final=True) if self.steps else []
+        out = list(self._advance(final=True)) if self.steps else []
         if self._buf:
             out.append(self._buf)
             self._buf = b""

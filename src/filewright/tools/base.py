@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from filewright.core import budget
 from filewright.core.messages import failure_text
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.tools import arguments
@@ -207,7 +208,9 @@ class Toolset:
                 raise
             return Result(False, describe_validation_error(tool, exc), {"error": "bad_arguments"})
         try:
-            return found.handler(params)
+            # One scope per call: its regexes share one time limit.
+            with budget.call_scope(self.workspace.regex_seconds):
+                return found.handler(params)
         except OperationFailed as exc:
             return self.failed(exc.failure)
         except RecursionError:

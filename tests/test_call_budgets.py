@@ -1,0 +1,172 @@
+"""One deadline and one output budget per tool call (issue 30, findings 3, 4, 8, 9, 13).
+
+Every regex operation a model's pattern reaches draws on one clock per call
+(`core.budget.call_scope`, read by `core.regexes`): a call with no regex time left fails
+its first regex, whichever tool and path runs it, and a pattern that is slow on every line
+stops once the call's time is spent, not after each line.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+import pytest
+from adversarial.test_resource_budgets import call_capped
+
+from filewright import Workspace
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "filewright"
+
+# -- finding 9: the regex time limit is per call -------------------------------------------
+
+# (toolset, tool, args, file name, file content): each runs a model's pattern.
+REGEX_CALLS: list[tuple[str, str, dict[str, Any], str, str]] = [
+    ("default", "grep", {"pattern": "(?=b)b"}, "a.txt", "abc\n"),
+    ("gemini", "search_file_content", {"pattern": "(?=b)b"}, "a.txt", "abc\n"),
+    ("worker", "replace_in_file", {"path": "a.txt", "old": "b+", "new": "x", "regex": True},
+     "a.txt", "abc\n"),
+    ("default", "replace_span",
+     {"path": "a.txt", "start": "b", "end": "c", "new_text": "bx c", "start_is_regex": True},
+     "a.txt", "abc\n"),
+    ("memo", "memo_replace_span",
+     {"old_span_start_regex": "b", "old_span_end": "c", "new_text": "bxc"},
+     "MEMORY.md", "abc\n"),
+]  # fmt: skip
+
+
+def _timed_out(result: Any) -> bool:
+    text = result.text + " " + str(result.data.get("error", ""))
+    return "longer than" in text or "too slow" in text
+
+
+@pytest.mark.parametrize(("streamed"), [False, True], ids=["in-memory", "streamed"])
+@pytest.mark.parametrize(
+    ("toolset", "tool", "args", "name", "content"), REGEX_CALLS, ids=lambda v: str(v)[:24]
+)
+def test_every_regex_of_a_call_reads_the_calls_clock(
+    tmp_path: Path, toolset: str, tool: str, args: dict[str, Any], name: str, content: str,
+    streamed: bool,
+) -> None:  # fmt: skip
+    """With no regex time left, every path that runs a model's pattern refuses: none of
+    them times its regexes on its own."""
+    # (streamed: a change above stream_above_bytes; grep streams a file above 1 MB by lines)
+    big = 300_000 if tool in ("grep", "search_file_content") else 40_000
+    body = content * (big if streamed else 1)
+    (tmp_path / name).write_text(body)
+    ws = Workspace(tmp_path, confirm=True, regex_seconds=0, stream_above_bytes=100_000)
+    result = ws.toolset(toolset).call(tool, args)
+    assert _timed_out(result), (result.ok, result.text[:300])
+    assert result.data.get("error") != "internal", result.text[:300]
+    assert (tmp_path / name).read_text() == body  # nothing written
+
+
+def test_the_same_calls_succeed_with_time_left(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("abc\n")
+    ws = Workspace(tmp_path, confirm=True)
+    assert ws.toolset("default").call("grep", {"pattern": "(?=b)b"}).data["matches"]
+    ok = ws.toolset("worker").call(
+        "replace_in_file", {"path": "a.txt", "old": "b+", "new": "x", "regex": True}
+    )
+    assert ok.ok and (tmp_path / "a.txt").read_text() == "axc\n"
+
+
+def test_a_pattern_slow_on_each_line_stops_at_the_calls_limit(tmp_path: Path) -> None:
+    """Each line costs a few hundredths of a second, far below any per-line limit; the
+    call's 0.2 s run out after a handful of its 200 lines (4 s unbounded)."""
+    (tmp_path / "slow.txt").write_text(("a" * 22 + "!\n") * 200)
+    ws = Workspace(tmp_path, regex_seconds=0.2)
+    result = ws.toolset("default").call("grep", {"pattern": "(?=x|(a|aa)+$)"})
+    assert _timed_out(result), (result.ok, result.text[:300])
+
+
+# The modules that may use the `regex` package: core/regexes.py runs every model's pattern
+# on the call's clock; the others compile globs and ignore rules they translate themselves
+# (no backtracking constructs).
+REGEX_USERS = {"core/regexes.py", "policy/globs.py", "policy/gitignore.py", "policy/rules.py"}
+
+
+def test_only_core_regexes_runs_a_models_pattern() -> None:
+    """Going around the call's clock fails: no other module imports `regex`, and no module
+    passes its own `timeout=` to a regex operation."""
+    for path in SRC.rglob("*.py"):
+        rel = path.relative_to(SRC).as_posix()
+        source = path.read_text()
+        if "regex" not in source and "timeout" not in source:
+            continue
+        tree = ast.parse(source)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+                module = node.module if isinstance(node, ast.ImportFrom) else None
+                if "regex" in names or module == "regex":
+                    assert rel in REGEX_USERS, f"{rel} imports regex: use core.regexes"
+            if isinstance(node, ast.Call) and rel != "core/regexes.py":
+                if not any(k.arg == "timeout" for k in node.keywords):
+                    continue
+                func = ast.unparse(node.func)
+                regexish = any(w in func for w in ("search", "sub", "find", "match"))
+                if regexish and not func.startswith("subprocess"):
+                    raise AssertionError(f"{rel}: {func}(timeout=...) outside core.regexes")
+
+
+# -- finding 3: a streamed change has a result budget ---------------------------------------
+
+BIG = "B" * 20_000
+# Every tool that can multiply a large file's text; each streams it (200 KB file, streamed
+# above 64 KB) and would write 2 GB: the address space is capped at 1 GiB.
+STREAMED_AMPLIFYING = [
+    ("default", "edit",
+     {"path": "big.txt", "old_string": "a", "new_string": BIG, "replace_all": True}),
+    ("default", "multi_edit",
+     {"path": "big.txt", "edits": [{"old_string": "a", "new_string": BIG, "replace_all": True}]}),
+    ("claude", "Edit",
+     {"file_path": "big.txt", "old_string": "a", "new_string": BIG, "replace_all": True}),
+    ("gemini", "replace",
+     {"file_path": "big.txt", "old_string": "a", "new_string": BIG,
+      "expected_replacements": 100_000}),
+    ("worker", "replace_in_file", {"path": "big.txt", "old": "a", "new": BIG}),
+    ("worker", "replace_in_file",
+     {"path": "big.txt", "old": "a+", "new": "\\g<0>" * 20_000, "regex": True}),
+    ("worker", "replace_in_file", {"path": "big.txt", "old": "\na", "new": "\n" + BIG}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("dry_run", [False, True], ids=["write", "dry-run"])
+@pytest.mark.parametrize(
+    ("toolset", "tool", "args"), STREAMED_AMPLIFYING, ids=lambda v: str(v)[:28]
+)
+def test_a_streamed_change_stops_at_its_result_limit(
+    tmp_path: Path, toolset: str, tool: str, args: dict[str, Any], dry_run: bool
+) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "big.txt").write_text("a\n" * 100_000)
+    before = (root / "big.txt").read_bytes()
+    first: list[Any] = []
+    if "file_path" in args:
+        args = {**args, "file_path": str(root / "big.txt")}
+    if toolset == "claude":
+        first = [("Read", {"file_path": args["file_path"]})]
+    workspace = {"stream_above_bytes": 64_000, "max_file_bytes": 1 << 20, "dry_run": dry_run}
+    reply = call_capped(root, toolset, tool, args, workspace=workspace, first=first)
+    assert not reply["ok"] and reply["error"] in ("too_large", "FILE_TOO_LARGE"), reply
+    assert (root / "big.txt").read_bytes() == before
+    assert sorted(p.name for p in root.iterdir()) in (["big.txt"], [".filewright", "big.txt"])
+
+
+def test_a_streamed_change_within_its_limit_still_grows_the_file(tmp_path: Path) -> None:
+    (tmp_path / "big.txt").write_text("a\n" * 100_000)
+    ws = Workspace(tmp_path, stream_above_bytes=64_000, max_file_bytes=1 << 20)
+    done = ws.toolset("default").call(
+        "edit", {"path": "big.txt", "old_string": "a", "new_string": "bcd", "replace_all": True}
+    )
+    assert done.ok and done.data.get("streamed"), done.text
+    assert (tmp_path / "big.txt").read_text() == "bcd\n" * 100_000
+    refused = ws.toolset("default").call(
+        "edit",
+        {"path": "big.txt", "old_string": "b", "new_string": "xxxxxxxxxxxxx", "replace_all": True},
+    )
+    assert not refused.ok and refused.data["error"] == "too_large", refused.text
+    assert (tmp_path / "big.txt").read_text() == "bcd\n" * 100_000
