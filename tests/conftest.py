@@ -29,6 +29,20 @@ settings.register_profile("filewright", deadline=None, suppress_health_check=[He
 settings.load_profile("filewright")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """Workers for `-n auto` (pyproject's addopts): four for the suite or a folder of it,
+    since most tests wait on subprocesses, fsync and sockets and two cores keep four busy;
+    none for named files or tests (no start-up of workers for a quick run).
+    $PYTEST_XDIST_AUTO_NUM_WORKERS decides when set."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "").isdigit():
+        return int(os.environ["PYTEST_XDIST_AUTO_NUM_WORKERS"])
+    named = [arg for arg in config.args if not arg.startswith("-")]
+    if named and all("::" in arg or arg.endswith(".py") for arg in named):
+        return 0
+    return 4
+
+
 @pytest.fixture
 def snapshot() -> Callable[..., Snapshot]:
     """`snapshot(base, skip=(...))`: see `take_snapshot`."""
