@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -387,6 +388,77 @@ def test_a_name_that_only_starts_like_memories_is_refused(tmp_path: Path) -> Non
     assert list((tmp_path / "memories").iterdir()) == []
 
 
+def test_messages_name_memories_paths_never_the_disk(tmp_path: Path) -> None:
+    mem = tmp_path / "memories"
+    (mem / "d").mkdir(parents=True)
+    (mem / "bin").write_bytes(b"\x00\x01\x02")
+    (mem / "a.md").write_text("a\n")
+    os.symlink(mem / "a.md", mem / "link.md")
+    os.mkfifo(mem / "fifo")
+    tools = memory(tmp_path)
+    for args, text in [
+        ({"command": "view", "path": "/memories/bin"},
+         "The file /memories/bin is not a text file; it cannot be shown or edited."),
+        ({"command": "str_replace", "path": "/memories/bin", "old_str": "a", "new_str": "b"},
+         "The file /memories/bin is not a text file; it cannot be shown or edited."),
+        ({"command": "view", "path": "/memories/fifo"}, "Unsupported file type for /memories/fifo"),
+        ({"command": "rename", "old_path": "/memories/link.md", "new_path": "/memories/l.md"},
+         "The path /memories/link.md is a symbolic link; links are not renamed"),
+        ({"command": "rename", "old_path": "/memories/d", "new_path": "/memories/d/e"},
+         "Cannot move /memories/d into itself"),
+        ({"command": "create", "path": "/memories/a\x00.md", "file_text": "x"},
+         "Invalid path: path contains a NUL byte"),
+    ]:  # fmt: skip
+        result = call(tools, **args)
+        assert not result.ok and result.text == text, args
+        assert str(tmp_path) not in result.text
+
+
+def test_where_filewright_differs_from_the_reference(tmp_path: Path) -> None:
+    """The rows of docs/deviations.md's memory table ("deviation")."""
+    mem = tmp_path / "memories"
+    mem.mkdir()
+    (mem / "crlf.txt").write_bytes(b"line1\r\nline2\r\n")
+    (mem / "gbk.txt").write_bytes("中文笔记\n".encode("gbk"))
+    (mem / "target.md").write_text("kept\n")
+    os.symlink(mem / "target.md", mem / "link.md")
+    tools = memory(tmp_path)
+    # CRLF: shown without the CR; an inserted line takes the file's newline style.
+    assert call(tools, command="view", path="/memories/crlf.txt").text.endswith(
+        "1\tline1\n     2\tline2\n     3\t"
+    )
+    call(tools, command="insert", path="/memories/crlf.txt", insert_line=1, insert_text="mid")
+    assert (mem / "crlf.txt").read_bytes() == b"line1\r\nmid\r\nline2\r\n"
+    # A legacy encoding is read (and kept on a change), not refused.
+    assert "中文笔记" in call(tools, command="view", path="/memories/gbk.txt").text
+    call(tools, command="str_replace", path="/memories/gbk.txt", old_str="笔记", new_str="备忘")
+    assert (mem / "gbk.txt").read_bytes() == "中文备忘\n".encode("gbk")
+    # Deleting a link removes the link, never its target.
+    assert call(tools, command="delete", path="/memories/link.md").ok
+    assert not os.path.lexists(mem / "link.md") and (mem / "target.md").read_text() == "kept\n"
+    # The documented optional new_str: absent deletes old_str (the SDK's handler needs it).
+    call(tools, command="str_replace", path="/memories/target.md", old_str="kept\n")
+    assert (mem / "target.md").read_text() == ""
+    # An empty old_str is refused as such (the reference reports "multiple occurrences").
+    empty = call(tools, command="str_replace", path="/memories/target.md", old_str="", new_str="x")
+    assert empty.data["error"] == "empty_old" and "`old_str` is empty" in empty.text
+    # The recovery ladder: a slip in whitespace still finds the one place.
+    (mem / "ws.md").write_text("- item  one\n- item two\n")
+    assert call(
+        tools,
+        command="str_replace",
+        path="/memories/ws.md",
+        old_str="- item one",
+        new_str="- first",
+    ).ok
+    assert (mem / "ws.md").read_text() == "- first\n- item two\n"
+    # An insert after the file changed behind a view is refused as stale.
+    call(tools, command="view", path="/memories/ws.md")
+    (mem / "ws.md").write_text("changed elsewhere\n")
+    stale = call(tools, command="insert", path="/memories/ws.md", insert_line=0, insert_text="x")
+    assert stale.data["error"] == "stale" and (mem / "ws.md").read_text() == "changed elsewhere\n"
+
+
 # -- what filewright adds: history, undo, policy, confirmation, dry run ---------------------------
 
 
@@ -532,3 +604,67 @@ def test_the_cli_runs_the_memory_tool(tmp_path: Path, filewright_exe: Path) -> N
         "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items:"
     )
     assert out["text"].split("\n")[2] == "2B\t/memories/a.md"
+
+
+def test_the_documented_memory_loop_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from anthropic.types import Message, MessageParam, ToolUnionParam
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "agent-loops.md").read_text("utf-8")
+    block = re.search(r"<!-- loop: anthropic-memory -->\s*```python\n(.*?)```", doc, re.S)
+    assert block, "docs/agent-loops.md has no memory loop"
+
+    def message(content: list[dict[str, Any]], stop: str) -> Message:
+        return Message.model_validate({
+            "id": "m", "type": "message", "role": "assistant", "model": "claude",
+            "content": content, "stop_reason": stop, "stop_sequence": None,
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        })  # fmt: skip
+
+    def use(id: str, **input: Any) -> dict[str, Any]:
+        return {"type": "tool_use", "id": id, "name": "memory", "input": input}
+
+    replies = [
+        message([use("t1", command="view", path="/memories")], "tool_use"),
+        message(
+            [
+                use(
+                    "t2",
+                    command="create",
+                    path="/memories/preferences.md",
+                    file_text="- indentation: tabs, not spaces\n",
+                )
+            ],
+            "tool_use",
+        ),
+        message([{"type": "text", "text": "I'll remember that."}], "end_turn"),
+    ]
+    requests: list[dict[str, Any]] = []
+
+    class Messages:
+        def create(self, **kwargs: Any) -> Message:
+            dumped = json.dumps(kwargs, default=lambda o: o.model_dump(exclude_none=True))
+            requests.append(json.loads(dumped))
+            return replies.pop(0)
+
+    class FakeAnthropic:
+        def __init__(self, **_: Any) -> None:
+            self.messages = Messages()
+
+    monkeypatch.setattr("anthropic.Anthropic", FakeAnthropic)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block.group(1), "agent-loops:anthropic-memory", "exec"), {"__name__": "doc"})
+    assert capsys.readouterr().out == "I'll remember that.\n"
+    assert (tmp_path / "memories" / "preferences.md").read_text() == (
+        "- indentation: tabs, not spaces\n"
+    )
+    last = requests[-1]
+    assert last["tools"] == [BUILTIN]
+    TypeAdapter(list[ToolUnionParam]).validate_python(last["tools"])
+    TypeAdapter(list[MessageParam]).validate_python(last["messages"])
+    results = [m for m in last["messages"] if m["role"] == "user"][1:]
+    assert [r["content"][0]["content"][0]["text"].split("\n")[0] for r in results] == [
+        "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items:",
+        "File created successfully at: /memories/preferences.md",
+    ]

@@ -105,6 +105,10 @@ class MemoryToolset(Toolset):
             "stale": "The file {path} was modified since you last viewed it. View it again "
             "before changing it.",
             "binary": "The file {path} is not a text file; it cannot be shown or edited.",
+            "not_regular": "Unsupported file type for {path}",
+            "symlink": "The path {path} is a symbolic link; links are not renamed",
+            "into_itself": "Cannot move {path} into itself",
+            "io_error": "Cannot access {path} ({errno})",
         }
     }
 
@@ -169,8 +173,8 @@ class MemoryToolset(Toolset):
             result: Result = handler(p)
         except _Refused as exc:
             return self._error(exc.text, exc.code)
-        except OperationFailed as exc:
-            return self.failed(exc.failure, exc.failure.path)
+        except OperationFailed as exc:  # worded with the /memories path, never the disk's
+            return self.failed(exc.failure, p.path if p.path is not None else p.old_path)
         return result
 
     def _error(self, text: str, code: str = "invalid", **data: Any) -> Result:
