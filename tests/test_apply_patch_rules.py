@@ -105,6 +105,9 @@ def test_markdown_heading_scope(tmp_path: Path, form: str) -> None:
     r = update(tmp_path, form, "r.md", "@@ ## A\n-- item\n+- thing\n")
     assert not r.ok and r.data["error"] == "patch_ambiguous"
     assert [w["line"] for w in r.data["locations"]] == [6, 10]
+    # the refusal does not ask for the @@ line the patch has; it asks for what it lacks
+    assert "match 2 places inside '@@ ## A'" in r.text and "one more @@ line" in r.text
+    assert "an @@ line with the enclosing" not in r.text
     r = update(tmp_path, form, "r.md", "@@ ### A.1\n-- item\n+- thing\n")
     assert r.ok, r.text
     assert (tmp_path / "r.md").read_text().split("\n")[9] == "- thing"

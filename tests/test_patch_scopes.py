@@ -66,3 +66,15 @@ def test_find_keeps_only_regions_inside_the_scope() -> None:
     assert none.missing_scope == ScopeMissing("def c():", 0, ())
     nothing = find(text, "    y = 1", scope=("def b():",))
     assert nothing.regions == [] and nothing.error is None
+
+
+def test_spans_answer_containment_and_overlap_among_many_blocks() -> None:
+    from filewright.edit.scopes import Spans
+
+    blocks = [(i * 10, i * 10 + 5) for i in range(10_000)] + [(3, 40)]
+    spans = Spans(blocks)
+    assert spans.contains(3, 40) and spans.contains(26, 29)  # in (3, 40) only
+    assert not spans.contains(44, 46) and not spans.contains(2, 6)
+    assert spans.contains(99_990, 99_995) and not spans.contains(99_990, 99_996)
+    assert spans.overlaps(45, 51) and not spans.overlaps(46, 50)  # half-open: [40, 45) etc.
+    assert not Spans([]).contains(0, 0) and not Spans([]).overlaps(0, 1)

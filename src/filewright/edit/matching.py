@@ -60,7 +60,7 @@ from filewright.edit.normalize import (
     trim_blank_lines,
     unescape,
 )
-from filewright.edit.scopes import ScopeMissing, scope_ranges
+from filewright.edit.scopes import ScopeMissing, Spans, scope_ranges
 
 LADDER: tuple[str, ...] = (
     "exact",
@@ -352,7 +352,7 @@ def _mid_line(ix: _TextIndex, old: str, typo: bool) -> list[Region]:
     return out
 
 
-_Within = list[tuple[int, int]] | None  # offset ranges a region must reach (None: anywhere)
+_Within = Spans | None  # offset ranges a region must reach (None: anywhere)
 
 
 def _try_base(ix: _TextIndex, old: str, crlf: bool, within: _Within = None) -> _Hit | None:
@@ -371,7 +371,7 @@ def _inside(hit: _Hit | None, within: _Within) -> _Hit | None:
     (``None`` when none does)."""
     if hit is None or within is None:
         return hit
-    keep = [r for r in hit.regions if any(r.start < b and a < r.end for a, b in within)]
+    keep = [r for r in hit.regions if within.overlaps(r.start, r.end)]
     if not keep:
         return None
     hit.regions = keep
@@ -550,7 +550,7 @@ def find(
                 [], "none", old=old, max_matches=max_matches, crlf=crlf,
                 error="scope_not_found", missing_scope=ranges,
             )  # fmt: skip
-        within = ranges
+        within = Spans(ranges)
     if not fuzzy:
         hit = _inside(_exact(ix, old, "line_endings" if crlf else "exact"), within)
         if hit is None:

@@ -42,7 +42,7 @@ from filewright.edit.matching import LADDER, MatchOutcome, Region, find
 from filewright.edit.outcome import Edited, EditFailure, Result, edited
 from filewright.edit.patch_parse import Hunk
 from filewright.edit.replacement import adapt_replacement
-from filewright.edit.scopes import ScopeMissing, inside, scope_blocks
+from filewright.edit.scopes import ScopeMissing, Spans, scope_blocks
 
 _MAX_LOCATIONS = 20  # places listed for an ambiguous hunk (``count`` says how many there are)
 
@@ -171,6 +171,7 @@ def _place(
                 "patch_line": hunk.patch_line,
                 "count": len(cands),
                 "locations": locations(t.text, spans),
+                **({"scope": list(hunk.scopes)} if hunk.scopes else {}),
             },
         )
     c = cands[0]
@@ -206,32 +207,35 @@ def _in_scope(
     lines may reach beyond the block."""
     if blocks is None:
         return cands
-    olds = [k for k, _ in lines if k != "+"]
+    spans = Spans(blocks)
+    olds = [x for k, x in lines if k != "+"]
     changed: list[int] = []  # indexes into the hunk's old lines
-    for i, (k, _) in enumerate(lines):
+    seen = 0  # old lines before this hunk line
+    for k, _ in lines:
         if k == "-":
-            changed.append(sum(1 for x, _ in lines[:i] if x != "+"))
+            changed.append(seen)
         elif k == "+":
-            before = sum(1 for x, _ in lines[:i] if x != "+")
-            changed.append(max(0, before - 1) if before else 0)
+            changed.append(max(0, seen - 1))  # the line above (the first, at the top)
+        if k != "+":
+            seen += 1
+    non_blank = [i for i, x in enumerate(olds) if x.strip()]
     out = []
     for c in cands:
-        span = list(range(c.first, c.last))
+        span = range(c.first, c.last)
         body = [j for j in span if t.lines[j].strip()]
-        if body and inside(blocks, body[0], body[0]):
+        if body and spans.contains(body[0], body[0]):
             out.append(c)
             continue
-        # the hunk's old lines onto the file's, by their non-blank lines where they differ
-        # in number (the ladder set blank lines aside)
-        onb = [i for i, (k, x) in enumerate((k, x) for k, x in lines if k != "+") if x.strip()]
-        where = dict(zip(onb, body, strict=False)) if len(span) != len(olds) else None
-        files = [
-            (where.get(i) if where is not None else span[min(i, len(span) - 1)]) for i in changed
-        ]
-        if files and None not in files:
-            lo, hi = min(f for f in files if f is not None), max(f for f in files if f is not None)
-            if inside(blocks, lo, hi):
-                out.append(c)
+        # the hunk's old lines onto the file's: one for one, or by their non-blank lines
+        # where the ladder set blank lines aside
+        if len(span) == len(olds):
+            files = [span[i] for i in changed]
+        else:
+            where = dict(zip(non_blank, body, strict=False))
+            found = [where.get(i) for i in changed]
+            files = [f for f in found if f is not None] if None not in found else []
+        if files and spans.contains(min(files), max(files)):
+            out.append(c)
     return out
 
 
@@ -360,13 +364,13 @@ def _no_match(
     hints = closest(t.text, expected, limit=6)
     detail: dict[str, object] = {"hunk": number, "patch_line": hunk.patch_line}
     if blocks is not None:
-        scope_in = blocks
+        scope_in = Spans(blocks)
 
         def later(hint: dict[str, object]) -> bool:
             """Hints outside the scope, or not close, after close ones inside it."""
             line = int(hint["start_line"]) - 1  # type: ignore[call-overload]
             close = float(hint["similarity"]) >= 0.5  # type: ignore[arg-type]
-            return not (close and inside(scope_in, line, line))
+            return not (close and scope_in.contains(line, line))
 
         hints.sort(key=later)
         detail["scope"] = list(hunk.scopes)

@@ -28,6 +28,8 @@ Blank lines right after a block belong to it (a hunk's blank context at its edge
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -173,6 +175,20 @@ def scope_ranges(
     return [(starts[a], starts[b] + len(lines[b])) for a, b in blocks]
 
 
-def inside(blocks: list[tuple[int, int]], first: int, last: int) -> bool:
-    """Whether 0-based lines ``[first, last]`` lie within one of ``blocks``."""
-    return any(a <= first and last <= b for a, b in blocks)
+class Spans:
+    """Ranges ``(a, b)``, asked whether one holds or meets a range, in O(log n)."""
+
+    def __init__(self, ranges: list[tuple[int, int]]) -> None:
+        ordered = sorted(ranges)
+        self.starts = [a for a, _ in ordered]
+        self.reach = list(itertools.accumulate((b for _, b in ordered), max))
+
+    def contains(self, lo: int, hi: int) -> bool:
+        """Whether one range ``[a, b]`` has ``a <= lo`` and ``hi <= b``."""
+        k = bisect.bisect_right(self.starts, lo) - 1
+        return k >= 0 and self.reach[k] >= hi
+
+    def overlaps(self, lo: int, hi: int) -> bool:
+        """Whether one half-open range ``[a, b)`` meets ``[lo, hi)``."""
+        k = bisect.bisect_left(self.starts, hi) - 1
+        return k >= 0 and self.reach[k] > lo

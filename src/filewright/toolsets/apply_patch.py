@@ -260,11 +260,19 @@ def _hunk_failure(failure: Failure, op: Any, source: str) -> str:
             )
         return "\n".join(out)
     if failure.code == "patch_ambiguous":
-        out = [
-            f"{at}: its lines match {d.get('count')} places in the file; add unchanged lines "
-            "around the change, or an @@ line with the enclosing class or function, so that "
-            "they match one place:"
-        ]
+        if d.get("scope"):  # the patch has its @@ line already: ask for what it lacks
+            ask = (
+                f"{at}: its lines match {d.get('count')} places inside {_scopes(d['scope'])}; "
+                "add unchanged lines around the change, or one more @@ line naming the block "
+                "inside it that holds the change, so that they match one place:"
+            )
+        else:
+            ask = (
+                f"{at}: its lines match {d.get('count')} places in the file; add unchanged "
+                "lines around the change, or an @@ line with the enclosing class or function, "
+                "so that they match one place:"
+            )
+        out = [ask]
         out += [f"Match at line {w['line']}:\n{w['context']}" for w in d.get("locations", [])[:10]]
         return "\n".join(out)
     if failure.code == "patch_scope_not_found":
