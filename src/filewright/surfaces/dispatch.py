@@ -70,9 +70,16 @@ def images_of(result: Result) -> list[tuple[str, str]]:
 
     Accepts `{"mime_type"|"mimeType"|"media_type", "data"}` and Gemini-style
     `{"inlineData"|"inline_data": {"mimeType"|"mime_type", "data"}}` entries in
-    `result.data["images"]`.
+    `result.data["images"]`; without it, the image blocks of `data["content_blocks"]`
+    (MCP-shaped results).
     """
-    raw = result.data.get("images") if isinstance(result.data, dict) else None
+    data = result.data if isinstance(result.data, dict) else {}
+    raw = data.get("images")
+    if raw is None and isinstance(data.get("content_blocks"), list):
+        # a toolset that answers in MCP content blocks (mcpfs): its image blocks
+        raw = [
+            b for b in data["content_blocks"] if isinstance(b, dict) and b.get("type") == "image"
+        ]
     out: list[tuple[str, str]] = []
     for item in raw or ():
         if not isinstance(item, dict):
