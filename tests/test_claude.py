@@ -316,7 +316,7 @@ def test_write_keeps_the_last_10_backups(tools: Toolset, tmp_path: Path) -> None
     for i in range(1, 13):
         time.sleep(0.002)  # backup names carry milliseconds
         assert tools.call("Write", {"file_path": path, "content": f"v{i}\n"}).ok
-    backups = sorted((tmp_path / ".claude-backups").iterdir())
+    backups = sorted(b for b in (tmp_path / ".claude-backups").iterdir() if b.name != ".gitignore")
     assert len(backups) == 10
     assert all(BACKUP_NAME.match(b.name) for b in backups)
     assert [b.read_text() for b in backups] == [f"v{i}\n" for i in range(2, 12)]
@@ -840,7 +840,7 @@ def test_backup_of_a_file_with_a_very_long_name(tmp_path: Path) -> None:
     assert tools.call("Read", {"file_path": str(target)}).ok
     for i in range(12):
         assert tools.call("Write", {"file_path": str(target), "content": f"v{i + 1}\n"}).ok
-    backups = sorted((tmp_path / ".claude-backups").iterdir())
+    backups = sorted(b for b in (tmp_path / ".claude-backups").iterdir() if b.name != ".gitignore")
     assert len(backups) == 10
     assert all(len(p.name.encode()) <= 255 for p in backups)
     assert {p.read_text() for p in backups} == {f"v{i}\n" for i in range(2, 12)}

@@ -139,6 +139,8 @@ PROTECTED_TARGETS = [
     ".cursor/mcp.json",
     ".idea/runConfigurations/run.xml",
     ".envrc",
+    ".claude-backups",
+    "sub/.claude-backups/a.txt.2025-01-12T10-30-00-000Z.backup",
 ]
 
 

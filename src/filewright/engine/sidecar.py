@@ -2,8 +2,9 @@
 
 `sidecar_backup` names the backup (`<name>.<timestamp>.backup`, a counter when two fall
 in one millisecond, long names shortened with a hash), refuses a backup directory that is
-a symlink or not a directory, lets the caller store the old bytes there, and drops the
-file's own oldest backups beyond the history's `keep`.
+a symlink or not a directory, gives the directory a `.gitignore` holding `*` (so git does
+not list it, as pytest does for its cache), lets the caller store the old bytes there, and
+drops the file's own oldest backups beyond the history's `keep`.
 """
 
 from __future__ import annotations
@@ -36,6 +37,23 @@ def _backup_base(name: str) -> str:
     return f"{short}~{digest}"
 
 
+def _ignore_in_git(dfd: int) -> None:
+    """Keep the backup directory out of `git status`, as pytest does for its cache: a
+    `.gitignore` holding `*` (made once; one there already, or a planted link, is left)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(".gitignore", flags, 0o644, dir_fd=dfd)
+    except OSError:
+        return
+    try:
+        os.write(fd, GITIGNORE)
+    finally:
+        os.close(fd)
+
+
+GITIGNORE = b"*\n"
+
+
 def sidecar_backup(
     engine: Engine, loc: Location, dirname: str, store: Callable[[Location, int], None]
 ) -> str:
@@ -63,6 +81,7 @@ def sidecar_backup(
         re.escape(base) + r"\.(\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z)(?:-(\d+))?\.backup"
     )
     with fsio.open_dir(loc.root, backup_rel.split("/"), create=True) as dfd:
+        _ignore_in_git(dfd)
         existing = set(os.listdir(dfd))
         name, counter = f"{base}.{stamp}.backup", 0
         while name in existing:

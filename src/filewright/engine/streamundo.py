@@ -15,7 +15,7 @@ from filewright.engine.workspace import Engine
 from filewright.fs import bigfile
 from filewright.fs.chunked import Reverse, StreamError, unpack_deltas
 from filewright.fs.paths import Location
-from filewright.state.history import Entry
+from filewright.state.history import Entry, stored_identity
 
 
 def undo_large(engine: Engine, loc: Location, last: Entry, outcome: Outcome, dry_run: bool) -> None:
@@ -81,10 +81,29 @@ def _replay(
     return digest
 
 
+def _verify_kept(fd: int, loc: Location, last: Entry) -> None:
+    """History owns its bytes: the kept copy must be the file history stored (same inode,
+    size and mtime) and have no other name (a hard link elsewhere could have changed it,
+    or could change it while it is copied back); anything else is refused."""
+    st = os.fstat(fd)
+    if (
+        st.st_nlink != 1
+        or st.st_size != last.size_before
+        or (last.stored_id is not None and stored_identity(st) != last.stored_id)
+    ):
+        raise fail(
+            "io_error",
+            loc.given,
+            message=f"cannot undo: the history's copy of {loc.given} changed after it was "
+            "kept (or has another name); nothing was restored",
+        )
+
+
 def _restore_full(ws: Any, loc: Location, src: bigfile.Opened, last: Entry) -> str:
     path = ws.history.backup_path(str(loc.real), last)
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     try:
+        _verify_kept(fd, loc, last)
         with bigfile.Staged(loc, src.st) as staged:
             for chunk in bigfile.chunks(fd):
                 staged.write([chunk])

@@ -306,11 +306,12 @@ def keep_at(
     src: Opened, src_dir: int, src_name: str, dst_dir: int, dst_name: str, mode: int
 ) -> int:
     """Keep the bytes of the open file `src` as `dst_name` in directory `dst_dir`: a hard
-    link when `src_name` in `src_dir` is still that file (no link is followed), else a
-    copy (with `mode`). Returns the bytes kept."""
+    link when `src_name` in `src_dir` is still that file (no link is followed) and is its
+    only name (the rename that follows then leaves it only here: nothing else can write
+    it), else a copy (with `mode`). Returns the bytes kept."""
     with contextlib.suppress(OSError):
         st = os.stat(src_name, dir_fd=src_dir, follow_symlinks=False)
-        if (st.st_ino, st.st_dev) == (src.st.st_ino, src.st.st_dev):
+        if (st.st_ino, st.st_dev) == (src.st.st_ino, src.st.st_dev) and st.st_nlink == 1:
             os.link(
                 src_name, dst_name, src_dir_fd=src_dir, dst_dir_fd=dst_dir, follow_symlinks=False
             )

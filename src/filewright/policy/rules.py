@@ -145,6 +145,9 @@ PROTECTED_NAMES: tuple[str, ...] = (
     ".kshrc",
     ".config/fish/config.fish",
     ".inputrc",
+    # The claude toolset's visible backups: no tool may change or plant one (a changed
+    # backup would be trusted as the file's old content by whoever restores from it).
+    ".claude-backups",
 )
 
 PROTECTED_RULES: tuple[Rule, ...] = tuple(

@@ -370,6 +370,9 @@ class Entry:
     # re-create it (a delete, a move over a file, a patch's delete or move).
     mode: int | None = None
     owner: list[int] | None = None
+    # A large file's kept copy ("full"): "inode:size:mtime_ns" of <id>.bak as stored, so
+    # undo can tell that nothing changed it since (see `stored_identity`).
+    stored_id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -402,6 +405,7 @@ _FILE_MANAGEMENT_FIELDS = (
     "link",
     "mode",
     "owner",
+    "stored_id",
 )
 
 
@@ -536,6 +540,7 @@ class History:
         next_id = (entries[-1].id + 1) if entries else 1
         os.close(_dir_fd(d, create=True))
         stored = 0
+        stored_id = None
         if delta is not None:
             if len(delta) > self.max_bytes:
                 return None
@@ -550,6 +555,7 @@ class History:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(name, dir_fd=dfd)
                 stored = store(dfd, name)
+                stored_id = stored_identity(os.stat(name, dir_fd=dfd, follow_symlinks=False))
             finally:
                 os.close(dfd)
         entry = Entry(
@@ -563,6 +569,7 @@ class History:
             size_after=size_after,
             stored=stored,
             mtime_before=mtime_before,
+            stored_id=stored_id,
         )
         entries.append(entry)
         dropped, entries = entries[: -self.keep], entries[-self.keep :]
@@ -643,6 +650,11 @@ class History:
                     out.append(path)
                     break
         return sorted(out)
+
+
+def stored_identity(st: os.stat_result) -> str:
+    """What a kept copy is, to notice any change to it: inode, size, modification time."""
+    return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
 
 
 def _unlink_stored(d: Path, entry_id: int) -> None:
