@@ -414,6 +414,28 @@ def test_messages_name_memories_paths_never_the_disk(tmp_path: Path) -> None:
         assert str(tmp_path) not in result.text
 
 
+def test_view_shows_an_image_as_an_image(tmp_path: Path) -> None:
+    import base64
+
+    png = base64.b64decode(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+    )
+    (tmp_path / "memories").mkdir()
+    (tmp_path / "memories" / "diagram.png").write_bytes(png)
+    tools = memory(tmp_path)
+    (answer,) = dispatch(
+        tools,
+        {"type": "tool_use", "id": "t", "name": "memory",
+         "input": {"command": "view", "path": "/memories/diagram.png"}},
+    )  # fmt: skip
+    assert not answer.get("is_error")
+    kinds = [block["type"] for block in answer["content"]]
+    assert kinds == ["text", "image"] and answer["content"][0]["text"] == (
+        "Here's the image /memories/diagram.png:"
+    )
+    assert answer["content"][1]["source"]["data"] == base64.b64encode(png).decode()
+
+
 def test_where_filewright_differs_from_the_reference(tmp_path: Path) -> None:
     """The rows of docs/deviations.md's memory table ("deviation")."""
     mem = tmp_path / "memories"

@@ -21,7 +21,8 @@ runs the same commands through both and compares. Every change goes through the 
 Paths that do not start with `/memories`, `..` that would leave it, symlinks that lead
 out of it (or out of the workspace) are refused with the reference's texts; so are `..`
 hidden in percent-encoded (`%2e%2e%2f`) or backslash (`..\\`) forms, which Anthropic's
-documentation asks handlers to refuse. Deliberate differences are in docs/deviations.md.
+documentation asks handlers to refuse. `view` of an image answers with the image (Claude's
+tool description says it does). Deliberate differences are in docs/deviations.md.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from filewright.engine import fileops
 from filewright.engine.pipeline import Change, Outcome
 from filewright.engine.undo import undo
 from filewright.fs.paths import Location, PathRefused
+from filewright.read import readers
 from filewright.tools.base import Tool, Toolset
 
 ROOT = "/memories"
@@ -49,6 +51,7 @@ BUILTIN: dict[str, Any] = {"type": "memory_20250818", "name": "memory"}
 MAX_LINES = 999_999
 WIDTH = len(str(MAX_LINES))  # line numbers right-aligned in 6 columns, then a tab
 SNIPPET_BEFORE, SNIPPET_AFTER = 2, 3  # lines shown around a str_replace's match
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".gif", ".webp")
 
 DESCRIPTION = """Your memory directory, /memories: files that persist between conversations. Check it before you start a task; record progress, decisions and what you learn as you work, and keep it organised (rename or delete files that are no longer relevant).
 - `view`: `path` a directory (listed two levels deep, with sizes, without hidden items) or a file (shown with line numbers; `view_range` [first, last], -1 for the end).
@@ -236,6 +239,16 @@ class MemoryToolset(Toolset):
             raise _Refused(NOT_FOUND.format(path=p.path), "not_found")
         if loc.is_dir:
             return self._listing(p.path, loc)
+        if loc.name.lower().endswith(IMAGE_SUFFIXES):
+            # Claude's tool description says view shows images: the image itself, as the
+            # surfaces pass images on (an Anthropic image block beside the text).
+            seen = readers.read_any(self.engine, loc, limit=1, record=False)
+            if seen.image is not None:
+                return Result(
+                    True,
+                    f"Here's the image {p.path}:",
+                    {"path": str(loc.path), "command": "view", "images": [seen.image.to_dict()]},
+                )
         text_file, _state = self.engine.load_text(loc)
         self.engine.record_read(loc, text_file.hash)
         lines = text_file.text.split("\n")
