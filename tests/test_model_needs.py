@@ -188,3 +188,30 @@ def test_gemini_writes_into_a_gbk_file_never_dead_end(tmp_path: Path) -> None:
     assert written.ok and "(saved as UTF-8:" in written.text
     assert (tmp_path / "g.txt").read_bytes() == "价格：€100\n".encode()
     assert tools.call("replace", edit | {"old_string": "€100", "new_string": "€200"}).ok
+
+
+# -- differences declared, not fixed --------------------------------------------------------
+
+
+def test_the_audits_undeclared_differences_are_declared() -> None:
+    text = (Path(__file__).resolve().parents[1] / "docs" / "deviations.md").read_text()
+    for declared in (
+        "Images and PDFs are recognised by their content",  # claude: sniffing
+        "compiled with `MULTILINE`",  # worker replace_in_file
+        "A text file over it is read in the requested range by streaming",  # claude Read
+        "Optional: exactly one of `old_span_start` and `old_span_start_regex`",  # memo
+        "File extension .x is not in allowed list",  # claude's allow-list
+        "`[PDF file: NAME, N page(s); showing pages A-B]`",  # the heading as it is
+    ):
+        assert declared in text, declared
+    assert "under the seed's `[PDF file: NAME]` heading" not in text  # the old misquote
+
+
+def test_worker_regex_is_multiline_as_declared(tmp_path: Path) -> None:
+    from filewright import approve_all
+
+    (tmp_path / "a.env").write_text("A=1\nA=2\n")
+    tools = Workspace(tmp_path, confirm=approve_all).toolset("worker")
+    args = {"path": str(tmp_path / "a.env"), "old": "^A=", "new": "B=", "regex": True}
+    assert tools.call("replace_in_file", args).ok
+    assert (tmp_path / "a.env").read_text() == "B=1\nB=2\n"
