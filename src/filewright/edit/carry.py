@@ -179,6 +179,7 @@ def carry_lines(
     literal: bool = False,
     literal_edges: tuple[bool, bool] = (False, False),
     restore_typography_only: Restore | None = None,
+    flat: bool = False,
 ) -> list[str]:
     """The file lines that replace ``flines`` (matched by ``olines``) when ``new`` is ``nlines``.
 
@@ -191,7 +192,10 @@ def carry_lines(
     or inserted are written as given, only moved into the file's indentation frame, unless
     the lines it kept show a slip (trailing whitespace; quotes, spaces, punctuation), which
     is then undone on them too (``restore_typography_only`` otherwise); ``literal_edges`` (start, end) keeps ``new``'s own blank
-    lines at those edges as given.  Raises
+    lines at those edges as given.  With ``flat`` (``old`` matched with its indentation
+    flattened: no one offset maps it onto the file), a changed line keeps the indentation
+    of the file line it replaces (moved by as much as ``new`` moved it from ``old``'s
+    line), an inserted line that of the line above it in the result, likewise.  Raises
     :class:`CannotCarry` when blank lines cannot be carried.
     """
     old, new, file = _side(olines), _side(nlines), _side(flines)
@@ -203,10 +207,12 @@ def carry_lines(
         (leading_ws(flines[f]), leading_ws(olines[o]))
         for o, f in zip(old.items, file.items, strict=True)
     ]
-    tab, delta = indent_offset(pairs) or (4, 0)
-    shift = delta - _frame(old, new, tab, delta)  # what new's indentation still needs
+    uniform = indent_offset(pairs)
+    flat = flat and uniform is None
+    tab, delta = uniform or (4, 0)
+    shift = 0 if flat else delta - _frame(old, new, tab, delta)  # what new still needs
     wsmap: dict[str, str] = {}
-    if shift == delta:
+    if shift == delta and not flat:
         for f, o in pairs:
             wsmap.setdefault(o, f)
     use_tabs = sum(f.startswith("\t") for f, _ in pairs) > sum(f.startswith(" ") for f, _ in pairs)
@@ -223,12 +229,30 @@ def carry_lines(
 
     # compare (indentation in old's frame, content): a re-indented line is a changed line
     frame = delta - shift
-    okeys = [(width(old, k), key) for k, key in enumerate(old.keys)]
-    nkeys = [(width(new, k) - frame, key) for k, key in enumerate(new.keys)]
+    # (flat: the content only, old's indentation says nothing)
+    okeys = [(0 if flat else width(old, k), key) for k, key in enumerate(old.keys)]
+    nkeys = [(0 if flat else width(new, k) - frame, key) for k, key in enumerate(new.keys)]
 
-    def reindent(line: str) -> str:
+    def restyle(ws_width_: int, rest: str) -> str:
+        w = max(0, ws_width_)
+        if style == "\t" or (style is None and use_tabs):
+            return "\t" * (w // tab) + " " * (w % tab) + rest
+        return " " * w + rest
+
+    # flat: (the file's indentation, new's) of the last line kept or replaced, which
+    # inserted lines are indented from
+    anchor = [ws_width(leading_ws(flines[file.items[0]]), tab), width(old, 0) if old.items else 0]
+
+    def reindent(line: str, oline: str | None = None, fline: str | None = None) -> str:
         ws = leading_ws(line)
         rest = line[len(ws) :]
+        if flat:
+            if fline is not None and oline is not None:
+                fw, nw = ws_width(leading_ws(fline), tab), ws_width(ws, tab)
+                if nw == fw:  # new already at the file's indentation
+                    return restyle(fw, rest)
+                return restyle(fw + nw - ws_width(leading_ws(oline), tab), rest)
+            return restyle(anchor[0] + ws_width(ws, tab) - anchor[1], rest)
         if ws in wsmap:
             return wsmap[ws] + rest
         in_style = style is None or not ws or set(ws) == {style}
@@ -247,8 +271,8 @@ def carry_lines(
         restore = restore_typography_only
     runs_fix = restore is not None
 
-    def changed(line: str, fline: str | None, block: str) -> str:
-        line = reindent(line)
+    def changed(line: str, fline: str | None, block: str, oline: str | None = None) -> str:
+        line = reindent(line, oline, fline)
         ws = leading_ws(line)
         content = line[len(ws) :]
         if fline is not None:
@@ -329,16 +353,21 @@ def carry_lines(
                     out += gap(pend, j1, split, anchored and not (literal_edges[0] and j1 == 0))
                 else:
                     out += gap([i1 + k], j1 + k, False, True)
+                fline = flines[file.items[i1 + k]]
+                nline = nlines[new.items[j1 + k]]
                 if tag == "equal":
-                    out.append(flines[file.items[i1 + k]])
+                    out.append(fline)
                 else:
-                    fline = flines[file.items[i1 + k]]
-                    out.append(changed(nlines[new.items[j1 + k]], fline, block))
+                    out.append(changed(nline, fline, block, olines[old.items[i1 + k]]))
+                anchor[:] = [ws_width(leading_ws(fline), tab), ws_width(leading_ws(nline), tab)]
             pend, split, anchored = [i2], False, True
             continue
         if tag == "delete":
             pend, anchored = [*pend, i2], False
             continue
+        if flat and i2 > i1:  # a block replaced by another number of lines: from its first
+            fw = ws_width(leading_ws(flines[file.items[i1]]), tab)
+            anchor[:] = [fw, fw if j2 > j1 and width(new, j1) == fw else width(old, i1)]
         if tag == "insert" and not split:
             gap_count = len(old.gaps[pend[-1]])
             split_total[pend[-1]] = len(new.gaps[j1]) + len(new.gaps[j2])

@@ -38,6 +38,7 @@ from typing import Any, Protocol
 
 from filewright.core import budget
 from filewright.edit.carry import CannotCarry
+from filewright.edit.elision import place, split_elided
 from filewright.edit.matching import LADDER, find
 from filewright.edit.outcome import Edited, EditFailure, Result, changed_range, edited
 from filewright.edit.placeholders import omission_placeholders
@@ -78,6 +79,8 @@ def replace(
         return placeholder_failure(found)
     allow = expected if expected is not None else (None if replace_all else 1)
     out = find(text, old, max_matches=allow, fuzzy=fuzzy)
+    if out.count == 0 and fuzzy and allow == 1 and (pairs := split_elided(old, new)):
+        return _replace_elided(text, old, pairs)
     if out.count == 0:
         tried = list(LADDER) if fuzzy else ["exact"]
         return EditFailure("no_match", {"closest": closest(text, old), "strategies_tried": tried})
@@ -120,6 +123,43 @@ def replace(
     if budget.over(size + len(parts[-1])):
         return too_large(size + len(parts[-1]))
     return edited(text, "".join(parts), out.count, out.strategy, steps=out.steps)
+
+
+def _replace_elided(text: str, old: str, pairs: list[tuple[str, str]]) -> Result:
+    """``old`` and ``new`` that skip the same lines with the same elision lines
+    (:mod:`filewright.edit.elision`): each piece replaced where it is, the lines between
+    left as the file has them."""
+    placed = place(text, pairs)
+    if placed.failed == "ambiguous":
+        assert placed.outcome is not None
+        out = placed.outcome
+        where = [(r.start, r.start_line, r.end_line) for r in out.regions]
+        return EditFailure(
+            "ambiguous",
+            {"count": out.count, "strategy": "elision", "locations": locations(text, where)},
+        )
+    if placed.failed:
+        tried = [*LADDER, "elision"]
+        return EditFailure("no_match", {"closest": closest(text, old), "strategies_tried": tried})
+    parts: list[str] = []
+    pos = 0
+    for out, r, new in placed.found:
+        parts.append(text[pos : r.start])
+        try:
+            parts.append(adapt_replacement(out, r, text, new))
+        except CannotCarry as e:
+            return EditFailure(
+                "no_match",
+                {
+                    "closest": [real_text(text, r.start_line, r.end_line, old, e.reason)],
+                    "strategies_tried": [*LADDER, "elision"],
+                    "uncertain": e.reason,
+                },
+            )
+        pos = r.end
+    parts.append(text[pos:])
+    steps = ("elision", *dict.fromkeys(o.strategy for o, _, _ in placed.found))
+    return edited(text, "".join(parts), 1, "elision", steps=steps)
 
 
 def too_large(size: int) -> EditFailure:

@@ -53,6 +53,8 @@ from filewright.edit.normalize import (
     char_fold,
     char_fold_with_map,
     collapse_spaces,
+    drop_punct_spaces,
+    fold_spelling,
     fold_typography,
     indent_offset,
     norm_line,
@@ -70,6 +72,9 @@ LADDER: tuple[str, ...] = (
     "blank_lines",
     "inner_spaces",
     "typography",
+    "spelling",
+    "flattened",
+    "punctuation_spacing",
     "unescape",
     "line_numbers",
     "trim_blank_lines",
@@ -82,6 +87,20 @@ LINE_SPECS: tuple[LineSpec, ...] = (
     LineSpec("blank_lines", indent=True, skip_blank=True),
     LineSpec("inner_spaces", indent=True, skip_blank=True, collapse=True),
     LineSpec("typography", indent=True, skip_blank=True, collapse=True, typo=True),
+    LineSpec("spelling", indent=True, skip_blank=True, collapse=True, typo=True, spell=True),
+    LineSpec(
+        "flattened", indent=True, skip_blank=True, collapse=True, typo=True, spell=True, flat=True
+    ),
+    LineSpec(
+        "punctuation_spacing",
+        indent=True,
+        skip_blank=True,
+        collapse=True,
+        typo=True,
+        spell=True,
+        flat=True,
+        punct=True,
+    ),
 )
 SPECS: dict[str, LineSpec] = {s.name: s for s in LINE_SPECS}
 
@@ -152,7 +171,7 @@ class _TextIndex:
         self._lines: list[str] | None = None
         self._starts: list[int] | None = None
         self._norm: dict[str, tuple[list[str], list[int]]] = {}
-        self._folded: dict[bool, tuple[str, list[int]]] = {}
+        self._folded: dict[tuple[bool, bool, bool], tuple[str, list[int]]] = {}
 
     @property
     def lines(self) -> list[str]:
@@ -181,12 +200,16 @@ class _TextIndex:
         if cached is not None:
             return cached
         t = self.text
+        if spec.spell:
+            t = fold_spelling(t)
         if spec.typo:
             t = fold_typography(t)
         if spec.collapse:
             t = collapse_spaces(t)
         raw = t.split("\n")
         norm = [x.strip() for x in raw] if spec.indent else [x.rstrip() for x in raw]
+        if spec.punct:
+            norm = [drop_punct_spaces(x) for x in norm]
         if spec.skip_blank:
             pos = [i for i, x in enumerate(norm) if x]
             hay = [norm[i] for i in pos]
@@ -196,17 +219,19 @@ class _TextIndex:
         self._norm[spec.name] = (hay, pos)
         return hay, pos
 
-    def folded(self, typo: bool) -> tuple[str, list[int]]:
-        """The whole text char-folded (for mid-line matches) and its line starts."""
-        cached = self._folded.get(typo)
+    def folded(self, spec: LineSpec) -> tuple[str, list[int]]:
+        """The whole text char-folded as ``spec`` folds it (for mid-line matches) and its
+        line starts."""
+        key = (spec.typo, spec.spell, spec.punct)
+        cached = self._folded.get(key)
         if cached is None:
-            f = char_fold(self.text, typo=typo)
+            f = char_fold(self.text, typo=spec.typo, spell=spec.spell, punct=spec.punct)
             starts = [0]
             i = f.find("\n")
             while i != -1:
                 starts.append(i + 1)
                 i = f.find("\n", i + 1)
-            cached = self._folded[typo] = (f, starts)
+            cached = self._folded[key] = (f, starts)
         return cached
 
 
@@ -284,7 +309,7 @@ def _block_matches(ix: _TextIndex, olines: list[str], spec: LineSpec) -> list[tu
         s = p - anchor
         if s < 0 or s + m > len(hay) or hay[s : s + m] != seq:
             continue
-        if spec.indent:
+        if spec.indent and not spec.flat:
             pairs = [(_lead(lines[pos[s + j]]), _lead(olines[keep[j]])) for j in range(m) if seq[j]]
             if indent_offset(pairs) is None:
                 continue
@@ -319,7 +344,7 @@ def _line_hit(ix: _TextIndex, old: str, spec: LineSpec) -> _Hit | None:
         last_end = end
     if spec.collapse and len(olines) == 1 and not lead and not trail:
         taken = {r.start_line for r in regions}
-        extra = [r for r in _mid_line(ix, old, spec.typo) if r.start_line not in taken]
+        extra = [r for r in _mid_line(ix, old, spec) if r.start_line not in taken]
         regions = sorted(regions + extra, key=lambda r: r.start)
     if not regions:
         return None
@@ -327,18 +352,19 @@ def _line_hit(ix: _TextIndex, old: str, spec: LineSpec) -> _Hit | None:
     return _Hit(spec.name, regions, mid, lead, trail, spans)
 
 
-def _mid_line(ix: _TextIndex, old: str, typo: bool) -> list[Region]:
+def _mid_line(ix: _TextIndex, old: str, spec: LineSpec) -> list[Region]:
     """Single-line ``old`` found inside lines after collapsing spaces (and folding typography)."""
-    needle = char_fold(old, typo=typo)
+    fold = {"typo": spec.typo, "spell": spec.spell, "punct": spec.punct}
+    needle = char_fold(old, **fold)
     if not needle.strip():
         return []
-    folded, fstarts = ix.folded(typo)
+    folded, fstarts = ix.folded(spec)
     out: list[Region] = []
     hit = folded.find(needle)
     while hit != -1:
         li = bisect.bisect_right(fstarts, hit) - 1
         line = ix.lines[li]
-        fline, cmap = char_fold_with_map(line, typo=typo)
+        fline, cmap = char_fold_with_map(line, **fold)
         off = hit - fstarts[li]
         last = off + len(needle)
         ok_start = off == 0 or cmap[off - 1] != cmap[off]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 from dataclasses import dataclass
 
 # --------------------------------------------------------------------------- typography
@@ -131,6 +132,97 @@ def fold_typography_with_map(s: str) -> tuple[str, list[int]]:
     return "".join(folded[k] for k in keep), [idx[k] for k in keep]
 
 
+# --------------------------------------------------------------------------- spelling
+
+#: A character written as an escape: ``\\u00e9``, ``\\U0001F600``, ``\\xe9``, ``&#233;``,
+#: ``&#xE9;``.
+_ESCAPED_CHAR = re.compile(
+    r"\\u([0-9a-fA-F]{4})|\\U([0-9a-fA-F]{8})|\\x([0-9a-fA-F]{2})|&#(\d{1,7});|&#[xX]([0-9a-fA-F]{1,6});"
+)
+#: ASCII stand-ins for typographic characters (those :func:`fold_typography` does not fold).
+_STAND_INS: dict[str, str] = {
+    "\u2192": "->",  # rightwards arrow
+    "\u2190": "<-",  # leftwards arrow
+    "\u21d2": "=>",  # rightwards double arrow
+    "\u2264": "<=",  # less-than or equal
+    "\u2265": ">=",  # greater-than or equal
+    "\u2260": "!=",  # not equal
+    "\u2022": "*",  # bullet
+    "\u00a9": "(c)",  # copyright
+    "\u00ae": "(r)",  # registered
+    "\u2122": "(tm)",  # trade mark
+}
+
+
+def _escaped(m: re.Match[str]) -> str:
+    hexa = m.group(1) or m.group(2) or m.group(3) or m.group(5)
+    code = int(hexa, 16) if hexa else int(m.group(4))
+    return chr(code) if code <= 0x10FFFF else m.group(0)
+
+
+def fold_spelling_with_map(s: str) -> tuple[str, list[int]]:
+    """``s`` with every character in one spelling, and per output char its index in ``s``.
+
+    Escapes (``\\u00e9``, ``&#233;``) are decoded, combining marks composed (NFC), ASCII
+    stand-ins written for arrows, comparison signs, bullets and marks (``→`` as ``->``).
+    """
+    out: list[str] = []
+    idx: list[int] = []
+
+    def push(ch: str, i: int) -> None:
+        if out and unicodedata.combining(ch):
+            composed = unicodedata.normalize("NFC", out[-1] + ch)
+            if len(composed) == 1:
+                out[-1] = composed
+                return
+        rep = _STAND_INS.get(ch, ch)
+        out.extend(rep)
+        idx.extend([i] * len(rep))
+
+    pos = 0
+    for m in _ESCAPED_CHAR.finditer(s):
+        for i in range(pos, m.start()):
+            push(s[i], i)
+        push(_escaped(m), m.start())
+        pos = m.end()
+    for i in range(pos, len(s)):
+        push(s[i], i)
+    return "".join(out), idx
+
+
+def _plain(line: str) -> bool:
+    return line.isascii() and "\\" not in line and "&#" not in line
+
+
+def fold_spelling(s: str) -> str:
+    """:func:`fold_spelling_with_map` without the map (lines already in one spelling kept)."""
+    if _plain(s):
+        return s
+    return "\n".join(x if _plain(x) else fold_spelling_with_map(x)[0] for x in s.split("\n"))
+
+
+# --------------------------------------------------------------------------- punctuation
+
+_PUNCT = "()[]{}<>,;:=+-*/%&|!^~?."
+_PUNCT_SPACE = re.compile(r" ?([" + re.escape(_PUNCT) + r"]) ?")
+
+
+def drop_punct_spaces(s: str) -> str:
+    """Spaces next to punctuation dropped (after :func:`collapse_spaces`): the spacing
+    models change around brackets, commas and operators (``f( a, b )`` as ``f(a,b)``)."""
+    return _PUNCT_SPACE.sub(r"\1", s)
+
+
+def drop_punct_spaces_with_map(s: str, idx: list[int]) -> tuple[str, list[int]]:
+    """:func:`drop_punct_spaces` of ``s`` (one space per run), carrying ``idx`` along."""
+    keep = [
+        k
+        for k, ch in enumerate(s)
+        if ch != " " or not ((k and s[k - 1] in _PUNCT) or (k + 1 < len(s) and s[k + 1] in _PUNCT))
+    ]
+    return "".join(s[k] for k in keep), [idx[k] for k in keep]
+
+
 # --------------------------------------------------------------------------- spaces
 
 _SPACE_RUN = re.compile(r"[ \t]{2,}|\t")  # runs that are not already one space
@@ -159,21 +251,31 @@ def collapse_spaces_with_map(s: str) -> tuple[str, list[int]]:
     return "".join(out), idx
 
 
-def char_fold(s: str, *, typo: bool) -> str:
-    """The within-line fold of the mid-line (substring) levels: collapse spaces, maybe typography."""
+def char_fold(s: str, *, typo: bool, spell: bool = False, punct: bool = False) -> str:
+    """The within-line fold of the mid-line (substring) levels: collapse spaces, maybe
+    spelling, typography and the spaces next to punctuation."""
+    if spell:
+        s = fold_spelling(s)
     if typo:
         s = fold_typography(s)
-    return collapse_spaces(s)
+    s = collapse_spaces(s)
+    return drop_punct_spaces(s) if punct else s
 
 
-def char_fold_with_map(s: str, *, typo: bool) -> tuple[str, list[int]]:
+def char_fold_with_map(
+    s: str, *, typo: bool, spell: bool = False, punct: bool = False
+) -> tuple[str, list[int]]:
     """:func:`char_fold` plus, per output char, the index of the source char in ``s``."""
+    m0 = list(range(len(s)))
+    if spell and not _plain(s):
+        s, m0 = fold_spelling_with_map(s)
     if typo:
         folded, m1 = fold_typography_with_map(s)
     else:
         folded, m1 = s, list(range(len(s)))
     collapsed, m2 = collapse_spaces_with_map(folded)
-    return collapsed, [m1[j] for j in m2]
+    out, idx = collapsed, [m0[m1[j]] for j in m2]
+    return drop_punct_spaces_with_map(out, idx) if punct else (out, idx)
 
 
 # --------------------------------------------------------------------------- line specs
@@ -188,10 +290,15 @@ class LineSpec:
     skip_blank: bool = False  # blank lines inside the block are ignored on both sides
     collapse: bool = False  # runs of spaces/tabs inside a line compare as one space
     typo: bool = False  # typographic lookalikes fold to ASCII
+    spell: bool = False  # escapes decoded, normal form composed, ASCII stand-ins
+    flat: bool = False  # indentation set aside without a uniform offset (flattened)
+    punct: bool = False  # spaces next to punctuation dropped
 
 
 def norm_line(line: str, spec: LineSpec) -> str:
     """Normalise one line (no newline in it) for comparison at ``spec``'s level."""
+    if spec.spell:
+        line = fold_spelling(line)
     if spec.typo:
         line = fold_typography(line)
     line = line.rstrip()
@@ -199,6 +306,8 @@ def norm_line(line: str, spec: LineSpec) -> str:
         line = line.lstrip()
     if spec.collapse:
         line = collapse_spaces(line)
+    if spec.punct:
+        line = drop_punct_spaces(line)
     return line
 
 

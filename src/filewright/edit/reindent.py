@@ -22,9 +22,11 @@ _MAX_TYPO_REGION = 20_000
 _MIN_RUN = 2
 
 
-def _fold_map(s: str, typo: bool, collapse: bool) -> tuple[str, list[int]]:
+def _fold_map(
+    s: str, typo: bool, collapse: bool, spell: bool = False, punct: bool = False
+) -> tuple[str, list[int]]:
     if collapse:
-        return char_fold_with_map(s, typo=typo)
+        return char_fold_with_map(s, typo=typo, spell=spell, punct=punct)
     if typo:
         return fold_typography_with_map(s)
     return s, list(range(len(s)))
@@ -37,17 +39,20 @@ def _aligned(m: list[int], k: int, size: int) -> bool:
     return start_ok and end_ok
 
 
-def restore_runs(source: str, new: str, *, typo: bool, collapse: bool) -> str:
+def restore_runs(
+    source: str, new: str, *, typo: bool, collapse: bool, spell: bool = False, punct: bool = False
+) -> str:
     """Write runs of ``new`` that equal ``source`` after folding exactly as ``source`` has them.
 
-    Folding is the level's: typography folded and/or space runs collapsed.  Runs are the
+    Folding is the level's: typography folded and/or space runs collapsed (and, with
+    them, escapes and normal forms with ``spell``, spaces next to punctuation with ``punct``).  Runs are the
     matching blocks (at least two folded characters, on whole characters of both sides) of
     a SequenceMatcher between the folded texts; the rest of ``new`` is left as given.
     """
     if len(source) > _MAX_TYPO_REGION:
         return new
-    fs, fm = _fold_map(source, typo, collapse)
-    ns, nm = _fold_map(new, typo, collapse)
+    fs, fm = _fold_map(source, typo, collapse, spell, punct)
+    ns, nm = _fold_map(new, typo, collapse, spell, punct)
     fm_end, nm_end = [*fm, len(source)], [*nm, len(new)]
     out: list[str] = []
     npos = 0
@@ -63,8 +68,12 @@ def restore_runs(source: str, new: str, *, typo: bool, collapse: bool) -> str:
         if size < least:
             continue
         out.append(new[npos : nm[b]])
-        last = fm[a + size - 1]  # a run ends after its last char (and the spaces it stands for)
-        out.append(source[fm[a] : fm_end[a + size] if source[last] in " \t" else last + 1])
+        last = fm[a + size - 1]  # a run ends after its last char (and the spaces it stands for,
+        # the rest of an escape, the combining marks composed with it)
+        end = fm_end[a + size] if source[last] in " \t" else last + 1
+        while end < fm_end[a + size] and source[end] not in " \t":
+            end += 1
+        out.append(source[fm[a] : end])
         npos = nm_end[b + size]
     out.append(new[npos:])
     return "".join(out)

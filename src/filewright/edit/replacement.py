@@ -133,6 +133,15 @@ def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str
     if span is None:  # mid-line match
         if outcome.base == "typography":
             return restore_typography(text[region.start : region.end], new, outcome.old)
+        mid = SPECS.get(outcome.base)
+        if mid is not None and (mid.spell or mid.punct):  # the file's spelling and spacing
+            return restore_runs(
+                text[region.start : region.end],
+                new,
+                typo=True,
+                collapse=True,
+                spell=mid.spell,
+            )
         return new
     cs, ce, lead_in, trail_in = span
     lead = outcome.leading_nl and new.startswith("\n")
@@ -144,11 +153,24 @@ def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str
     olines = split[0] if split else [outcome.old]
     spec = SPECS[outcome.base]
     restore = _restore_cosmetics
+    if spec.spell or spec.punct:
+
+        def restore(source: str, changed: str) -> str:
+            if source == changed or not source.strip():
+                return changed
+            return restore_runs(source, changed, typo=True, collapse=True, **folds)
+
+        # (spaces next to punctuation are not restored: a changed line's spacing is the
+        # model's, half the file's and half its own would be neither)
+        folds = {"spell": spec.spell}
     region_text = text[cs:ce]
     flines, nlines = region_text.split("\n"), body.split("\n")
-    body = "\n".join(carry_lines(flines, olines, nlines, restore=restore))
+    flat = spec.flat
+    body = "\n".join(carry_lines(flines, olines, nlines, restore=restore, flat=flat))
     if body == region_text:  # nothing but blank lines changed: that is what was asked
-        body = "\n".join(carry_lines(flines, olines, nlines, restore=restore, keep_gaps=False))
+        body = "\n".join(
+            carry_lines(flines, olines, nlines, restore=restore, keep_gaps=False, flat=flat)
+        )
     if spec.typo:
         body = fold_noise(region_text, body, outcome.old)
     return ("\n" if lead and lead_in else "") + body + ("\n" if trail and trail_in else "")
