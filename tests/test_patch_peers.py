@@ -169,10 +169,11 @@ CODEX: list[tuple[str, Files, str, Files | None]] = [
      patch("*** Update File: s.txt", "@@", "-foo", "-bar", "+X"), {"s.txt": b"X\n"}),
     ("seek_trim_both_same_indent", {"s.txt": b"    foo   \n    bar\t\n"},
      patch("*** Update File: s.txt", "@@", "-foo", "-bar", "+X"), {"s.txt": b"    X\n"}),
-    # DIFFERS: lines indented 4 and 3 in the file, 0 and 0 in the hunk: Codex ignores
-    # leading whitespace altogether; filewright keeps relative indentation (one offset)
+    # DIFFERS: lines indented 4 and 3 in the file, 0 and 0 in the hunk: found by both
+    # (the ladder's flattened level, issue 29); Codex writes X at column 0, filewright
+    # gives the changed line the indentation of the file line it replaces
     ("seek_trim_both_other_relative_indent", {"s.txt": b"    foo   \n   bar\t\n"},
-     patch("*** Update File: s.txt", "@@", "-foo", "-bar", "+X"), None),
+     patch("*** Update File: s.txt", "@@", "-foo", "-bar", "+X"), {"s.txt": b"    X\n"}),
     ("seek_unicode_dash", {"s.txt": "hello \u2013 world\n".encode()},
      patch("*** Update File: s.txt", "@@", "-hello - world", "+hi"), {"s.txt": b"hi\n"}),
     ("seek_pattern_longer_than_input", {"s.txt": b"just one line\n"},
