@@ -28,6 +28,7 @@ from .support import stress, take_snapshot, toolset
 
 CANARY = "CANARY-race-outside"
 ROUNDS = 400 if stress() else 40
+OUTSIDE_INNER_SIZE = 12345
 
 
 @contextmanager
@@ -77,7 +78,8 @@ def _arena(tmp_path: Path) -> tuple[Path, Path]:
     (root / "sub" / "inner.txt").write_text("needle inside\n")
     (root / "sub" / "deep" / "d.txt").write_text("needle deep\n")
     (root / "top.txt").write_text("needle top\n")
-    (outside / "inner.txt").write_text(f"needle {CANARY} same name\n")
+    same_name = f"needle {CANARY} same name\n"  # (a size no inside file has, for stat)
+    (outside / "inner.txt").write_text(same_name + "x" * (OUTSIDE_INNER_SIZE - len(same_name)))
     (outside / "secret-outside.txt").write_text(f"needle {CANARY}\n")
     (outside / "deep").mkdir()
     (outside / "deep" / "d.txt").write_text(f"needle {CANARY} deep\n")
@@ -93,6 +95,14 @@ CALLS: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("glob", {"pattern": "**/*.txt"}),
         ("list", {"path": "sub"}),
         ("list", {"path": "."}),
+        ("tree", {"path": "."}),
+        ("stat", {"path": "sub/inner.txt"}),
+    ],
+    "mcpfs": [
+        ("directory_tree", {"path": "ROOT"}),
+        ("search_files", {"path": "ROOT", "pattern": "**/*.txt"}),
+        ("list_directory_with_sizes", {"path": "ROOT/sub"}),
+        ("get_file_info", {"path": "ROOT/sub/inner.txt"}),
     ],
     "gemini": [
         ("search_file_content", {"pattern": "needle"}),
@@ -115,7 +125,10 @@ def test_walks_never_follow_a_directory_swapped_for_a_symlink(
     root, outside = _arena(tmp_path)
     ts = toolset(Workspace(root, confirm=True), ts_name)
     calls = [
-        (tool, {k: (str(root) if v == "ROOT" else v) for k, v in args.items()})
+        (
+            tool,
+            {k: v.replace("ROOT", str(root)) if isinstance(v, str) else v for k, v in args.items()},
+        )
         for tool, args in CALLS[ts_name]
     ]
     seen_inside = 0
@@ -126,6 +139,8 @@ def test_walks_never_follow_a_directory_swapped_for_a_symlink(
             blob = result.text + json.dumps(result.data, default=str)
             assert CANARY not in blob, (tool, args, blob[:2000])
             assert "secret-outside" not in blob, (tool, args, blob[:2000])
+            assert str(OUTSIDE_INNER_SIZE) not in blob, (tool, args, blob[:2000])
+            assert "12.06 KB" not in blob and "12.1 KB" not in blob, (tool, args, blob[:2000])
             seen_inside += "inside" in blob or "inner.txt" in blob
     assert swaps[0] > 0, "the swapper never ran"
 

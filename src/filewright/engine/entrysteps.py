@@ -14,8 +14,8 @@ from filewright.core.result import Failure, OperationFailed, fail
 from filewright.engine.confirm import confirm_change
 from filewright.engine.diffs import unified_diff
 from filewright.engine.pipeline import Outcome
-from filewright.engine.workspace import Engine
-from filewright.fs import entries
+from filewright.engine.workspace import Engine, disk_failures
+from filewright.fs import entries, fsio
 from filewright.fs.paths import Location, PathRefused
 from filewright.fs.textfile import TextFileError, content_hash, decode
 from filewright.policy.rules import Access
@@ -159,7 +159,8 @@ def identity(engine: Engine, loc: Location) -> str:
     cap, its inode, size and modification time, which a rename keeps)."""
     if loc.is_dir:
         return DIR_HASH
-    st = os.stat(loc.real, follow_symlinks=False)
+    with disk_failures(loc.given):
+        st = fsio.stat_entry(loc)
     if st.st_size > engine.workspace.max_file_bytes:
         return f"stat:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
     return content_hash(engine.read_bytes(loc).data)

@@ -35,7 +35,7 @@ from filewright.engine.entrysteps import (
     tree_access,
 )
 from filewright.engine.pipeline import Outcome
-from filewright.engine.workspace import Engine
+from filewright.engine.workspace import Engine, disk_failures
 from filewright.fs import entries, fsio
 from filewright.fs.paths import Location, PathRefused
 from filewright.policy.rules import Access, Risk
@@ -365,8 +365,8 @@ def stat(engine: Engine, path: str) -> dict[str, Any]:
     loc, _access = engine.locate(path, purpose="read", expect="any")
     if not loc.exists:
         raise fail("not_found", path, message=f"not found: {path}")
-    st = os.stat(loc.real)
-    link = os.lstat(loc.path) if loc.is_link else None
+    with disk_failures(path):
+        st = fsio.stat_entry(loc)  # (by descriptors: a link swapped in is refused)
     info: dict[str, Any] = {
         "path": str(loc.path),
         "type": "directory" if loc.is_dir else "file",
@@ -375,7 +375,7 @@ def stat(engine: Engine, path: str) -> dict[str, Any]:
         "modified": _iso(st.st_mtime),
         "accessed": _iso(st.st_atime),
         "created": _iso(_birth(st)),
-        "is_symlink": link is not None,
+        "is_symlink": loc.is_link,
         "timestamps": {
             "modified": st.st_mtime,
             "accessed": st.st_atime,
@@ -405,7 +405,7 @@ def entry_size(engine: Engine, directory: Location, name: str) -> int:
     is inside the roots; 0 otherwise, or when it cannot be read)."""
     try:
         loc = engine.workspace.sandbox.resolve(str(directory.path / name), expect="any")
-        return os.stat(loc.real).st_size
+        return fsio.stat_entry(loc).st_size
     except (PathRefused, OSError):
         return 0
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from filewright.core.result import fail
 from filewright.engine.workspace import Engine
 from filewright.fs import fsio
-from filewright.fs.paths import Location
+from filewright.fs.paths import Location, PathRefused
 from filewright.state.history import timestamp_for_filename
 
 _MAX_NAME_BYTES = 255
@@ -101,8 +101,8 @@ def sidecar_backup(
     )
     # A copy is never more readable than the file: a 0600 secret's backup is 0600.
     try:
-        mode = stat.S_IMODE(os.stat(loc.real).st_mode) & 0o777
-    except OSError:
+        mode = stat.S_IMODE(fsio.stat_entry(loc).st_mode) & 0o777
+    except (OSError, PathRefused):
         mode = 0o600
     store(target, mode)
     keep = engine.workspace.history.keep

@@ -50,7 +50,7 @@ from filewright.fs.chunked import (
     head_format,
     pack_deltas,
 )
-from filewright.fs.paths import Location
+from filewright.fs.paths import Location, PathRefused
 from filewright.fs.textfile import TextFileError, detect_encoding
 from filewright.policy.rules import Access, risk_of
 from filewright.state.history import Entry, file_lock
@@ -322,8 +322,8 @@ def _check_unchanged(loc: Location, src: bigfile.Opened, path: str) -> None:
     or put a new one in its place, since it was opened: then nothing is written."""
     now = os.fstat(src.fd)
     try:
-        named = os.stat(loc.real, follow_symlinks=False)
-    except FileNotFoundError:
+        named: os.stat_result | None = fsio.stat_entry(loc)
+    except (FileNotFoundError, PathRefused):
         named = None
     same = (now.st_size, now.st_mtime_ns) == (src.st.st_size, src.st.st_mtime_ns)
     if not same or named is None or (named.st_ino, named.st_dev) != (now.st_ino, now.st_dev):

@@ -28,6 +28,9 @@ from filewright.fs.paths import Location, PathRefused
 TEMP_SUFFIX = ".fwtmp"
 _O_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_PATH_DIR = (
+    getattr(os, "O_PATH", os.O_RDONLY) | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+)
 _O_TMPFILE = getattr(os, "O_TMPFILE", 0)
 _PROC_FD = "/proc/self/fd"
 _NO_TMPFILE = frozenset(
@@ -57,9 +60,9 @@ def _refuse_if_link(dir_fd: int, name: str, walked: str, exc: OSError) -> None:
         raise _swapped(walked) from None
 
 
-def _open_subdir(dir_fd: int, name: str, walked: str, create: bool) -> int:
+def _open_subdir(dir_fd: int, name: str, walked: str, create: bool, flags: int = _O_DIR) -> int:
     try:
-        return os.open(name, _O_DIR | _O_NOFOLLOW, dir_fd=dir_fd)
+        return os.open(name, flags | _O_NOFOLLOW, dir_fd=dir_fd)
     except FileNotFoundError:
         if not create:
             raise
@@ -82,17 +85,23 @@ def _open_subdir(dir_fd: int, name: str, walked: str, create: bool) -> int:
 
 
 @contextlib.contextmanager
-def open_dir(root: Path, rel_parts: list[str], *, create: bool = False) -> Iterator[int]:
+def open_dir(
+    root: Path, rel_parts: list[str], *, create: bool = False, search_only: bool = False
+) -> Iterator[int]:
     """Yield a descriptor of the directory root/rel_parts, opened without following links.
 
-    With `create`, missing directories are made (mode 0o777 & ~umask).
+    With `create`, missing directories are made (mode 0o777 & ~umask). With
+    `search_only`, every directory is opened with `O_PATH` where there is one: passing
+    through needs search permission only, as for a path (the descriptor serves `*at`
+    calls and `fstat`, not listing or fsync).
     """
-    fd = os.open(root, _O_DIR)
+    flags = _O_PATH_DIR if search_only else _O_DIR
+    fd = os.open(root, flags)
     try:
         walked: list[str] = []
         for part in rel_parts:
             walked.append(part)
-            nfd = _open_subdir(fd, part, "/".join(walked), create)
+            nfd = _open_subdir(fd, part, "/".join(walked), create, flags)
             os.close(fd)
             fd = nfd
         yield fd
@@ -176,6 +185,25 @@ def read_bytes(loc: Location, *, max_bytes: int | None = None) -> FileState:
         )
     finally:
         os.close(fd)
+
+
+def stat_entry(loc: Location) -> os.stat_result:
+    """The stat of what `loc` leads to (its real path), the one way a workspace entry is
+    stat'ed: reached from the root's descriptor one component at a time without
+    following links, so a directory or the entry itself swapped for a symlink since `loc`
+    was resolved is refused (PathRefused "changed"), never followed to its target.
+    FileNotFoundError when the entry is gone."""
+    parts = _parts(loc.rel)
+    with open_dir(loc.root, parts[:-1], search_only=True) as dfd:
+        if not parts:
+            return os.fstat(dfd)
+        try:
+            st = os.stat(parts[-1], dir_fd=dfd, follow_symlinks=False)
+        except NotADirectoryError:
+            raise FileNotFoundError(loc.given) from None
+    if stat.S_ISLNK(st.st_mode):
+        raise _swapped(loc.given)
+    return st
 
 
 def open_for_reading(loc: Location) -> int:

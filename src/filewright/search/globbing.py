@@ -16,7 +16,7 @@ from typing import IO, Any, cast
 
 from filewright.policy.gitignore import GlobError, Overrides, PathFilter, Verdict, root_rules
 from filewright.policy.globs import compile_glob
-from filewright.search.anchored import Below, open_real_dir
+from filewright.search.anchored import Below, open_below, open_real_dir
 from filewright.search.python_engine import walk
 from filewright.search.results import (
     GlobResult,
@@ -209,7 +209,7 @@ def _glob_rg(
     append = items.append
     keep_at_most = max(KEEP_AT_MOST, 2 * cap)
     top, width = _MTIME_TOP, _MTIME_BYTES
-    dfd = os.open(directory, os.O_RDONLY)
+    dfd = open_real_dir(directory)
     procs: list[subprocess.Popen[bytes]] = []
     try:
         for args in argvs:
@@ -318,11 +318,31 @@ def split_walk(
     n = min(cores(), SPLIT_MAX_PROCESSES)
     if n < 2 or os.name != "posix":  # (several pipes are read with select())
         return None
-    root = os.fsencode(directory)
     leading = leading or []
     level = [b""]
     loose: list[bytes] = []
     scanned = 0
+    try:  # (listed by descriptors, as every walk: a directory swapped for a link is not)
+        top = open_real_dir(directory)
+    except OSError:
+        return None
+    try:
+        return _split(top, n, overrides, filt, rg_ignores, leading, level, loose, scanned)
+    finally:
+        os.close(top)
+
+
+def _split(
+    top: int,
+    n: int,
+    overrides: Overrides,
+    filt: PathFilter | None,
+    rg_ignores: bool,
+    leading: list[re.Pattern[bytes]],
+    level: list[bytes],
+    loose: list[bytes],
+    scanned: int,
+) -> tuple[list[list[bytes]], list[bytes]] | None:
     for depth in range(SPLIT_MAX_DEPTH):
         if len(level) >= 4 * n and depth >= len(leading):
             break
@@ -331,16 +351,21 @@ def split_walk(
         must = leading[depth] if depth < len(leading) else None
         for d in level:
             try:
-                with os.scandir(root + b"/" + d if d else root) as it:
-                    entries = list(it)
+                fd = open_below(top, d, want_dir=True) if d else os.dup(top)
+                try:
+                    with os.scandir(fd) as it:
+                        entries = list(it)
+                finally:
+                    os.close(fd)
                 scanned += len(entries)
                 if scanned > SPLIT_MAX_ENTRIES:
                     return None
                 for e in entries:
-                    rel = d + b"/" + e.name if d else e.name
+                    name = os.fsencode(e.name)
+                    rel = d + b"/" + name if d else name
                     if e.is_dir(follow_symlinks=False):
                         if (
-                            (must is not None and must.match(e.name) is None)
+                            (must is not None and must.match(name) is None)
                             or overrides.match(rel, True) is Verdict.EXCLUDE
                             or (rg_ignores and filt is not None and filt.is_ignored(rel, True))
                         ):
@@ -378,7 +403,7 @@ def _glob_python(
     total = 0
     keep_at_most = max(KEEP_AT_MOST, 2 * cap)
     ignored = 0
-    dfd = os.open(directory, os.O_RDONLY)
+    dfd = open_real_dir(directory)
     try:
         for rel, is_ignored in walk(directory, overrides, rules, with_ignored=count):
             path = os.fsdecode(rel)

@@ -1,7 +1,10 @@
 """tree: the entries under a directory, recursively, with depth and entry limits.
 
 Gets a real directory and a `visible` callback from the engine, like the other search
-functions; links are listed, never followed; ignore files are honoured on request.
+functions; links are listed, never followed; ignore files are honoured on request. The
+walk goes by directory descriptors opened without following links (from `/` down, then
+each subdirectory relative to its parent: `search.anchored`), so a directory swapped for
+a symlink mid-walk is not entered and sizes are read relative to the descriptor.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from pathlib import Path
 
 from filewright.policy.gitignore import DirRules, root_rules
 from filewright.policy.globs import GlobError, compile_glob
+from filewright.search.anchored import open_real_dir, open_subdir
 from filewright.search.results import Visible, always_visible
 
 
@@ -74,11 +78,12 @@ def tree(
     out = Tree()
     excluded = exclude
     rules = root_rules(directory, ignore_root) if respect_gitignore else None
+    top = Path(directory)
 
-    def walk(path: Path, rel: str, depth: int, rules: DirRules | None) -> list[TreeNode]:
+    def walk(dir_fd: int, rel: str, depth: int, rules: DirRules | None) -> list[TreeNode]:
         nodes: list[TreeNode] = []
         try:
-            with os.scandir(path) as it:
+            with os.scandir(dir_fd) as it:
                 found = list(it)
         except OSError:
             return nodes
@@ -109,16 +114,36 @@ def tree(
             node = TreeNode(e.name, child_rel, is_dir, is_link)
             if not is_dir:
                 with contextlib.suppress(OSError):
-                    node.size = e.stat(follow_symlinks=False).st_size
+                    node.size = os.stat(e.name, dir_fd=dir_fd, follow_symlinks=False).st_size
             elif max_depth is None or depth < max_depth:
-                sub = rules.child(os.fsencode(e.path), os.fsencode(child_rel)) if rules else None
-                node.children = walk(Path(e.path), child_rel, depth + 1, sub)
+                node.children = []
+                try:  # (a directory swapped for a link since it was listed: not entered)
+                    sub_fd = open_subdir(dir_fd, e.name)
+                except OSError:
+                    nodes.append(node)
+                    continue
+                try:
+                    sub = (
+                        rules.child(os.fsencode(top / child_rel), os.fsencode(child_rel))
+                        if rules
+                        else None
+                    )
+                    node.children = walk(sub_fd, child_rel, depth + 1, sub)
+                finally:
+                    os.close(sub_fd)
             else:
                 out.depth_limited = True
             nodes.append(node)
         return nodes
 
-    out.nodes = walk(directory, "", 1, rules)
+    try:
+        top_fd = open_real_dir(top)
+    except OSError:
+        return out
+    try:
+        out.nodes = walk(top_fd, "", 1, rules)
+    finally:
+        os.close(top_fd)
     return out
 
 

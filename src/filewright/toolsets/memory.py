@@ -298,7 +298,7 @@ class MemoryToolset(Toolset):
                     walk(child, f"{rel}{entry.name}/", depth + 1)
 
         walk(loc, "", 1)
-        own = os.stat(loc.real).st_size
+        own = fileops.stat(self.engine, str(loc.path))["size"]
         text = "\n".join(
             [
                 f"Here're the files and directories up to 2 levels deep in {path}, "
