@@ -173,3 +173,31 @@ def test_the_entry_type_is_a_required_argument_of_every_policy_query() -> None:
         assert _without_default(fn), fn.__qualname__
     with pytest.raises(TypeError):
         Policy().access("secrets")  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize(
+    ("ts_name", "tool", "args"),
+    [
+        ("default", "list", {}),
+        ("claude", "Read", {"file_path": "ROOT"}),
+        ("mcpfs", "list_directory", {"path": "ROOT"}),
+        ("gemini", "list_directory", {"path": "ROOT"}),
+    ],
+)
+def test_over_mcp_too(tmp_path: Path, ts_name: str, tool: str, args: dict[str, Any]) -> None:
+    from mcp import Client
+    from test_server import run, text_of
+
+    from filewright.surfaces.mcp.server import build_server
+
+    root = _fill(tmp_path / "ws")
+    args = {k: str(root) if v == "ROOT" else v for k, v in args.items()}
+
+    async def main() -> None:
+        async with Client(build_server([str(root)], ts_name)) as client:
+            got = await client.call_tool(tool, args)
+            text = text_of(got)
+            assert not got.is_error and "keep" in text, text
+            assert "secrets" not in text and "vault" not in text, text
+
+    run(main)
