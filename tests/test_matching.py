@@ -303,7 +303,7 @@ def test_regions_equal_old_after_normalisation(lines: list[str], i: int, k: int,
             rest = region[len(out.old) :]
 
             def stripped(s: str) -> list[str]:
-                return [x.rstrip() for x in s.split("\n")]
+                return [x.strip() for x in s.split("\n")]  # (indentation aside, as trimmed)
 
             assert (
                 region == out.old
