@@ -111,3 +111,52 @@ def test_mcp_client_roots_with_a_bad_file_answer_each_call_with_the_message(
             assert f"policy file {config}, line 5: rules[1]: unknown key 'acess'" in text_of(got)
 
     run(main)
+
+
+def test_the_users_policy_file_is_named_the_same_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = tmp_path / "policy.toml"
+    user.write_text('[[rules]]\npattern = "x"\naccess = "hidden"\nmemroy = true\n')
+    monkeypatch.setenv("FILEWRIGHT_POLICY", str(user))
+    (tmp_path / "ws").mkdir()
+    with pytest.raises(PolicyFileError) as caught:
+        Workspace(tmp_path / "ws")
+    assert str(caught.value) == (
+        f"policy file {user}, line 1: rules[0]: unknown key 'memroy' "
+        "(a rule has pattern, access, memory, reason)"
+    )
+
+
+def test_an_unreadable_policy_file_fails_closed_for_an_ordinary_user() -> None:
+    """As an ordinary user a 0000 `.filewright.toml` cannot be read: no workspace opens
+    (its rules are not silently dropped), and the CLI says which file and why."""
+    import os
+
+    from unprivileged import reachable_dir, unprivileged_prefix
+
+    dropped = unprivileged_prefix()
+    if dropped is None:
+        pytest.skip("needs root and setpriv to drop its privileges")
+    prefix, as_nobody = dropped
+    with reachable_dir() as base:
+        root = base / "ws"
+        config = _write(root, '[[rules]]\npattern = "secret.txt"\naccess = "hidden"\n')
+        (root / "secret.txt").write_text("k\n")
+        if as_nobody:
+            os.chown(root, 65534, 65534)
+        os.chmod(root, 0o755)
+        os.chmod(config, 0o000)
+        env = {**os.environ, "HOME": str(base), "XDG_CONFIG_HOME": str(base / ".cfg")}
+        done = subprocess.run(
+            [*prefix, *MAIN, "call", "--root", str(root), "read", '{"path": "secret.txt"}'],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    assert f"policy file {config}: cannot read it (Permission denied)" in done.stderr
+    assert "k\n" not in done.stdout
