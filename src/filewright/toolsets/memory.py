@@ -9,7 +9,8 @@ schema: Claude knows the tool); every other format gets a function tool generate
 Where `/memories` is: the directory `memories` in the workspace's first root (the toolset
 option `directory` names another one, relative to that root). This is where the anthropic
 SDK's `BetaLocalFilesystemMemoryTool(base_path=ROOT)` keeps it, so the two read and write
-the same files. `/memories/notes.md` is `ROOT/memories/notes.md`. The directory is made
+the same files. `/memories/notes.md` is `ROOT/memories/notes.md` (with `directory="."`,
+`ROOT/notes.md`: a workspace that holds only the memory). The directory is made
 (through `fileops.mkdir`: policy, history) by the first command, as the SDK's tool makes
 it, so the first `view` of an empty memory lists an empty directory.
 
@@ -95,7 +96,7 @@ class MemoryToolset(Toolset):
     """Anthropic's memory tool on the engine.
 
     Options: `directory` (where `/memories` is, relative to the workspace's first root;
-    default "memories").
+    default "memories"; "." makes the root itself the memory directory).
     """
 
     name = "memory"
@@ -117,18 +118,19 @@ class MemoryToolset(Toolset):
 
     def __init__(self, workspace: Any, **options: Any) -> None:
         super().__init__(workspace, **options)
-        directory = str(options.get("directory", "memories")).strip("/")
-        parts = directory.split("/")
-        if not directory or os.path.isabs(directory) or ".." in parts or "." in parts:
+        given = str(options.get("directory", "memories"))
+        directory = posixpath.normpath(given) if given else "."
+        if os.path.isabs(given) or directory.split("/")[0] == "..":
             raise ValueError(
-                f"memory directory must be a path relative to the first root, got {directory!r}"
+                f"memory directory must be a path relative to the first root, got {given!r}"
             )
         self.directory = directory
 
     @property
     def base(self) -> str:
-        """The directory that `/memories` stands for."""
-        return str(self.workspace.roots[0] / self.directory)
+        """The directory that `/memories` stands for ("." : the first root itself)."""
+        root = self.workspace.roots[0]
+        return str(root if self.directory == "." else root / self.directory)
 
     def tools(self) -> list[Tool]:
         return [
