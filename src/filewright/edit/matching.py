@@ -280,26 +280,34 @@ def _mid_line(ix: TextIndex, old: str, spec: LineSpec) -> list[Region]:
     return out
 
 
-_Within = Spans | None  # offset ranges a region must reach (None: anywhere)
+_Within = Spans | None  # offset ranges a region must start in (None: anywhere)
 
 
 def _try_base(ix: TextIndex, old: str, crlf: bool, within: _Within = None) -> Hit | None:
-    hit = _inside(_exact(ix, old, "line_endings" if crlf else "exact"), within)
+    hit = _inside(ix, _exact(ix, old, "line_endings" if crlf else "exact"), within)
     if hit:
         return hit
     for spec in LINE_SPECS:
-        hit = _inside(_line_hit(ix, old, spec), within)
+        hit = _inside(ix, _line_hit(ix, old, spec), within)
         if hit:
             return hit
     return None
 
 
-def _inside(hit: Hit | None, within: _Within) -> Hit | None:
-    """``hit`` with only its regions that lie in or reach into a range of ``within``
-    (``None`` when none does)."""
+def _inside(ix: TextIndex, hit: Hit | None, within: _Within) -> Hit | None:
+    """``hit`` with only its regions that start in a range of ``within`` (their first
+    character that is not whitespace; ``None`` when none does)."""
     if hit is None or within is None:
         return hit
-    keep = [r for r in hit.regions if within.overlaps(r.start, r.end)]
+    text = ix.text
+
+    def first(r: Region) -> int:
+        p = r.start
+        while p < r.end and text[p] in " \t\r\n":
+            p += 1
+        return p
+
+    keep = [r for r in hit.regions if within.contains(first(r), first(r))]
     if not keep:
         return None
     hit.regions = keep
@@ -349,10 +357,10 @@ def find(
     decides :attr:`MatchOutcome.ok` / :attr:`MatchOutcome.ambiguous`, all non-overlapping
     regions of the first matching level are always reported.  ``fuzzy=False`` tries the
     exact level only.  ``scope`` (the lines that open the enclosing blocks, outer first:
-    a patch's ``@@`` lines) is a constraint: only regions that lie in or reach into the
-    block it names count, at every level (a level whose regions all lie outside is passed
-    over; a caller may ask more of a region, as apply_patch does); a scope that names no
-    line gives ``error="scope_not_found"``.
+    a patch's ``@@`` lines) is a constraint: only regions that start in the block it
+    names count (their first non-blank character), at every level (a level whose regions
+    all start outside is passed over); a scope that names no line gives
+    ``error="scope_not_found"``.
     """
     if old == "":
         return MatchOutcome([], "none", max_matches=max_matches, error="empty_old")
@@ -370,7 +378,7 @@ def find(
             )  # fmt: skip
         within = Spans(ranges)
     if not fuzzy:
-        hit = _inside(_exact(ix, old, "line_endings" if crlf else "exact"), within)
+        hit = _inside(ix, _exact(ix, old, "line_endings" if crlf else "exact"), within)
         if hit is None:
             return MatchOutcome([], "none", old=old, max_matches=max_matches, crlf=crlf)
         return MatchOutcome(hit.regions, hit.base, (hit.base,), old, hit.base, max_matches, crlf)

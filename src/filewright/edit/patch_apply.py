@@ -149,9 +149,12 @@ def _place(
     kinds = [k for k, _ in hunk.lines]
     if not cands:
         trimmed = _trim_blank_context(hunk)
-        cands, outcome = _ladder(t, [x for k, x in trimmed if k != "+"], hunk.scopes)
-        cands = _in_scope(t, cands, blocks, trimmed)
-        outcome = outcome if cands else None
+        old_t = [x for k, x in trimmed if k != "+"]
+        cands, outcome = _ladder(t, old_t, hunk.scopes)
+        if not cands and blocks is not None:  # context from before the scope's line?
+            cands, outcome = _ladder(t, old_t, ())
+            cands = _in_scope(t, cands, blocks, trimmed)
+            outcome = outcome if cands else None
         new = [x for k, x in trimmed if k != "-"]
         kinds = [k for k, _ in trimmed]
         if outcome is None:
@@ -275,8 +278,8 @@ def _exact(t: _Text, old: list[str]) -> list[_Candidate]:
 def _ladder(
     t: _Text, old: list[str], scopes: tuple[str, ...]
 ) -> tuple[list[_Candidate], MatchOutcome | None]:
-    """Ladder matches of ``old`` inside ``scopes`` that cover whole lines (a missing
-    indentation aside)."""
+    """Ladder matches of ``old`` that start inside ``scopes`` and cover whole lines (a
+    missing indentation aside)."""
     if not any(x.strip() for x in old):
         return [], None
     outcome = find(t.text, "\n".join(old), max_matches=None, scope=scopes)

@@ -167,7 +167,7 @@ def scope_blocks(lines: list[str], scopes: Sequence[str]) -> list[tuple[int, int
 def scope_ranges(
     lines: list[str], starts: list[int], scopes: Sequence[str]
 ) -> list[tuple[int, int]] | ScopeMissing:
-    """The blocks of :func:`scope_blocks` as offset ranges ``[start, end)`` of their lines'
+    """The blocks of :func:`scope_blocks` as offset ranges ``[start, end]`` of their lines'
     content, in the text whose ``lines`` start at ``starts``."""
     blocks = scope_blocks(lines, scopes)
     if isinstance(blocks, ScopeMissing):
