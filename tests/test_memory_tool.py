@@ -539,15 +539,17 @@ def test_a_recursive_delete_asks_the_user(tmp_path: Path) -> None:
 
 
 def test_a_refused_rename_leaves_no_directory_behind(tmp_path: Path) -> None:
+    # The destination's directories are made first (as the reference does); the move is
+    # then refused (a link is not moved), and the directories made for it are removed.
     (tmp_path / "memories").mkdir()
     (tmp_path / "memories" / "a.md").write_text("a\n")
-    tools = memory(tmp_path, rules=[Rule("memories/a.md", "read")])
+    os.symlink("a.md", tmp_path / "memories" / "link.md")
+    tools = memory(tmp_path)
     result = call(
-        tools, command="rename", old_path="/memories/a.md", new_path="/memories/new/dir/a.md"
+        tools, command="rename", old_path="/memories/link.md", new_path="/memories/new/dir/a.md"
     )
-    assert not result.ok
-    assert sorted(os.listdir(tmp_path / "memories")) == ["a.md"]
-
+    assert not result.ok and result.data["error"] == "symlink"
+    assert sorted(os.listdir(tmp_path / "memories")) == ["a.md", "link.md"]
 
 def test_a_dry_run_writes_nothing(tmp_path: Path) -> None:
     (tmp_path / "memories").mkdir()
