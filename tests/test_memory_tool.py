@@ -551,6 +551,7 @@ def test_a_refused_rename_leaves_no_directory_behind(tmp_path: Path) -> None:
     assert not result.ok and result.data["error"] == "symlink"
     assert sorted(os.listdir(tmp_path / "memories")) == ["a.md", "link.md"]
 
+
 def test_a_dry_run_writes_nothing(tmp_path: Path) -> None:
     (tmp_path / "memories").mkdir()
     (tmp_path / "memories" / "a.md").write_text("a\n")
