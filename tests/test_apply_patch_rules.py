@@ -269,3 +269,23 @@ def test_function_tool_backslash_paths_are_refused(tmp_path: Path, body: list[st
     assert not r.ok and r.data["error"] == "invalid_patch"
     assert "contains a backslash; paths use '/' between directories (write '" in r.text
     assert files(tmp_path) == {"a.txt": b"a\n"}
+
+
+def test_responses_keys_through_dispatch(tmp_path: Path) -> None:
+    from filewright.surfaces.dispatch import dispatch
+
+    (tmp_path / "old.txt").write_text("alpha\n")
+    t = tools(tmp_path)
+    op = {"type": "update_file", "path": "old.txt", "diff": "@@\n-alpha\n+beta\n"}
+
+    def call(operation: dict[str, Any]) -> dict[str, Any]:
+        item = {"type": "apply_patch_call", "call_id": "c", "status": "completed"}
+        (out,) = dispatch(t, {**item, "operation": operation})
+        return dict(out)
+
+    bad = call({**op, "move_to": 5, "extra": True})
+    assert bad["status"] == "failed" and "does not take 'extra'" in bad["output"]
+    assert files(tmp_path) == {"old.txt": b"alpha\n"}
+    good = call({**op, "move_to": "new.txt"})
+    assert good["status"] == "completed" and "R old.txt -> new.txt" in good["output"]
+    assert files(tmp_path) == {"new.txt": b"beta\n"}

@@ -14,8 +14,9 @@ Two forms, one parser (`filewright.edit.patch_parse`), one applier
 
 What it does that the reference appliers do not: a hunk's lines are found through the
 recovery ladder and must identify one place (else every place is listed; never the
-first hit); ``@@`` scope lines, ``*** End of File`` and hunk order narrow a repeated
-context; a patch that fails anywhere changes no file; files keep their encoding, BOM,
+first hit); ``@@`` scope lines are constraints (the hunk must be in the block they name;
+a scope naming nothing is an error), ``*** End of File`` and hunk order narrow a repeated
+context; operation keys the tool does not define and backslash paths are refused; a patch that fails anywhere changes no file; files keep their encoding, BOM,
 line endings and final-newline state; every path goes through the sandbox and policy;
 each file changed gets its own history entry (``filewright`` undo restores it, a deleted
 file included); a move never replaces an existing file unless the patch deletes it
