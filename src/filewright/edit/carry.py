@@ -194,8 +194,8 @@ def carry_lines(
     is then undone on them too (``restore_typography_only`` otherwise); ``literal_edges`` (start, end) keeps ``new``'s own blank
     lines at those edges as given.  With ``flat`` (``old`` matched with its indentation
     flattened: no one offset maps it onto the file), a changed line keeps the indentation
-    of the file line it replaces (moved by as much as ``new`` moved it from ``old``'s
-    line), an inserted line that of the line above it in the result, likewise.  Raises
+    of the file line it replaces, an inserted line that of the line above it in the result
+    moved by as much as ``new`` indents it from that line.  Raises
     :class:`CannotCarry` when blank lines cannot be carried.
     """
     old, new, file = _side(olines), _side(nlines), _side(flines)
@@ -247,11 +247,8 @@ def carry_lines(
         ws = leading_ws(line)
         rest = line[len(ws) :]
         if flat:
-            if fline is not None and oline is not None:
-                fw, nw = ws_width(leading_ws(fline), tab), ws_width(ws, tab)
-                if nw == fw:  # new already at the file's indentation
-                    return restyle(fw, rest)
-                return restyle(fw + nw - ws_width(leading_ws(oline), tab), rest)
+            if fline is not None:  # old's indentation says nothing: the file line's
+                return restyle(ws_width(leading_ws(fline), tab), rest)
             return restyle(anchor[0] + ws_width(ws, tab) - anchor[1], rest)
         if ws in wsmap:
             return wsmap[ws] + rest
