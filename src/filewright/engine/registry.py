@@ -20,7 +20,9 @@ class ToolsetLike(Protocol):
 
     def call(self, tool: str, args: dict[str, Any] | str | None = None) -> Result: ...
 
-    def definitions(self, format: str = "openai") -> list[dict[str, Any]]: ...
+    def definitions(
+        self, format: str = "openai", *, strict: bool = False
+    ) -> list[dict[str, Any]]: ...
 
 
 REGISTRY: dict[str, str] = {

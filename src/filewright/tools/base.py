@@ -199,6 +199,10 @@ class Toolset:
                 f"Invalid arguments for {tool}: expected a JSON object",
                 {"error": "bad_arguments"},
             )
+        if _holds_null(args):  # strict mode's "not given" (see `definitions`)
+            from filewright.tools.schemas import drop_strict_nulls, parameters_schema
+
+            args = drop_strict_nulls(parameters_schema(found), args)
         try:
             params = found.validate(args)
         except Exception as exc:
@@ -224,11 +228,13 @@ class Toolset:
                 {"error": "internal", "trace": _trace()},
             )
 
-    def definitions(self, format: str = "openai") -> list[dict[str, Any]]:
-        """Function-calling definitions in `format`; see `filewright.tools.schemas.FORMATS`."""
+    def definitions(self, format: str = "openai", *, strict: bool = False) -> list[dict[str, Any]]:
+        """Function-calling definitions in `format`; see `filewright.tools.schemas.FORMATS`.
+        `strict=True` (openai, openai-responses): OpenAI's strict mode, where a model sends
+        null for an optional parameter it leaves out (`call` then drops it)."""
         from filewright.tools.schemas import definitions
 
-        return definitions(self, format)
+        return definitions(self, format, strict=strict)
 
     # -- helpers for subclasses -------------------------------------------------------
 
@@ -248,3 +254,16 @@ class Toolset:
         if self.options.get("allow_read_only"):  # the explicit opt-in for read-only files
             change.allow_read_only = True
         return apply_change(self.engine, change)
+
+
+def _holds_null(value: Any, depth: int = 0) -> bool:
+    """Whether a JSON value holds a null anywhere (nested a few levels deep at most)."""
+    if value is None:
+        return True
+    if depth > 4:
+        return False
+    if isinstance(value, dict):
+        return any(_holds_null(v, depth + 1) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_null(v, depth + 1) for v in value)
+    return False

@@ -202,8 +202,94 @@ def tool_annotations(tool: Tool) -> dict[str, Any]:
     return out
 
 
-def definition(tool: Tool, format: str) -> dict[str, Any]:
-    """The definition of one tool in `format` (see `FORMATS`)."""
+# -- OpenAI strict mode (structured outputs for function calls) -----------------------------
+
+STRICT_FORMATS = ("openai", "openai-responses")
+# Keywords OpenAI's strict mode accepts; others (default, minLength, …) are dropped there
+# (the parameter model still checks them when the call arrives).
+_STRICT_KEYS = {
+    "type", "description", "properties", "required", "additionalProperties", "items",
+    "enum", "const", "anyOf", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
+    "exclusiveMaximum", "multipleOf", "minItems", "maxItems",
+}  # fmt: skip
+
+
+def _nullable(node: dict[str, Any]) -> dict[str, Any]:
+    """`node` also accepting null (how strict mode says a parameter may be left out)."""
+    out = dict(node)
+    if "anyOf" in out:
+        if not any(_is_null(s) for s in out["anyOf"]):
+            out["anyOf"] = [*out["anyOf"], {"type": "null"}]
+        return out
+    kind = out.get("type")
+    if isinstance(kind, str) and kind != "null":
+        out["type"] = [kind, "null"]
+    elif isinstance(kind, list) and "null" not in kind:
+        out["type"] = [*kind, "null"]
+    if "enum" in out and None not in out["enum"]:
+        out["enum"] = [*out["enum"], None]
+    return out
+
+
+def strict_schema(node: Any) -> Any:
+    """`node` (a `parameters_schema`) as OpenAI's strict mode requires: every object closed
+    (`additionalProperties: false`) with every property required, the optional ones
+    nullable (null = not given, see `drop_strict_nulls`), no keyword strict mode rejects."""
+    if isinstance(node, list):
+        return [strict_schema(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: strict_schema(v) for k, v in node.items() if k in _STRICT_KEYS and k != "properties"}
+    props = node.get("properties")
+    if isinstance(props, dict) or node.get("type") == "object":
+        props = props if isinstance(props, dict) else {}
+        required = set(node.get("required", ()))
+        out["properties"] = {
+            name: strict_schema(p) if name in required else _nullable(strict_schema(p))
+            for name, p in props.items()
+        }
+        out["required"] = list(props)
+        out["additionalProperties"] = False
+    return out
+
+
+def drop_strict_nulls(schema: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
+    """`args` without the nulls a strict-mode model sends for optional parameters it leaves
+    out: an optional property whose schema takes no null, given as null, is dropped (so
+    its default applies), in nested objects too. `schema` is the tool's
+    `parameters_schema`, where optional properties have no null."""
+    props = schema.get("properties") or {}
+    required = set(schema.get("required", ()))
+    out: dict[str, Any] = {}
+    for key, value in args.items():
+        prop = props.get(key)
+        if not isinstance(prop, dict):
+            out[key] = value
+        elif value is None and key not in required and not _takes_null(prop):
+            continue
+        elif isinstance(value, dict) and isinstance(prop.get("properties"), dict):
+            out[key] = drop_strict_nulls(prop, value)
+        elif isinstance(value, list) and isinstance(prop.get("items"), dict):
+            items = prop["items"]
+            out[key] = [drop_strict_nulls(items, v) if isinstance(v, dict) else v for v in value]
+        else:
+            out[key] = value
+    return out
+
+
+def _takes_null(node: dict[str, Any]) -> bool:
+    kind = node.get("type")
+    return (
+        kind == "null"
+        or (isinstance(kind, list) and "null" in kind)
+        or any(_is_null(s) for s in node.get("anyOf", ()))
+        or None in node.get("enum", ())
+    )
+
+
+def definition(tool: Tool, format: str, *, strict: bool = False) -> dict[str, Any]:
+    """The definition of one tool in `format` (see `FORMATS`); `strict`: OpenAI's strict
+    mode (`openai` and `openai-responses` only; see `strict_schema`)."""
     builtin = getattr(tool, "responses_builtin", None)
     if format == "openai-responses" and builtin:
         return dict(builtin)
@@ -211,18 +297,24 @@ def definition(tool: Tool, format: str) -> dict[str, Any]:
     if format == "anthropic" and anthropic:
         return dict(anthropic)
     schema = parameters_schema(tool)
+    if strict:
+        schema = strict_schema(schema)
     if format == "openai":
-        return {
-            "type": "function",
-            "function": {"name": tool.name, "description": tool.description, "parameters": schema},
+        function: dict[str, Any] = {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": schema,
         }
+        if strict:
+            function["strict"] = True
+        return {"type": "function", "function": function}
     if format == "openai-responses":
         return {
             "type": "function",
             "name": tool.name,
             "description": tool.description,
             "parameters": schema,
-            "strict": False,
+            "strict": strict,
         }
     if format == "anthropic":
         return {"name": tool.name, "description": tool.description, "input_schema": schema}
@@ -245,10 +337,17 @@ def definition(tool: Tool, format: str) -> dict[str, Any]:
     raise ValueError(f"unknown definitions format {format!r}; expected one of {', '.join(FORMATS)}")
 
 
-def definitions(toolset: Toolset, format: str = "openai") -> list[dict[str, Any]]:
-    """Definitions of every tool of `toolset` in `format` (see `FORMATS`)."""
+def definitions(
+    toolset: Toolset, format: str = "openai", *, strict: bool = False
+) -> list[dict[str, Any]]:
+    """Definitions of every tool of `toolset` in `format` (see `FORMATS`); `strict` for
+    OpenAI's strict mode (`openai`, `openai-responses`)."""
     if format not in FORMATS:
         raise ValueError(
             f"unknown definitions format {format!r}; expected one of {', '.join(FORMATS)}"
         )
-    return [definition(tool, format) for tool in toolset.tools()]
+    if strict and format not in STRICT_FORMATS:
+        raise ValueError(
+            f"strict mode is OpenAI's: formats {', '.join(STRICT_FORMATS)}, not {format!r}"
+        )
+    return [definition(tool, format, strict=strict) for tool in toolset.tools()]

@@ -216,26 +216,37 @@ def tools(
     memory: Annotated[
         OnOff, typer.Option(help="Memory switch (changes the companion's tools).")
     ] = OnOff.on,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict",
+            help="OpenAI strict mode (openai, openai-responses): closed objects, every "
+            "parameter required, the optional ones nullable.",
+        ),
+    ] = False,
 ) -> None:
     """List a toolset's tools, or print their function-calling definitions."""
-    from filewright.tools.schemas import FORMATS
+    from filewright.tools.schemas import FORMATS, STRICT_FORMATS
 
     if format is not None and format not in FORMATS:
         raise _fail(
             UsageError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}"),
             json_out=False,
         )
+    if strict and (format or "openai") not in STRICT_FORMATS:
+        raise _fail(
+            UsageError(f"--strict is for --format {' or '.join(STRICT_FORMATS)}"), json_out=False
+        )
     try:
         ws = open_workspace(_roots(root), memory=memory == OnOff.on, toolset=toolset)
         ts = load_toolset(ws, toolset)
     except UsageError as exc:
         raise _fail(exc, json_out=False) from None
-    if format is None and sys.stdout.isatty():
+    if format is None and not strict and sys.stdout.isatty():
         _print_table(ts, toolset)
         return
-    sys.stdout.write(
-        json.dumps(ts.definitions(format or "openai"), ensure_ascii=False, indent=2) + "\n"
-    )
+    shown = ts.definitions(format or "openai", strict=strict)
+    sys.stdout.write(json.dumps(shown, ensure_ascii=False, indent=2) + "\n")
 
 
 def _print_table(ts: object, name: str) -> None:
