@@ -148,3 +148,13 @@ def test_a_scoped_hunk_starts_or_changes_inside_its_block() -> None:
     # the change in a(), only trailing context in b(): refused
     out = run(text, "@@ def b():\n-    return x\n+    return 3\n \n \n def b():")
     assert isinstance(out, EditFailure) and out.code == "patch_no_match"
+
+
+def test_added_lines_at_the_end_under_a_scope() -> None:
+    text = "class A:\n    x = 1\n\nclass B:\n    y = 2\n"
+    end = "@@ {}\n+    z = 3\n*** End of File"
+    assert ok(text, end.format("class B")) == text + "    z = 3\n"  # B ends the file
+    out = run(text, end.format("class A"))  # A does not: the end of the file is not in A
+    assert isinstance(out, EditFailure) and out.code == "patch_no_context"
+    out = run(text, end.format("class C"))
+    assert isinstance(out, EditFailure) and out.code == "patch_scope_not_found"

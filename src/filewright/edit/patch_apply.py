@@ -23,7 +23,8 @@ gave them (never the trailing whitespace of the removed lines they replace).
 
 A hunk with no context and no removed lines adds its lines at the end of the file; with
 an ``@@`` scope but no context it is refused, since appliers disagree about where such
-lines go (after the scope line, or at the end of the file).
+lines go (after the scope line, or at the end of the file), unless it is marked ``*** End
+of File`` and the file's last line is in the scope's block.
 
 Failures are `EditFailure` values: ``patch_no_match`` (``hunk``, ``patch_line``,
 ``expected``, ``closest``), ``patch_ambiguous`` (``hunk``, ``patch_line``, ``count``,
@@ -135,16 +136,21 @@ def _place(
     old, new = hunk.old_lines, hunk.new_lines
     if not hunk.changes:
         return None
+    blocks = scope_blocks(t.lines, hunk.scopes) if hunk.scopes else None
+    if isinstance(blocks, ScopeMissing):
+        return _scope_missing(t, hunk, number, blocks)
     if not old:
-        if hunk.scopes and not hunk.end_of_file:
+        # added lines only: at the end of the file, which must be in the scope if it has one
+        if blocks is not None and not (
+            hunk.end_of_file
+            and t.lines
+            and Spans(blocks).contains(len(t.lines) - 1, len(t.lines) - 1)
+        ):
             return EditFailure(
                 "patch_no_context",
                 {"hunk": number, "patch_line": hunk.patch_line, "scope": list(hunk.scopes)},
             )
         return _append(t, new)
-    blocks = scope_blocks(t.lines, hunk.scopes) if hunk.scopes else None
-    if isinstance(blocks, ScopeMissing):
-        return _scope_missing(t, hunk, number, blocks)
     cands, outcome = _in_scope(t, _exact(t, old), blocks, hunk.lines), None
     kinds = [k for k, _ in hunk.lines]
     if not cands:
