@@ -621,10 +621,9 @@ def test_the_cli_runs_the_memory_tool(tmp_path: Path, filewright_exe: Path) -> N
         assert "Traceback" not in done.stdout + done.stderr
         return done.returncode, json.loads(done.stdout)
 
-    code, out = cli({"command": "create", "path": "/memories/a.md", "file_text": "a\n"})
-    assert code == 0 and out["text"] == "File created successfully at: /memories/a.md"
-    assert (tmp_path / "memories" / "a.md").read_text() == "a\n"
-    code, out = cli({"command": "view", "path": "/memories"})
+    (tmp_path / "memories").mkdir()
+    (tmp_path / "memories" / "a.md").write_text("a\n")
+    code, out = cli({"command": "view", "path": "/memories"})  # the command of the docs
     assert code == 0 and out["text"].split("\n")[0] == (
         "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items:"
     )
