@@ -154,7 +154,7 @@ def test_a_link_at_the_destination_is_never_followed(root: Path) -> None:
         ("hidden.txt", "seen.txt"),  # a hidden file
         ("a.txt", ".filewright/x"),  # into the state directory (hidden)
         ("proj", "proj2"),  # a directory holding a protected path
-        ("notes", "notes2"),  # a directory holding a hidden file
+        ("keep", "keep2"),  # a directory holding a file hidden there, not at the other end
     ],
 )
 def test_a_move_touching_a_protected_path_is_refused(
@@ -166,10 +166,13 @@ def test_a_move_touching_a_protected_path_is_refused(
     (root / "proj" / ".git").mkdir(parents=True)
     (root / "notes").mkdir()
     (root / "notes" / "hidden.txt").write_text("h")
+    (root / "keep").mkdir()
+    (root / "keep" / "k.txt").write_text("k")
     rules = [
         Rule("secret.txt", Access.DENY),
         Rule("secret.txt.d/", Access.DENY),
         Rule("hidden.txt", Access.HIDDEN),
+        Rule("/keep/k.txt", Access.HIDDEN),
     ]
     t = tools(root, rules=rules)
     t.call("mkdir", {"path": "x"})  # the state directory exists from here on

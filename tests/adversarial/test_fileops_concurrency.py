@@ -121,7 +121,7 @@ def test_a_file_moved_away_during_the_write_check_is_stale_not_read_only(tmp_pat
         st = os.stat("a.txt", dir_fd=dfd)
         os.rename(tmp_path / "a.txt", tmp_path / "b.txt")  # the other process's move
         with pytest.raises(PathRefused) as caught:
-            fsio._refuse_if_read_only(dfd, "a.txt", st, "a.txt", False)
+            fsio.refuse_if_read_only(dfd, "a.txt", st, "a.txt", False)
         assert caught.value.code == "stale"
     finally:
         os.close(dfd)

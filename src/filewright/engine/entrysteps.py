@@ -98,19 +98,51 @@ def entry_access(engine: Engine, root_rel: str, real: Path, is_dir: bool) -> Acc
     return engine.policy.access(root_rel, is_dir=is_dir)
 
 
+INVISIBLE = (Access.DENY, Access.HIDDEN)
+
+
+def visible(engine: Engine, loc: Location, item: entries.TreeEntry) -> bool:
+    """Whether an entry under directory `loc` is one the agent may know of."""
+    rel, real = f"{loc.rel}/{item.rel}", loc.real / item.rel
+    return entry_access(engine, rel, real, item.kind == "dir") not in INVISIBLE
+
+
+def trash_location(engine: Engine, loc: Location, entry_id: int) -> Location:
+    """Where history keeps the directory at `loc` that a recursive delete (entry
+    `entry_id`) removed: in the state directory, reached by descriptors from it."""
+    base, rel = engine.workspace.history.tree_at(str(loc.real), entry_id)
+    return Location(
+        given=loc.given, path=base / rel, real=base / rel, root=base, rel=rel,
+        lexical_rel=rel, exists=False, is_dir=False, is_link=False,
+    )  # fmt: skip
+
+
 def tree_access(
     engine: Engine, loc: Location, found: list[entries.TreeEntry], new: Location | None = None
-) -> Access:
-    """The strictest access over the entries under directory `loc` (and, for a move,
-    the same entries under `new`)."""
+) -> tuple[list[entries.TreeEntry], Access]:
+    """The entries under directory `loc` an agent may know of, and the strictest access
+    over them (and, for a move, over the same entries under `new`).
+
+    Invisible entries (`deny`, `hidden`) are absent from every answer: not listed, not
+    counted, never what makes a directory "not empty". A move takes them along only when
+    each stays as invisible under `new` as it is now (a `.env` stays a `.env`); any other
+    change to one (a delete, or a move that would show it) is refused with the words a
+    protected directory gets, never with what is inside. A visible `read` entry refuses
+    ("holds paths the policy protects"); `confirm` anywhere makes the answer `confirm`."""
     worst = Access.WRITE
+    shown: list[entries.TreeEntry] = []
     for item in found:
         is_dir = item.kind == "dir"
-        ends = [(f"{loc.rel}/{item.rel}", loc.real / item.rel)]
+        here = entry_access(engine, f"{loc.rel}/{item.rel}", loc.real / item.rel, is_dir)
+        there = None
         if new is not None:
-            ends.append((f"{new.rel}/{item.rel}", new.real / item.rel))
-        for rel, real in ends:
-            access = entry_access(engine, rel, real, is_dir)
+            there = entry_access(engine, f"{new.rel}/{item.rel}", new.real / item.rel, is_dir)
+        if here in INVISIBLE:
+            if there == here:
+                continue  # travels along unseen, exactly as protected as before
+            raise fail("protected", loc.given, message=f"protected path: {loc.given}")
+        shown.append(item)
+        for access in (here, there):
             if access in REFUSED:
                 raise fail(
                     "denied",
@@ -119,7 +151,7 @@ def tree_access(
                 )
             if access == Access.CONFIRM:
                 worst = Access.CONFIRM
-    return worst
+    return shown, worst
 
 
 def confirm(engine: Engine, loc: Location, operation: str, diff: str, outcome: Outcome) -> None:

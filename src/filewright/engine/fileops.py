@@ -11,6 +11,7 @@ touched on any failure path. `fileundo` reverses what these record.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat as stat_module
 from datetime import UTC, datetime
@@ -32,7 +33,9 @@ from filewright.engine.entrysteps import (
     locate_entry,
     locked,
     text_diff,
+    trash_location,
     tree_access,
+    visible,
 )
 from filewright.engine.pipeline import Outcome
 from filewright.engine.workspace import Engine, disk_failures
@@ -40,7 +43,7 @@ from filewright.fs import entries, fsio
 from filewright.fs.paths import Location, PathRefused
 from filewright.policy.rules import Access, Risk
 
-MAX_TREE_ENTRIES = 10_000  # a recursive delete keeps every file for undo: up to this many
+MAX_TREE_ENTRIES = 10_000  # a directory deleted recursively: entries judged one by one
 
 
 # -- move -----------------------------------------------------------------------------------
@@ -92,8 +95,9 @@ def _move(
             destination,
             message=f"parent directory does not exist: {dst.path.parent}",
         )
-    found = entries.walk(src) if src.is_dir else []
-    tree = tree_access(engine, src, found, dst) if src.is_dir else Access.WRITE
+    found, tree = (
+        tree_access(engine, src, entries.walk(src), dst) if src.is_dir else ([], Access.WRITE)
+    )
     needs_confirm = Access.CONFIRM in (src_access, dst_access, tree)
     replaced = engine.read_bytes(dst) if replacing else None
     old = replaced.data if replaced is not None else None
@@ -174,23 +178,27 @@ def _delete(engine: Engine, path: str, recursive: bool, dry_run: bool, outcome: 
         kind, found, data = "symlink", [], None
     elif loc.is_dir:
         kind = "dir"
-        found = entries.walk(loc, read=recursive, max_bytes=ws.max_file_bytes)
-        if found and not recursive:
-            raise fail(
-                "not_empty",
-                path,
-                message=f"directory is not empty: {path} (pass recursive to delete it and "
-                "everything in it)",
-            )
+        found = entries.walk(loc)  # names, kinds, modes and sizes: no file is read
         if len(found) > MAX_TREE_ENTRIES:
             raise fail(
                 "too_large",
                 path,
-                message=f"{len(found)} entries (limit {MAX_TREE_ENTRIES} kept for undo)",
+                message=f"{len(found)} entries (limit {MAX_TREE_ENTRIES} judged for a delete)",
             )
+        if found and not recursive and any(visible(engine, loc, item) for item in found):
+            raise fail(
+                "not_empty",
+                path,
+                message=f"directory is not empty: {path} (pass recursive to delete it "
+                "and everything in it)",
+            )
+        found, tree = tree_access(engine, loc, found)  # invisible entries refuse here
         if any(item.kind == "special" for item in found):
             raise fail("not_regular", path, message=f"{path} holds a device, FIFO or socket")
-        if tree_access(engine, loc, found) == Access.CONFIRM:
+        for item in found:  # the one "may it be removed" check, on every file it holds
+            if item.kind == "file" and not item.mode & 0o222:
+                raise fail("permission", path, message=f"file is read-only: {path}/{item.rel}")
+        if tree == Access.CONFIRM:
             access = Access.CONFIRM
         data = None
     else:
@@ -220,14 +228,41 @@ def _delete(engine: Engine, path: str, recursive: bool, dry_run: bool, outcome: 
         if kind == "file" and engine.read_bytes(loc).data != data:
             raise fail("stale", path, message=f"{path} changed while in use")
         if kind == "dir":
-            again = entries.walk(loc, read=bool(found), max_bytes=ws.max_file_bytes)
+            again, _tree = tree_access(engine, loc, entries.walk(loc))
             if again != found:
                 raise fail("stale", path, message=f"{path} changed while in use")
-        _record_delete(engine, loc, kind, data, found)
-        for item in reversed(found):  # children before their parents
-            entries.remove(_below(loc, item.rel), item.kind)
-        entries.remove(loc, kind)
+        if found:
+            _to_trash(engine, loc, found)
+        else:
+            _record_delete(engine, loc, kind, data)
+            entries.remove(loc, kind)
         engine.record_read(loc, None)
+
+
+def _to_trash(engine: Engine, loc: Location, found: list[entries.TreeEntry]) -> None:
+    """A recursive delete: history first (write-ahead), then the directory goes whole
+    into the history's trash by one rename (modes, owners, links, times kept; nothing
+    read or copied); undo renames it back."""
+    history = engine.workspace.history
+    size = sum(item.size for item in found if item.kind == "file")
+    entry = history.record(
+        str(loc.real), None, "delete", GONE, existed=True, entry_type="dir", kind="tree",
+        stored=size,
+    )  # fmt: skip
+    try:
+        entries.rename(loc, trash_location(engine, loc, entry.id))
+    except BaseException as exc:
+        history.pop(str(loc.real))
+        if isinstance(exc, OSError) and exc.errno == errno.EXDEV:
+            raise fail(
+                "cross_device",
+                loc.given,
+                message=f"cannot delete {loc.given} recursively: filewright's state "
+                "directory, where undo keeps it, is on another file system",
+            ) from None
+        raise
+    if size >= 1024 * 1024:  # keep the whole history under its cap
+        history.prune(keep_newest_of=str(loc.real))
 
 
 def _owner(state: fsio.FileState) -> list[int]:
@@ -259,34 +294,10 @@ def _link_location(engine: Engine, path: str, loc: Location) -> Location:
     return link
 
 
-def _below(loc: Location, rel: str) -> Location:
-    from dataclasses import replace
-
-    return replace(
-        loc,
-        given=f"{loc.given.rstrip('/')}/{rel}",
-        path=loc.path / rel,
-        real=loc.real / rel,
-        rel=f"{loc.rel}/{rel}",
-        lexical_rel=f"{loc.lexical_rel}/{rel}",
-    )
-
-
-def _record_delete(
-    engine: Engine, loc: Location, kind: str, data: bytes | None, found: list[entries.TreeEntry]
-) -> None:
-    """History first: every entry's bytes (files), target (links) or mode (directories)."""
+def _record_delete(engine: Engine, loc: Location, kind: str, data: bytes | None) -> None:
+    """History first: a file's bytes, mode and owner; a link's target; a directory's
+    (empty) entry."""
     history = engine.workspace.history
-    for item in found:
-        real = str(loc.real / item.rel)
-        if item.kind == "file":
-            history.record(real, item.data, "delete", GONE, mode=item.mode)
-        else:
-            history.record(
-                real, None, "delete", GONE, existed=True, entry_type=item.kind, link=item.link,
-                mode=item.mode,
-            )  # fmt: skip
-    members = [str(loc.real / item.rel) for item in found] or None
     if kind == "file":
         st = entries.lstat(loc)
         mode = stat_module.S_IMODE(st.st_mode) if st is not None else None
@@ -295,9 +306,8 @@ def _record_delete(
     else:
         link = os.readlink(loc.real) if kind == "symlink" else None
         history.record(
-            str(loc.real), None, "delete", GONE, existed=True, entry_type=kind, members=members,
-            link=link,
-        )  # fmt: skip
+            str(loc.real), None, "delete", GONE, existed=True, entry_type=kind, link=link
+        )
 
 
 # -- mkdir ----------------------------------------------------------------------------------

@@ -20,11 +20,12 @@ from filewright.engine.entrysteps import (
     identity,
     locate_recorded,
     locked,
+    trash_location,
     tree_access,
 )
 from filewright.engine.pipeline import Outcome
 from filewright.engine.workspace import Engine
-from filewright.fs import entries
+from filewright.fs import entries, fsio
 from filewright.fs.paths import Location
 from filewright.policy.rules import Access, Risk
 from filewright.state.history import Entry
@@ -94,6 +95,9 @@ def _undo_delete(
     """Restore what a delete removed. An entry still there as it was (a delete cut short
     by a crash, or an undo cut short) is only forgotten; one there but different is
     refused, never replaced."""
+    if entry.kind == "tree":
+        _undo_tree(engine, loc, access, entry, outcome, dry_run)
+        return
     history = engine.workspace.history
     found = [locate_recorded(engine, p, loc.given) for p in entry.members or []]
     members = [m for m, _a in found]
@@ -114,6 +118,43 @@ def _undo_delete(
             if not there:
                 _restore(engine, current(item), last)
             history.pop(str(item.real))
+
+
+def _undo_tree(
+    engine: Engine, loc: Location, access: Access, entry: Entry, outcome: Outcome, dry_run: bool
+) -> None:
+    """Rename a directory a recursive delete moved into history's trash back into place,
+    after judging every entry it holds where it will be. A delete cut short before its
+    rename (the directory still there, nothing kept) is only forgotten."""
+    history = engine.workspace.history
+    kept = current(trash_location(engine, loc, entry.id))
+    now = current(loc)
+    if not kept.exists:
+        if now.is_dir and not now.is_link:  # the delete never landed
+            _judge(engine, loc, [access], outcome, dry_run)
+            if not dry_run:
+                history.pop(str(loc.real))
+            return
+        raise fail("not_found", loc.given, message=f"the deleted {loc.path} is no longer kept")
+    if now.exists or now.is_link:
+        raise fail("exists", loc.given, message=f"{loc.path} exists again; undo would replace it")
+    if not fsio.parent_exists(loc):
+        raise fail(
+            "parent_missing",
+            loc.given,
+            message=f"parent directory does not exist: {loc.path.parent} (undo its delete first)",
+        )
+    found, tree = tree_access(engine, loc, entries.walk(kept))
+    outcome.diff = f"restore {loc.lexical_rel}/\n" + "".join(
+        f"restore {loc.lexical_rel}/{item.rel}\n" for item in found[:200]
+    )
+    if len(found) > 200:
+        outcome.diff += f"... and {len(found) - 200} more\n"
+    _judge(engine, loc, [access, tree], outcome, dry_run)
+    if dry_run:
+        return
+    entries.rename(kept, current(loc))  # never replaces what may have appeared since
+    history.pop(str(loc.real))
 
 
 def _owner(entry: Entry) -> tuple[int, int] | None:
@@ -144,8 +185,6 @@ def _still_there(engine: Engine, item: Location, entry: Entry) -> bool:
 
 
 def _restore(engine: Engine, loc: Location, entry: Entry) -> None:
-    from filewright.fs import fsio
-
     if loc.exists and entry.entry_type == "dir" and loc.is_dir:
         return
     if entry.entry_type == "dir":
@@ -207,8 +246,8 @@ def _undo_move(
         raise fail("not_found", loc.given, message=f"neither {src.path} nor {dst.path} holds it")
     accesses = [access, other]
     if landed and dst_now.is_dir:  # every entry of the directory, at both ends
-        found = entries.walk(dst_now)
-        accesses.append(tree_access(engine, dst_now, found, src_now))
+        found, tree = tree_access(engine, dst_now, entries.walk(dst_now), src_now)
+        accesses.append(tree)
         outcome.diff += "".join(f"  {src.lexical_rel}/{item.rel}\n" for item in found[:200])
         if len(found) > 200:
             outcome.diff += f"  ... and {len(found) - 200} more\n"
@@ -223,8 +262,6 @@ def _undo_move(
             engine.record_read(src, seen)
             before = history.before_bytes(str(dst.real), dst_entry)
             if before is not None:
-                from filewright.fs import fsio
-
                 fsio.write_atomic(
                     current(dst), before, mode=dst_entry.mode, owner=_owner(dst_entry)
                 )

@@ -1,6 +1,7 @@
 """The size cap of a root's undo history: what is stored, and dropping the oldest first.
 
-Every backup (`<id>.bak`) and reverse delta (`<id>.delta`) of every file counts. Entries
+Every backup (`<id>.bak`), reverse delta (`<id>.delta`) and deleted tree (`<id>.tree`,
+counted at the size its entry recorded) of every file counts. Entries
 are dropped oldest first, across files; dropping one drops the older entries of the same
 file with it (undo goes newest first, so they could never be reached).
 """
@@ -38,18 +39,23 @@ def stored(history: History) -> list[Stored]:
         if d.is_symlink() or not d.is_dir():
             continue
         sizes: dict[int, int] = {}
+        trees: set[int] = set()
         for item in os.scandir(d):
             stem, dot, ext = item.name.partition(".")
-            if not (dot and ext in ("bak", "delta") and stem.isdigit()):
+            if not (dot and ext in ("bak", "delta", "tree") and stem.isdigit()):
                 continue
-            if item.is_file(follow_symlinks=False):
+            if ext == "tree" and item.is_dir(follow_symlinks=False):
+                trees.add(int(stem))  # its size is what its entry recorded
+                sizes.setdefault(int(stem), 0)
+            elif item.is_file(follow_symlinks=False):
                 size = item.stat(follow_symlinks=False).st_size
                 sizes[int(stem)] = sizes.get(int(stem), 0) + size
         if not sizes:
             continue
         for entry in history._load(d)[0]:
             if entry.id in sizes:
-                out.append(Stored(entry.time, d, entry.id, sizes.pop(entry.id)))
+                size = sizes.pop(entry.id) + (entry.stored if entry.id in trees else 0)
+                out.append(Stored(entry.time, d, entry.id, size))
         out.extend(Stored("", d, orphan, size) for orphan, size in sizes.items())
     return out
 

@@ -350,8 +350,9 @@ class Entry:
     hash_after: str
     size_before: int
     # How undo gets the old bytes back: "full" (<id>.bak holds them), "delta" (<id>.delta
-    # holds the replaced ranges: a reverse delta) or "truncate" (an append: cut the file
-    # back to size_before). `size_after` and `stored` (bytes kept for it) are -1 / 0 in
+    # holds the replaced ranges: a reverse delta), "truncate" (an append: cut the file
+    # back to size_before) or "tree" (a recursive delete: <id>.tree is the directory
+    # itself, moved there by one rename; `stored` is its files' size). `size_after` and `stored` (bytes kept for it) are -1 / 0 in
     # entries written before these existed.
     kind: str = "full"
     size_after: int = -1
@@ -588,6 +589,13 @@ class History:
             entries[-1] = replace(entries[-1], hash_after=hash_after)
             self._save(d, rel, entries, generation, slot)
 
+    def tree_at(self, rel: str, entry_id: int) -> tuple[Path, str]:
+        """Where the directory a recursive delete of `rel` removed is kept (entry
+        `entry_id`, kind "tree"): a base directory and a path below it, for
+        `fs.entries`' descriptor walks (its history directory is made if missing)."""
+        os.close(_dir_fd(self._dir(rel), create=True))
+        return self.state_dir / "history", f"{_key(rel)}/{entry_id}.tree"
+
     def delta_bytes(self, rel: str, entry: Entry) -> bytes:
         """The reverse delta of a "delta" entry."""
         return _read_state_file(self._dir(rel) / f"{entry.id}.delta")
@@ -658,10 +666,22 @@ def stored_identity(st: os.stat_result) -> str:
 
 
 def _unlink_stored(d: Path, entry_id: int) -> None:
-    """Remove what an entry stored (backup or delta), through the directory's descriptor."""
+    """Remove what an entry stored (backup, delta, or a deleted directory's tree), through
+    the directory's descriptor."""
     for suffix in ("bak", "delta"):
         with contextlib.suppress(OSError):
             _unlink(d / f"{entry_id}.{suffix}")
+    try:
+        dfd = _dir_fd(d)
+    except OSError:
+        return
+    try:
+        import shutil
+
+        # By descriptors, links not followed (shutil's fd-based rmtree).
+        shutil.rmtree(f"{entry_id}.tree", dir_fd=dfd, ignore_errors=True)
+    finally:
+        os.close(dfd)
 
 
 def _read_index(path: Path) -> bytes | None:
