@@ -170,3 +170,117 @@ def test_a_streamed_change_within_its_limit_still_grows_the_file(tmp_path: Path)
     )
     assert not refused.ok and refused.data["error"] == "too_large", refused.text
     assert (tmp_path / "big.txt").read_text() == "bcd\n" * 100_000
+
+
+# -- finding 4: a preview is built under a budget --------------------------------------------
+
+WRITE_DRIVER = r"""
+import json, resource, sys
+spec = json.loads(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_AS, (600 << 20, 600 << 20))
+from filewright import Workspace
+from filewright.policy.rules import Access, Rule
+rules = [Rule("**", Access.CONFIRM)] if spec["ask"] else []
+ws = Workspace(spec["root"], confirm=None if spec["ask"] else True, rules=rules,
+               dry_run=spec["dry_run"], max_file_bytes=64 << 20)
+ts = ws.toolset(spec["toolset"])
+args = dict(spec["args"])
+args[spec["key"]] = "x\n" * ((spec["mb"] << 20) // 2)
+r = ts.call(spec["tool"], args)
+print(json.dumps({"ok": r.ok, "error": r.data.get("error"), "text": r.text[:300],
+                  "diff": len(r.data.get("diff") or "")}))
+"""
+
+# Every writing toolset's whole-file write (8 MB of 2-byte lines: a full diff of it needs
+# more than the 600 MB the call may use), and the default one as a dry run and refused.
+WRITES = [
+    ("default", "write", {"path": "w.txt"}, "content", "write"),
+    ("default", "write", {"path": "old.txt"}, "content", "write"),
+    ("default", "write", {"path": "w.txt"}, "content", "dry-run"),
+    ("default", "write", {"path": "w.txt"}, "content", "refused"),
+    ("gemini", "write_file", {"file_path": "{root}/w.txt"}, "content", "write"),
+    ("mcpfs", "write_file", {"path": "{root}/w.txt"}, "content", "write"),
+    ("worker", "write_file", {"path": "w.txt"}, "content", "write"),
+    ("companion", "write", {"path": "w.txt"}, "content", "write"),
+]
+
+
+@pytest.mark.parametrize(
+    ("toolset", "tool", "args", "key", "how"), WRITES, ids=lambda v: str(v)[:20]
+)
+def test_a_big_write_builds_its_diff_under_a_budget(
+    tmp_path: Path, toolset: str, tool: str, args: dict[str, Any], key: str, how: str
+) -> None:
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / "old.txt").write_text("y\n" * 1000)
+    args = {k: v.format(root=tmp_path) for k, v in args.items()}
+    spec = {"root": str(tmp_path), "toolset": toolset, "tool": tool, "args": args, "key": key,
+            "mb": 8, "ask": how == "refused", "dry_run": how == "dry-run"}  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", WRITE_DRIVER, json.dumps(spec)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-1500:]
+    reply = json.loads(done.stdout)
+    assert reply["error"] != "internal", reply
+    assert reply["diff"] <= 1_100_000, reply
+    if how == "write":
+        assert reply["ok"], reply
+        written = tmp_path / ("old.txt" if args.get("path") == "old.txt" else "w.txt")
+        assert written.stat().st_size > 7 << 20
+    elif how == "refused":
+        assert not reply["ok"] and not (tmp_path / "w.txt").exists(), reply
+
+
+def test_a_region_diff_applies_and_is_cut_at_its_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Texts over the whole-diff size get a diff of their changed region (checked by
+    `patch`, with repeated lines that let an excerpt's alignment drift) or one hunk cut at
+    the limit with the note `is_clipped` recognises."""
+    import random
+    import shutil
+    import subprocess
+
+    from filewright.engine import diffs
+
+    if shutil.which("patch") is None:
+        pytest.skip("no patch program")
+    monkeypatch.setattr(diffs, "SMALL_TEXTS", 40)
+    rng = random.Random(3)
+    lines = ["ab\n", "c\n", "dd\n"]
+    for i in range(60):
+        old = "".join(rng.choice(lines) for _ in range(rng.randint(0, 40)))
+        old += rng.choice(["", "z", "y\n"])
+        new = list(old)
+        if i % 3 == 0 and new:
+            at = rng.randrange(len(new))
+            new[at : at + rng.randint(0, 5)] = rng.choice(["X\n", "", "Q"])
+        elif i % 3 == 1:
+            new = list("".join(rng.choice(lines) for _ in range(rng.randint(0, 40))))
+        else:
+            new += "tail\nmore"
+        if old == "".join(new):
+            continue
+        (tmp_path / "f").write_text(old)
+        diff = diffs.unified_diff(old, "".join(new), "f")
+        subprocess.run(["patch", "-s", "-p1", "-d", str(tmp_path)], input=diff, text=True,
+                       check=True)  # fmt: skip
+        assert (tmp_path / "f").read_text() == "".join(new), diff
+    cut = diffs.unified_diff("", "x\n" * 1000, "f", limit=200)
+    assert len(cut) < 300 and diffs.is_clipped(cut), cut
+    assert cut.endswith("(diff truncated: 945 more lines, 2835 more characters)\n"), cut
+
+
+def test_changed_lines_come_from_a_prefix_suffix_scan() -> None:
+    from filewright.engine.diffs import changed_lines
+
+    assert changed_lines("a\nb\nc\n", "a\nB\nc\n") == (2, 2)
+    assert changed_lines("", "\n") == (2, 2)
+    assert changed_lines("a\n" * 1000, "a\n" * 1000 + "b") == (1001, 1001)
+    assert changed_lines("x", "x") is None

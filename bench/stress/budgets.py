@@ -24,15 +24,21 @@ from typing import Any
 
 DRIVER = r"""
 import json, resource, sys
-spec = json.loads(sys.argv[1])
+spec = json.load(open(sys.argv[1]))
 if spec.get("python_engine"):
     from filewright.search import ripgrep
     ripgrep.find_rg = lambda: None
 from filewright import Workspace
-ws = Workspace(spec["root"], confirm=True)
+ws = Workspace(spec["root"], confirm=spec.get("confirm", True), **spec.get("workspace", {}))
+if spec.get("ask"):
+    from filewright.policy.rules import Access, Rule
+    ws = Workspace(spec["root"], confirm=None, rules=[Rule("**", Access.CONFIRM)])
 ts = ws.toolset(spec["toolset"])
+for tool, args in spec.get("first", []):
+    ts.call(tool, args)
 r = ts.call(spec["tool"], spec["args"])
-print(json.dumps({"ok": r.ok, "error": r.data.get("error"), "length": len(r.text),
+blocks = sum(len(b.get("data", "")) for b in r.images + r.documents)
+print(json.dumps({"ok": r.ok, "error": r.data.get("error"), "length": len(r.text) + blocks,
                   "self_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                   "rg_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
 """
@@ -47,13 +53,16 @@ sys.stderr.write(f"\n@@rusage {usage.ru_maxrss} {os.waitstatus_to_exitcode(statu
 
 def run(root: Path, toolset: str, tool: str, args: dict[str, Any], **extra: Any) -> dict[str, Any]:
     spec = {"root": str(root), "toolset": toolset, "tool": tool, "args": args, **extra}
-    start = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-c", LAUNCHER, DRIVER, json.dumps(spec)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as spec_file:
+        json.dump(spec, spec_file)  # (a 60 MB argument is too long for a command line)
+        spec_file.flush()
+        start = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-c", LAUNCHER, DRIVER, spec_file.name],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
     seconds = time.monotonic() - start
     _, _, usage = done.stderr.rpartition("@@rusage ")
     own_kb, code = (int(x) for x in usage.split())

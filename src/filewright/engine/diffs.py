@@ -1,9 +1,18 @@
-"""The diffs a change shows: unified diffs of two texts, clipped for a model's result."""
+"""The diffs a change shows: unified diffs of two texts, built under a size budget.
+
+A diff costs what its texts cost, not more: the unchanged head and tail are found by a
+prefix/suffix scan of the two texts (compared in blocks, no list of lines), only the lines
+between them (with their context) are diffed, and when those are large the one hunk they
+make is written line by line until the diff reaches its limit (`MAX_DIFF_DATA`), then cut
+with the note `clip_diff` writes. A 60 MB write costs a few megabytes of diff, not
+gigabytes. `changed_lines` comes from the same scan."""
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterable
+from typing import Any
 
 MAX_DIFF_TEXT = 20_000  # characters of diff shown to a model in a result text
 MAX_DIFF_DATA = 1_000_000  # characters of diff kept in a result's data
@@ -20,12 +29,90 @@ def clip_diff(diff: str, limit: int = MAX_DIFF_TEXT) -> str:
     return f"{head}... (diff truncated: {rest.count(chr(10)) + 1} more lines, {len(rest)} more characters)\n"
 
 
+_CLIPPED = "... (diff truncated: "
+SMALL_TEXTS = 1 << 20
+"""Texts up to this size (together) are diffed whole, as difflib does; larger ones by
+their changed region, under the budget."""
+
+
+def is_clipped(diff: str) -> bool:
+    """Whether `diff` was cut at its limit (no diff line starts with "...")."""
+    return diff.startswith(_CLIPPED) or f"\n{_CLIPPED}" in diff
+
+
 _HUNK = re.compile(r"([-+])(\d+)")
 
 
-def unified_diff(old: str, new: str, path: str, context: int = 3, first_line: int = 1) -> str:
+def unified_diff(
+    old: str,
+    new: str,
+    path: str,
+    context: int = 3,
+    first_line: int = 1,
+    limit: int = MAX_DIFF_DATA,
+) -> str:
     """A unified diff of two texts ("\\n" newlines); `first_line`: the line number of their
-    first line in the file (when they are an excerpt of it)."""
+    first line in the file (when they are an excerpt of it). Large texts get a diff of
+    their changed region, cut at about `limit` characters (`is_clipped`)."""
+    if len(old) + len(new) <= SMALL_TEXTS:
+        return _difflib(old, new, path, context, first_line)
+    if old == new:
+        return ""
+    head, old_end, new_end = _changed_region(old, new)
+    before = _line_starts_back(old, head, context)
+    after_old = _line_ends_forward(old, old_end, context)
+    after_new = new_end + (after_old - old_end)
+    line = first_line + old.count("\n", 0, before)
+    if (old_end - head) + (new_end - head) <= SMALL_TEXTS:
+        return _region_diff(old, new, path, context, line, (before, head, old_end, new_end))
+    return _one_hunk(old, new, path, (before, head, old_end, after_old, new_end, after_new),
+                     line, limit)  # fmt: skip
+
+
+def _region_diff(
+    old: str, new: str, path: str, context: int, first_line: int, cuts: tuple[int, int, int, int]
+) -> str:
+    """The diff of the changed region old[head:old_end] -> new[head:new_end] alone, shown
+    with its context lines from the texts (which difflib is told are equal, so no hunk
+    moves into them)."""
+    before, head, old_end, new_end = cuts
+    after = _line_ends_forward(old, old_end, context)
+    lead = old[before:head].splitlines(keepends=True)
+    trail = old[old_end:after].splitlines(keepends=True)
+    a_mid = old[head:old_end].splitlines(keepends=True)
+    b_mid = new[head:new_end].splitlines(keepends=True)
+    k = len(lead)
+    ops: list[tuple[str, int, int, int, int]] = [("equal", 0, k, 0, k)] if k else []
+    for op_tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a_mid, b_mid).get_opcodes():
+        ops.append((op_tag, i1 + k, i2 + k, j1 + k, j2 + k))
+    ea, eb = k + len(a_mid), k + len(b_mid)
+    if trail:
+        ops.append(("equal", ea, ea + len(trail), eb, eb + len(trail)))
+    merged: list[tuple[str, int, int, int, int]] = []
+    for op in ops:
+        if merged and op[0] == "equal" and merged[-1][0] == "equal":
+            _, i1, _, j1, _ = merged.pop()
+            op = ("equal", i1, op[2], j1, op[4])
+        merged.append(op)
+    a, b = lead + a_mid + trail, lead + b_mid + trail
+    matcher: Any = difflib.SequenceMatcher(None, [], [])
+    matcher.opcodes = merged  # (get_opcodes returns these)
+    lines: list[str] = []
+    for group in matcher.get_grouped_opcodes(context):
+        if not lines:
+            lines += [f"--- a/{path}\n", f"+++ b/{path}\n"]
+        (_, i1, _, j1, _), (_, _, i2, _, j2) = group[0], group[-1]
+        lines.append(f"@@ -{_range(i1 + 1, i2 - i1)} +{_range(j1 + 1, j2 - j1)} @@\n")
+        for tag, x1, x2, y1, y2 in group:
+            if tag == "equal":
+                lines += [" " + line for line in a[x1:x2]]
+                continue
+            lines += ["-" + line for line in a[x1:x2]]
+            lines += ["+" + line for line in b[y1:y2]]
+    return _finish(lines, first_line)
+
+
+def _difflib(old: str, new: str, path: str, context: int, first_line: int) -> str:
     lines = difflib.unified_diff(
         old.splitlines(keepends=True),
         new.splitlines(keepends=True),
@@ -33,6 +120,11 @@ def unified_diff(old: str, new: str, path: str, context: int = 3, first_line: in
         tofile=f"b/{path}",
         n=context,
     )
+    return _finish(lines, first_line)
+
+
+def _finish(lines: Iterable[str], first_line: int) -> str:
+    """Diff lines with their hunks moved to `first_line` and last lines marked."""
     out = []
     for line in lines:
         if first_line != 1 and line.startswith("@@ "):
@@ -43,16 +135,150 @@ def unified_diff(old: str, new: str, path: str, context: int = 3, first_line: in
     return "".join(out)
 
 
+_BLOCK = 1 << 16
+
+
+def common_prefix(a: str, b: str) -> int:
+    """The length of the longest common prefix (compared a block at a time)."""
+    n = min(len(a), len(b))
+    lo = 0
+    while lo < n:
+        hi = min(n, lo + _BLOCK)
+        if a[lo:hi] != b[lo:hi]:
+            while hi - lo > 1:  # a[:lo] == b[:lo], a[lo:hi] != b[lo:hi]
+                mid = (lo + hi) // 2
+                if a[lo:mid] == b[lo:mid]:
+                    lo = mid
+                else:
+                    hi = mid
+            return lo
+        lo = hi
+    return n
+
+
+def common_suffix(a: str, b: str, most: int) -> int:
+    """The length of the longest common suffix, at most `most`."""
+    la, lb = len(a), len(b)
+    n = max(0, min(la, lb, most))
+    lo = 0  # the last lo characters are equal
+    while lo < n:
+        hi = min(n, lo + _BLOCK)
+        if a[la - hi : la - lo] != b[lb - hi : lb - lo]:
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if a[la - mid : la - lo] == b[lb - mid : lb - lo]:
+                    lo = mid
+                else:
+                    hi = mid
+            return lo
+        lo = hi
+    return n
+
+
+def _changed_region(old: str, new: str) -> tuple[int, int, int]:
+    """(head, old_end, new_end): old[head:old_end] became new[head:new_end]; head is a line
+    start, and the ends are line starts (or the texts' ends) with equal text after them."""
+    p = common_prefix(old, new)
+    head = old.rfind("\n", 0, p) + 1
+    s = common_suffix(old, new, min(len(old), len(new)) - head)
+    old_end, new_end = len(old) - s, len(new) - s
+    if not (_starts_line(old, old_end) and _starts_line(new, new_end)):
+        # to the next line start: inside the common tail, so one in both texts
+        nl = old.find("\n", old_end)
+        old_end = nl + 1 if nl >= 0 else len(old)
+        new_end = len(new) - (len(old) - old_end)
+    return head, old_end, new_end
+
+
+def _line_starts_back(text: str, pos: int, lines: int) -> int:
+    """The start of the line `lines` lines before the one starting at `pos`."""
+    for _ in range(lines):
+        if pos == 0:
+            break
+        pos = text.rfind("\n", 0, pos - 1) + 1
+    return pos
+
+
+def _line_ends_forward(text: str, pos: int, lines: int) -> int:
+    """The end of `lines` whole lines from `pos` (a line start) on."""
+    for _ in range(lines):
+        if pos >= len(text):
+            break
+        nl = text.find("\n", pos)
+        pos = nl + 1 if nl >= 0 else len(text)
+    return pos
+
+
+def _range(start: int, length: int) -> str:
+    """A hunk range as difflib writes it (`start`: 1-based first line)."""
+    if length == 1:
+        return f"{start}"
+    return f"{start - 1 if not length else start},{length}"
+
+
+def _count_lines(text: str, lo: int, hi: int) -> int:
+    if hi <= lo:
+        return 0
+    return text.count("\n", lo, hi) + (0 if text[hi - 1] == "\n" else 1)
+
+
+def _one_hunk(
+    old: str, new: str, path: str, cuts: tuple[int, int, int, int, int, int], line: int, limit: int
+) -> str:
+    """The changed region as one hunk (context, every old line removed, every new line
+    added, context), written until `limit` characters and then cut with a note."""
+    before, head, old_end, after_old, new_end, after_new = cuts
+    old_len = _count_lines(old, before, after_old)
+    new_len = _count_lines(new, before, after_new)
+    out = [f"--- a/{path}\n+++ b/{path}\n@@ -{_range(line, old_len)} +{_range(line, new_len)} @@\n"]
+    size = len(out[0])
+    parts = [(" ", old, before, head), ("-", old, head, old_end), ("+", new, head, new_end),
+             (" ", old, old_end, after_old)]  # fmt: skip
+    for index, (mark, text, lo, hi) in enumerate(parts):
+        pos = lo
+        while pos < hi:
+            nl = text.find("\n", pos, hi)
+            end = nl + 1 if nl >= 0 else hi
+            piece = mark + text[pos:end]
+            if not piece.endswith("\n"):
+                piece += "\n\\ No newline at end of file\n"
+            if size + len(piece) > limit:
+                rest_lines = _count_lines(text, pos, hi) + sum(
+                    _count_lines(t, a, b) for _, t, a, b in parts[index + 1 :]
+                )
+                rest_chars = (hi - pos) + sum(b - a for _, _, a, b in parts[index + 1 :])
+                out.append(
+                    f"{_CLIPPED}{rest_lines} more lines, {rest_chars + rest_lines} more characters)\n"
+                )
+                return "".join(out)
+            out.append(piece)
+            size += len(piece)
+            pos = end
+    return "".join(out)
+
+
 def changed_lines(old: str, new: str) -> tuple[int, int] | None:
-    """The 1-based range of lines in `new` that differ from `old` (prefix/suffix trim)."""
+    """The 1-based range of lines in `new` that differ from `old`: the lines between the
+    texts' common head and tail (a prefix/suffix scan; whole lines)."""
     if old == new:
         return None
-    a, b = old.split("\n"), new.split("\n")
-    start = 0
-    while start < min(len(a), len(b)) and a[start] == b[start]:
+    p = common_prefix(old, new)
+    start = old.count("\n", 0, p)  # equal leading lines
+    line_start = old.rfind("\n", 0, p) + 1
+    if new[p : p + 1] in ("\n", "") and old[p : p + 1] in ("\n", ""):
+        # one text ends where the other's line ends: that line is equal too
         start += 1
-    end_a, end_b = len(a), len(b)
-    while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
-        end_a -= 1
-        end_b -= 1
-    return (start + 1, max(start + 1, end_b))
+        line_start = p + 1
+    s = common_suffix(old, new, min(len(old), len(new)) - line_start)
+    # Trailing lines equal in both: each newline inside the common tail starts one, and
+    # the tail itself is one more when it starts a line in both texts.
+    tail = old.count("\n", len(old) - s) if s else 0
+    if _starts_line(old, len(old) - s) and _starts_line(new, len(new) - s):
+        tail += 1
+    n_a, n_b = old.count("\n") + 1, new.count("\n") + 1
+    tail = min(tail, n_a - start, n_b - start)
+    return (start + 1, max(start + 1, n_b - tail))
+
+
+def _starts_line(text: str, pos: int) -> bool:
+    return pos == 0 or text[pos - 1] == "\n"

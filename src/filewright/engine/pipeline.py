@@ -17,7 +17,13 @@ from typing import Any
 from filewright.core import budget
 from filewright.core.result import Failure, OperationFailed, fail
 from filewright.engine.confirm import confirm_change
-from filewright.engine.diffs import MAX_DIFF_DATA, changed_lines, clip_diff, unified_diff
+from filewright.engine.diffs import (
+    MAX_DIFF_DATA,
+    changed_lines,
+    clip_diff,
+    is_clipped,
+    unified_diff,
+)
 from filewright.engine.sidecar import sidecar_backup
 from filewright.engine.workspace import Engine
 from filewright.fs import fsio
@@ -102,7 +108,7 @@ class Outcome:
             diff=clip_diff(self.diff, MAX_DIFF_DATA),
             bytes=self.bytes_written,
         )
-        if len(self.diff) > MAX_DIFF_DATA:
+        if len(self.diff) > MAX_DIFF_DATA or is_clipped(self.diff):
             out["diff_truncated"] = True
         if self.backup:
             out["backup"] = self.backup
@@ -357,7 +363,9 @@ def _recheck_under_lock(
         _check_reads(engine, loc, change, staged.current)
         current = staged.current
         diff = unified_diff(current.text if current else "", staged.new_text, loc.lexical_rel)
-        if needs_confirm and diff != confirmed_diff:
+        # A diff cut at its limit does not show everything that was approved: then any
+        # change to the file is stale.
+        if needs_confirm and (diff != confirmed_diff or is_clipped(confirmed_diff)):
             raise fail(
                 "stale",
                 change.path,
