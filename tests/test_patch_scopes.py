@@ -34,6 +34,8 @@ def test_markdown_headings_by_level() -> None:
     assert blocks(md, "### A.1") == [(3, 4)]
     assert blocks(md, "## B") == [(5, 6)]
     assert blocks(md, "# T") == [(0, 6)]
+    fenced = "## Install\n```sh\n# deps\npip install x\n```\nthen run\n## Use\n"
+    assert blocks(fenced, "## Install") == [(0, 5)]  # the "# deps" comment is no heading
 
 
 def test_toml_tables_and_lines_that_open_nothing() -> None:
@@ -41,6 +43,8 @@ def test_toml_tables_and_lines_that_open_nothing() -> None:
     assert blocks(toml, "[a]") == [(0, 2)]
     assert blocks(toml, "[[b]]") == [(3, 4)]
     assert blocks(toml, "[c.d]") == [(5, 7)]
+    sub = "[tool]\nx = 1\n[tool.ruff]\ny = 2\n[tools]\nz = 3\n"
+    assert blocks(sub, "[tool]") == [(0, 3)]  # its sub-table too, not [tools]
     # a line with nothing under it: what follows it, to the end of the enclosing block
     assert blocks("a\nb\nmarker\nc\nd\n", "marker") == [(2, 5)]
 

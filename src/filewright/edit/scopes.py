@@ -13,9 +13,11 @@ it as whole words (``function foo()`` in ``export function foo() {``) does.
 The block a line opens, by what the line is:
 
 - a Markdown heading (``#`` to ``######``, then a space): to the line before the next
-  heading of the same or a higher level (``## B`` spans its ``###`` subsections);
+  heading of the same or a higher level (``## B`` spans its ``###`` subsections; a
+  ``# comment`` inside a fenced code block is no heading);
 - a TOML / INI table header (``[b]``, ``[[bin]]``) with nothing indented under it: to the
-  line before the next table header;
+  line before the next table header that is not one of its sub-tables (``[b.c]`` is in
+  ``[b]``);
 - a line with lines indented deeper after it: by indentation, to the last line indented
   deeper (a lone opening bracket on the next line and the closing ``}`` / ``end`` line
   included);
@@ -37,7 +39,7 @@ from dataclasses import dataclass
 from filewright.edit.normalize import collapse_spaces, fold_typography
 
 _HEADING = re.compile(r"^(#{1,6})(?:\s|$)")
-_TABLE = re.compile(r"^\[\[?[^\[\]]+\]\]?\s*(?:[#;].*)?$")
+_TABLE = re.compile(r"^\[\[?([^\[\]]+)\]\]?\s*(?:[#;].*)?$")
 _OPENERS = frozenset("{([")
 _CLOSERS = ("}", ")", "]", "end", "fi", "done", "esac")
 
@@ -118,17 +120,25 @@ def block(lines: list[str], s: int, stop: int | None = None) -> tuple[int, int]:
     level = _heading_level(line)
     if level:
         e = stop
+        fenced = False  # a "# comment" in a fenced code block is no heading
         for j in range(s + 1, stop + 1):
-            other = _heading_level(lines[j])
+            if lines[j].lstrip().startswith(("```", "~~~")):
+                fenced = not fenced
+                continue
+            other = 0 if fenced else _heading_level(lines[j])
             if other and other <= level:
                 e = j - 1
                 break
         return s, e
     e = _indented_block(lines, s, stop)
-    if e == s and _TABLE.match(line.strip()):
+    table = _TABLE.match(line.strip())
+    if e == s and table:
+        name = table.group(1).strip()
         e = stop
         for j in range(s + 1, stop + 1):
-            if _TABLE.match(lines[j].strip()) and _indent(lines[j]) <= _indent(line):
+            header = _TABLE.match(lines[j].strip())
+            sub = header is not None and header.group(1).strip().startswith(name + ".")
+            if header and not sub and _indent(lines[j]) <= _indent(line):
                 e = j - 1
                 break
         return s, e
