@@ -62,7 +62,7 @@ def reference(lines: list[str], old: list[str], scope: tuple[str, ...]) -> list[
     ]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case())
 def test_patch_hunk_and_find_agree_with_the_literal_reference(
     c: tuple[str, list[str], list[str], tuple[str, ...]],
