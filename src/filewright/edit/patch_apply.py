@@ -8,10 +8,11 @@ Each hunk's expected lines (context and removed) are looked up in the ORIGINAL t
    hunk's edges set aside (they stay as the file has them); only regions that cover whole
    lines (a missing indentation aside) count.
 
-A hunk's ``@@`` scope lines are a constraint, at both steps: only matches inside the
-block they name count (:mod:`filewright.edit.scopes`: by indentation, Markdown heading
-level, TOML table; nested scopes inside each other's blocks), and a scope that names no
-line refuses the hunk (``patch_scope_not_found``, naming the scope). A hunk that still
+A hunk's ``@@`` scope lines are a constraint, at both steps: only matches in the block
+they name count (:mod:`filewright.edit.scopes`: by indentation, Markdown heading level,
+TOML table; nested scopes inside each other's blocks): a match that starts in it, or
+whose changed lines lie in it (context may reach beyond); a scope that names no line
+refuses the hunk (``patch_scope_not_found``, naming the scope). A hunk that still
 matches in more than one place is narrowed by ``*** End of File`` (the match that ends
 the file) and the order of hunks (after the previous hunk of the same file), each used
 only when it leaves at least one match; if more than one remains the hunk is refused
