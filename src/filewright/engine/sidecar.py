@@ -9,7 +9,6 @@ drops the file's own oldest backups beyond the history's `keep`.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import re
@@ -18,7 +17,7 @@ from collections.abc import Callable
 
 from filewright.core.result import fail
 from filewright.engine.workspace import Engine
-from filewright.fs import fsio
+from filewright.fs import entries, fsio
 from filewright.fs.paths import Location, PathRefused
 from filewright.state.history import timestamp_for_filename
 
@@ -113,7 +112,5 @@ def sidecar_backup(
             if found:
                 ours.append(((found.group(1), int(found.group(2) or 0)), entry))
         ours.sort()
-        for _key, entry in ours[:-keep]:
-            with contextlib.suppress(OSError):
-                os.unlink(entry, dir_fd=dfd)
+        entries.remove_files_in(dfd, [entry for _key, entry in ours[:-keep]])
     return str(backup_dir / name)

@@ -122,6 +122,18 @@ def remove(loc: Location, kind: str) -> None:
             os.fsync(dfd)
 
 
+def remove_files_in(dfd: int, names: list[str]) -> None:
+    """Remove the named regular files from the directory open as `dfd` (one opened by
+    `fsio.open_dir`), each only if this process may remove it (`fsio.check_writable`'s
+    rule); anything else, or a name gone meanwhile, is left."""
+    for name in names:
+        with contextlib.suppress(OSError, PathRefused):
+            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+            if stat.S_ISREG(st.st_mode):
+                refuse_if_read_only(dfd, name, st, name)
+                os.unlink(name, dir_fd=dfd)
+
+
 def make_dir(loc: Location, *, parents: bool = True) -> None:
     """Create the directory at `loc` (and its missing parents with `parents`)."""
     with _parent(loc, create=parents) as (dfd, name):
