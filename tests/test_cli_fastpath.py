@@ -171,3 +171,39 @@ def test_call_does_not_import_typer_rich_or_mcp(tmp_path: Path) -> None:
     )
     assert proc.stderr.strip() == "[]"
     assert json.loads(proc.stdout)["ok"] is True
+
+
+# The change machinery a plain read must not load (issue 32: the streamed-change engine
+# and its stages, the edit rules, the regex engine, the placeholder detector's pattern).
+CHANGE_ONLY = (
+    "filewright.engine.streamed",
+    "filewright.engine.streamstages",
+    "filewright.engine.streamrules",
+    "filewright.fs.chunked",
+    "filewright.edit.edits",
+    "filewright.edit.replacement",
+    "filewright.edit.matcher",
+    "filewright.engine.fileops",
+    "filewright.core.regexes",
+    "regex",
+    "difflib",
+)
+
+
+def test_a_plain_read_loads_no_change_machinery(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("one\n", encoding="utf-8")
+    code = (
+        "import sys\n"
+        "sys.argv = ['filewright', 'call', 'read', '{\"path\": \"a.txt\"}']\n"
+        "from filewright.surfaces.cli.main import main\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+        f"loaded = sorted(m for m in {CHANGE_ONLY!r} if m in sys.modules)\n"
+        "from filewright.edit import placeholders\n"
+        "compiled = placeholders._line.cache_info().currsize\n"
+        "print(loaded, compiled, file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert json.loads(proc.stdout)["ok"] is True
+    assert proc.stderr.strip() == "[] 0"

@@ -19,6 +19,7 @@ ellipsis are never placeholders.  Pure functions.
 
 from __future__ import annotations
 
+import functools
 import re
 
 #: The phrases (lower case, single-spaced), after Gemini CLI's omission detector and the
@@ -38,22 +39,28 @@ PHRASES: tuple[str, ...] = (
 
 _DOTS = r"(?:\.{3,}|\u2026+)"
 _PHRASE = "(?:" + "|".join(PHRASES) + ")"
-_LINE = re.compile(
+_LINE = (
     r"^\s*"
     r"(?://+|#+|--|;+|%+|/\*+|<!--|\{/\*|\*)?\s*"  # comment marker
     r"[(\[{<]?\s*"  # opening bracket
     rf"(?:{_DOTS}\s*{_PHRASE}\.?\s*{_DOTS}?|{_PHRASE}\s*{_DOTS})"  # the phrase and an ellipsis
     r"\s*[)\]}>]?\s*"  # closing bracket
-    r"(?:\*+/|-->|\*/\})?\s*$",  # comment closer
-    re.IGNORECASE,
+    r"(?:\*+/|-->|\*/\})?\s*$"  # comment closer
 )
+
+
+@functools.cache
+def _line() -> re.Pattern[str]:
+    """`_LINE` compiled, on first use: importing this module (as every toolset does)
+    compiles nothing, so a plain read does not pay for it."""
+    return re.compile(_LINE, re.IGNORECASE)
 
 
 def is_placeholder(line: str) -> bool:
     """Is ``line`` (one line, no newline) an omission placeholder?"""
     if "." not in line and "\u2026" not in line:
         return False
-    return _LINE.match(" ".join(line.split())) is not None
+    return _line().match(" ".join(line.split())) is not None
 
 
 def omission_placeholders(new: str, old: str = "") -> list[str]:

@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from filewright.core.result import Failure, OperationFailed, fail
+from filewright.engine.change import Compute
 from filewright.engine.confirm import confirm_change
 from filewright.engine.diffs import unified_diff
-from filewright.engine.pipeline import Compute
 from filewright.engine.workspace import Engine
 from filewright.fs import fsio
 from filewright.fs.paths import Location, PathRefused

@@ -14,30 +14,27 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-MAX_DIFF_TEXT = 20_000  # characters of diff shown to a model in a result text
-MAX_DIFF_DATA = 1_000_000  # characters of diff kept in a result's data
+from filewright.engine.change import (
+    CLIPPED_NOTE,
+    MAX_DIFF_DATA,
+    MAX_DIFF_TEXT,
+    clip_diff,
+    is_clipped,
+)
+
+__all__ = [
+    "MAX_DIFF_DATA",
+    "MAX_DIFF_TEXT",
+    "changed_lines",
+    "clip_diff",
+    "is_clipped",
+    "unified_diff",
+]
 
 
-def clip_diff(diff: str, limit: int = MAX_DIFF_TEXT) -> str:
-    """`diff` cut to about `limit` characters at a line boundary, with a note of what was left out."""
-    if len(diff) <= limit:
-        return diff
-    head = diff[:limit]
-    cut = head.rfind("\n")
-    head = head[: cut + 1] if cut > 0 else head[:limit]
-    rest = diff[len(head) :]
-    return f"{head}... (diff truncated: {rest.count(chr(10)) + 1} more lines, {len(rest)} more characters)\n"
-
-
-_CLIPPED = "... (diff truncated: "
 SMALL_TEXTS = 1 << 20
 """Texts up to this size (together) are diffed whole, as difflib does; larger ones by
 their changed region, under the budget."""
-
-
-def is_clipped(diff: str) -> bool:
-    """Whether `diff` was cut at its limit (no diff line starts with "...")."""
-    return diff.startswith(_CLIPPED) or f"\n{_CLIPPED}" in diff
 
 
 _HUNK = re.compile(r"([-+])(\d+)")
@@ -248,7 +245,7 @@ def _one_hunk(
                 )
                 rest_chars = (hi - pos) + sum(b - a for _, _, a, b in parts[index + 1 :])
                 out.append(
-                    f"{_CLIPPED}{rest_lines} more lines, {rest_chars + rest_lines} more characters)\n"
+                    f"{CLIPPED_NOTE}{rest_lines} more lines, {rest_chars + rest_lines} more characters)\n"
                 )
                 return "".join(out)
             out.append(piece)

@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from filewright.core.result import Failure, OperationFailed, fail
+from filewright.engine.change import Outcome
 from filewright.engine.confirm import confirm_change
 from filewright.engine.diffs import unified_diff
-from filewright.engine.pipeline import Outcome
 from filewright.engine.workspace import Engine, disk_failures
 from filewright.fs import entries, fsio
 from filewright.fs.paths import Location, PathRefused

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from filewright.core.result import OperationFailed, fail
+from filewright.engine.change import Outcome
 from filewright.engine.entrysteps import (
     DIR_HASH,
     GONE,
@@ -37,7 +38,6 @@ from filewright.engine.entrysteps import (
     tree_access,
     visible,
 )
-from filewright.engine.pipeline import Outcome
 from filewright.engine.workspace import Engine, disk_failures
 from filewright.fs import entries, fsio
 from filewright.fs.paths import Location, PathRefused

@@ -14,6 +14,7 @@ import os
 from typing import Any
 
 from filewright.core.result import fail
+from filewright.engine.change import Outcome
 from filewright.engine.entrysteps import (
     confirm,
     current,
@@ -23,7 +24,6 @@ from filewright.engine.entrysteps import (
     trash_location,
     tree_access,
 )
-from filewright.engine.pipeline import Outcome
 from filewright.engine.workspace import Engine
 from filewright.fs import entries, fsio
 from filewright.fs.paths import Location

@@ -10,116 +10,20 @@ unless every step before commit succeeded; a failure anywhere is returned as a v
 from __future__ import annotations
 
 import errno
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, replace
 
 from filewright.core import budget
 from filewright.core.result import Failure, OperationFailed, fail
+from filewright.engine.change import Change, Outcome
 from filewright.engine.confirm import confirm_change
-from filewright.engine.diffs import (
-    MAX_DIFF_DATA,
-    changed_lines,
-    clip_diff,
-    is_clipped,
-    unified_diff,
-)
+from filewright.engine.diffs import changed_lines, is_clipped, unified_diff
 from filewright.engine.sidecar import sidecar_backup
 from filewright.engine.workspace import Engine
 from filewright.fs import fsio
 from filewright.fs.paths import Location, PathRefused
 from filewright.fs.textfile import TextFile, TextFileError, content_hash, encode, normalise_newlines
-from filewright.policy.rules import Access, Risk, risk_of
+from filewright.policy.rules import Access, risk_of
 from filewright.state.history import LockTimeout, file_lock
-
-Compute = Callable[[str | None], Any]
-
-
-@dataclass
-class Change:
-    """A request to change one file. See module docstring for `compute`."""
-
-    path: str
-    operation: str  # write | edit | append | create | insert | undo
-    compute: Compute
-    must_exist: bool = False
-    must_not_exist: bool = False
-    create_parents: bool = False
-    require_read: bool = False
-    expected_hash: str | None = None
-    check_stale: bool = True
-    backup: bool = True
-    sidecar_backup: str | None = None  # e.g. ".claude-backups": a visible backup next to the file
-    dry_run: bool = False
-    confirm: bool = False  # ask even when the policy does not require it
-    encoding: str | None = None  # for new files
-    max_bytes: int | None = None
-    newline: str | None = None  # "\n" or "\r\n": write every line with it (None: keep the file's)
-    # The same change as a streamed operation (engine.streamed.Stream*), used for files
-    # above the workspace's stream_above_bytes; None: such files go the in-memory way.
-    streamed: Any = None
-    stream_above: int | None = None  # stream above this size (None: the workspace's)
-    allow_read_only: bool = False  # replace a file even when it has no write permission
-    lock_timeout: float | None = None  # seconds to wait for another change (None: default)
-    backup_unchanged: bool = False  # keep a sidecar backup even when the bytes are the same
-    encoder: Callable[[str], bytes] | None = (
-        None  # bytes of the new text (else the file's encoding)
-    )
-
-
-@dataclass
-class Outcome:
-    """What happened (or would happen, for a dry run)."""
-
-    ok: bool
-    failure: Failure | None = None
-    loc: Location | None = None
-    created: bool = False
-    old_text: str | None = None
-    new_text: str | None = None
-    diff: str = ""
-    risk: Risk = Risk.LOW
-    replacements: int = 0
-    strategy: str | None = None
-    changed_lines: tuple[int, int] | None = None
-    backup: str | None = None
-    bytes_written: int = 0
-    dry_run: bool = False
-    hash: str | None = None
-    encoding: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def data(self) -> dict[str, Any]:
-        """The structured part of a tool result."""
-        out: dict[str, Any] = {}
-        if self.loc is not None:
-            out["path"] = str(self.loc.path)
-        if self.failure is not None:
-            out["error"] = self.failure.code
-            out.update({k: v for k, v in self.failure.detail.items() if _jsonable(v)})
-            return out
-        out.update(
-            risk=self.risk.value,
-            created=self.created,
-            dry_run=self.dry_run,
-            replacements=self.replacements,
-            strategy=self.strategy,
-            changed_lines=list(self.changed_lines) if self.changed_lines else None,
-            diff=clip_diff(self.diff, MAX_DIFF_DATA),
-            bytes=self.bytes_written,
-        )
-        if len(self.diff) > MAX_DIFF_DATA or is_clipped(self.diff):
-            out["diff_truncated"] = True
-        if self.backup:
-            out["backup"] = self.backup
-        if self.encoding:
-            out["encoding"] = self.encoding
-        out.update(self.extra)
-        return out
-
-
-def _jsonable(value: Any) -> bool:
-    return isinstance(value, str | int | float | bool | list | dict | type(None))
 
 
 def _run_compute(change: Change, old: str | None, outcome: Outcome, limit: int) -> str:

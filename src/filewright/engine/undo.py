@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from filewright.core.result import Failure, OperationFailed, fail
 from filewright.engine import fileundo
+from filewright.engine.change import Outcome
 from filewright.engine.confirm import confirm_change
 from filewright.engine.diffs import unified_diff
-from filewright.engine.pipeline import Outcome
 from filewright.engine.workspace import Engine
 from filewright.fs import fsio
 from filewright.fs.paths import PathRefused

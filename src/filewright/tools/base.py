@@ -19,7 +19,7 @@ from filewright.tools import arguments
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
 
-    from filewright.engine.pipeline import Change, Outcome
+    from filewright.engine.change import Change, Outcome
     from filewright.engine.workspace import Engine, Workspace
     from filewright.policy.rules import Rule
 

@@ -43,7 +43,7 @@ from filewright.edit.patch_parse import (
     path_problem,
 )
 from filewright.engine.batch import BatchOutcome, FileStep, apply_batch
-from filewright.engine.diffs import MAX_DIFF_DATA, clip_diff
+from filewright.engine.change import MAX_DIFF_DATA, clip_diff
 from filewright.tools.base import Tool, Toolset
 
 DESCRIPTION = """Edit files with a patch. `input` holds the whole patch:

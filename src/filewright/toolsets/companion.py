@@ -62,7 +62,7 @@ from typing import Any, ClassVar
 from filewright.core.messages import failure_text
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
-from filewright.engine.pipeline import Change, Outcome
+from filewright.engine.change import Change, Outcome
 from filewright.policy.rules import Access, Rule
 from filewright.tools.base import Tool, Toolset
 from filewright.toolsets.streaming import stream_replace, stream_write

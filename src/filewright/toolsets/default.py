@@ -15,9 +15,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from filewright.core.result import Result
-from filewright.engine import streamed
-from filewright.engine.diffs import clip_diff
-from filewright.engine.pipeline import Change, Outcome
+from filewright.engine import streamops
+from filewright.engine.change import Change, Outcome, clip_diff
 from filewright.tools.base import Tool, Toolset
 from filewright.toolsets.common import (
     glob_result,
@@ -258,7 +257,7 @@ class DefaultToolset(FileTools, Toolset):
                 lambda text: edits.apply_batch(text or "", ops),
                 must_exist=True,
                 expected_hash=p.expected_hash,
-                streamed=streamed.StreamBatch(
+                streamed=streamops.StreamBatch(
                     tuple(
                         stream_replace(op.old, op.new, mode="all" if op.replace_all else "unique")
                         for op in ops
@@ -300,7 +299,7 @@ class DefaultToolset(FileTools, Toolset):
                 expected_hash=p.expected_hash,
                 streamed=None
                 if p.start_is_regex
-                else streamed.StreamSpan(
+                else streamops.StreamSpan(
                     p.start,
                     p.end,
                     lambda span: edits.replace_span(
@@ -324,7 +323,7 @@ class DefaultToolset(FileTools, Toolset):
                 lambda text: edits.insert_at_line(text or "", line, new),
                 must_exist=True,
                 expected_hash=p.expected_hash,
-                streamed=streamed.StreamInsert(line, new),
+                streamed=streamops.StreamInsert(line, new),
                 dry_run=p.dry_run,
             )
         )
@@ -394,7 +393,7 @@ class DefaultToolset(FileTools, Toolset):
                 "append",
                 lambda old: (old or "") + content,
                 create_parents=True,
-                streamed=streamed.StreamAppend(content),
+                streamed=streamops.StreamAppend(content),
                 dry_run=p.dry_run,
             )
         )

@@ -7,12 +7,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from filewright.core.result import Failure, OperationFailed, Result
-from filewright.engine.diffs import clip_diff
+from filewright.engine.change import clip_diff
 from filewright.tools.base import Tool
 from filewright.toolsets.common import read_result
 
 if TYPE_CHECKING:
-    from filewright.engine.pipeline import Outcome
+    from filewright.engine.change import Outcome
     from filewright.tools.base import Toolset
     from filewright.toolsets.default_params import (
         DeleteParams,

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
-from filewright.engine.pipeline import Change, Outcome
+from filewright.engine.change import Change, Outcome
 from filewright.read import media, readers
 from filewright.read.textread import human_size
 from filewright.tools.base import Tool, Toolset

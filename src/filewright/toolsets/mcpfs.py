@@ -17,7 +17,7 @@ import os
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from filewright.core.result import Failure, OperationFailed, Result
-from filewright.engine.pipeline import Change
+from filewright.engine.change import Change
 from filewright.tools.base import Tool, Toolset
 from filewright.toolsets import mcpfs_format as fmt
 from filewright.toolsets.mcpfs_schemas import MEDIA_OUTPUT, READ_ONLY, hints, mcp_listing

@@ -49,8 +49,7 @@ from filewright.edit import edits
 from filewright.edit.matching import find
 from filewright.edit.placeholders import omission_placeholders
 from filewright.edit.suggest import closest, line_at
-from filewright.engine.diffs import clip_diff
-from filewright.engine.pipeline import Change, Outcome
+from filewright.engine.change import Change, Outcome, clip_diff
 from filewright.fs.textfile import content_hash, normalise_newlines
 from filewright.tools.base import Tool, Toolset
 

@@ -40,7 +40,7 @@ from filewright.edit import edits
 from filewright.edit.matching import find
 from filewright.edit.outcome import EditFailure
 from filewright.engine import fileops
-from filewright.engine.pipeline import Change, Outcome
+from filewright.engine.change import Change, Outcome
 from filewright.engine.undo import undo
 from filewright.fs.paths import Location, PathRefused
 from filewright.read import readers

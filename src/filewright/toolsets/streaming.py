@@ -10,16 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 from filewright.edit.placeholders import omission_placeholders
-from filewright.engine import streamed
+from filewright.engine import streamops
 
 
-def stream_write(content: str) -> streamed.StreamWrite | None:
+def stream_write(content: str) -> streamops.StreamWrite | None:
     """The streamed form of a whole-file write; None when `content` holds omission
     placeholders (the in-memory write refuses it, with the file's text at hand)."""
-    return None if omission_placeholders(content, "") else streamed.StreamWrite(content)
+    return None if omission_placeholders(content, "") else streamops.StreamWrite(content)
 
 
-def stream_replace(old: str, new: str, **options: Any) -> streamed.StreamReplace:
+def stream_replace(old: str, new: str, **options: Any) -> streamops.StreamReplace:
     """The streamed form of a literal replacement as `edit.edits.replace` makes it in
     memory: a unique (or first-match) one adapted to the lines around its match, a
     replace-all to the line of each match
@@ -39,7 +39,7 @@ def stream_replace(old: str, new: str, **options: Any) -> streamed.StreamReplace
         def adapt_each(prefix: str, at_line_end: bool) -> Any:
             return replace_in_context(old, new, prefix, "\n" if at_line_end else "\x01\n")
 
-    return streamed.StreamReplace(
+    return streamops.StreamReplace(
         old,
         keep_line_breaks(old, new),
         placeholders=found,

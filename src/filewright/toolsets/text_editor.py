@@ -33,9 +33,8 @@ from typing import Any, ClassVar
 from filewright import search
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
-from filewright.engine import streamed
-from filewright.engine.diffs import clip_diff
-from filewright.engine.pipeline import Change, Outcome
+from filewright.engine import streamops
+from filewright.engine.change import Change, Outcome, clip_diff
 from filewright.engine.undo import undo
 from filewright.fs.paths import Location
 from filewright.read import readers
@@ -457,7 +456,7 @@ class TextEditorToolset(Toolset):
                 "insert",
                 lambda text: edits.insert_at_line(text or "", line, block),
                 must_exist=True,
-                streamed=streamed.StreamInsert(line, block),
+                streamed=streamops.StreamInsert(line, block),
             )
         )
         if (done := self._changed(outcome, p.path, "insert")) is not None:

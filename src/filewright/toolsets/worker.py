@@ -43,8 +43,8 @@ from filewright.core import regexes
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
 from filewright.edit.placeholders import omission_placeholders
-from filewright.engine import streamed
-from filewright.engine.pipeline import Change, Outcome
+from filewright.engine import streamops
+from filewright.engine.change import Change, Outcome
 from filewright.fs.paths import PathRefused
 from filewright.tools.base import Tool, Toolset
 from filewright.toolsets.streaming import stream_write
@@ -294,7 +294,7 @@ class WorkerToolset(Toolset):
                 must_exist=True,
                 check_stale=False,
                 dry_run=self._dry_run,
-                streamed=streamed.StreamAppend(content),
+                streamed=streamops.StreamAppend(content),
             )
         )
         if not outcome.ok:
@@ -387,13 +387,13 @@ class WorkerToolset(Toolset):
         }
         if not p.regex:
             if p.count:
-                return streamed.StreamReplace(old, new, mode="count", count=p.count, **refused)
-            return streamed.StreamReplace(old, new, mode="all", **refused)
+                return streamops.StreamReplace(old, new, mode="count", count=p.count, **refused)
+            return streamops.StreamReplace(old, new, mode="all", **refused)
         try:
             rx = regexes.compile(pattern, regexes.MULTILINE)
         except regexes.error:
             return None
-        return streamed.StreamRegex(rx, new, count=p.count or None, **refused)
+        return streamops.StreamRegex(rx, new, count=p.count or None, **refused)
 
     @property
     def _dry_run(self) -> bool:

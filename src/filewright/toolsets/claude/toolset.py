@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING, Any
 
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
-from filewright.engine import streamed
-from filewright.engine.pipeline import Change, Outcome
+from filewright.engine import streamops
+from filewright.engine.change import Change, Outcome
 from filewright.engine.streamrules import file_lines
 from filewright.fs.paths import Location
 from filewright.policy.rules import Access, Rule
@@ -393,7 +393,7 @@ class ClaudeToolset(Toolset):
                 # Above the edit limit: streamed (the seed's ChunkedEditor), with Edit's
                 # verdicts: countOccurrences > 1 is MULTIPLE_MATCHES unless replace_all
                 stream_above=self._limit("max_edit_bytes", M.MAX_EDIT_BYTES),
-                streamed=streamed.StreamBatch(
+                streamed=streamops.StreamBatch(
                     tuple(
                         stream_replace(op.old, op.new, mode="all" if op.replace_all else "unique")
                         for op in ops
