@@ -284,3 +284,55 @@ def test_changed_lines_come_from_a_prefix_suffix_scan() -> None:
     assert changed_lines("", "\n") == (2, 2)
     assert changed_lines("a\n" * 1000, "a\n" * 1000 + "b") == (1001, 1001)
     assert changed_lines("x", "x") is None
+
+
+# -- finding 13: an approval is bound to the bytes its diff came from ------------------------
+
+# (toolset, tool, args): each changes "needle" in a file streamed above 64 KB.
+CONFIRMED_EDITS = [
+    ("default", "edit", {"path": "big.txt", "old_string": "needle", "new_string": "NEEDLE"}),
+    ("worker", "replace_in_file", {"path": "big.txt", "old": "needle", "new": "NEEDLE"}),
+    ("gemini", "replace",
+     {"file_path": "{root}/big.txt", "old_string": "needle", "new_string": "NEEDLE"}),
+    ("claude", "Edit",
+     {"file_path": "{root}/big.txt", "old_string": "needle", "new_string": "NEEDLE"}),
+    ("text_editor", "str_replace_based_edit_tool",
+     {"command": "str_replace", "path": "{root}/big.txt", "old_str": "needle",
+      "new_str": "NEEDLE"}),
+    ("mcpfs", "edit_file",
+     {"path": "{root}/big.txt", "edits": [{"oldText": "needle", "newText": "NEEDLE"}]}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("toolset", "tool", "args"), CONFIRMED_EDITS, ids=lambda v: str(v)[:20])
+def test_a_file_changed_while_the_question_is_open_is_stale(
+    tmp_path: Path, toolset: str, tool: str, args: dict[str, Any]
+) -> None:
+    from filewright.policy.rules import Access, Rule
+
+    big = tmp_path / "big.txt"
+    body = "x" * 99 + "\n"
+    big.write_text(body * 1000 + "needle\n" + body * 1000)
+    changed = "a line added while the question was open\n" + big.read_text()
+    asked: list[str] = []
+
+    def confirm(request: Any) -> bool:
+        asked.append(request.diff)
+        big.write_text(changed)  # another program edits the file meanwhile
+        return True
+
+    ws = Workspace(
+        tmp_path,
+        confirm=confirm,
+        rules=[Rule("big.txt", Access.CONFIRM)],
+        stream_above_bytes=64_000,
+    )
+    ts = ws.toolset(toolset)
+    args = {k: (v.format(root=tmp_path) if isinstance(v, str) else v) for k, v in args.items()}
+    if toolset in ("claude", "text_editor"):
+        ts.call("Read" if toolset == "claude" else tool, {"file_path": str(big)}
+                if toolset == "claude" else {"command": "view", "path": str(big)})  # fmt: skip
+    result = ts.call(tool, args)
+    assert asked, result.text
+    assert not result.ok, result.text
+    assert big.read_text() == changed

@@ -114,8 +114,9 @@ def apply_streamed(
     outcome.created = False
     outcome.risk = risk_of(change.operation, True)
     outcome.extra.update(streamed=True, mode="streaming")
+    approved = None  # the identity of the bytes the approved diff came from
     if (access == Access.CONFIRM or change.confirm) and not dry_run:
-        _confirm(engine, loc, change, outcome, op)
+        approved = _confirm(engine, loc, change, outcome, op)
     with file_lock(ws.state_dir, str(loc.real)), bigfile.open_file(loc) as opened:
         src = opened
         if heal_torn_append(engine, loc, src.size) != src.size:
@@ -125,6 +126,14 @@ def apply_streamed(
         fmt = _format(change.path, src.fd)
         outcome.encoding = fmt.encoding + ("-sig" if fmt.bom else "")
         current = bigfile.identity(src.fd, src.st, ws.max_file_bytes)
+        if approved is not None and approved != current:
+            # What was approved was a change to other bytes: applied here it would land
+            # elsewhere in the new content.
+            raise fail(
+                "stale",
+                change.path,
+                message=f"file changed while waiting for confirmation: {change.path}",
+            )
         _check_reads(engine, loc, change, current)
         outcome.extra["size_before"] = src.size
         if isinstance(op, StreamAppend):
@@ -166,11 +175,17 @@ def _check_reads(engine: Engine, loc: Location, change: Change, current: str) ->
         )
 
 
-def _confirm(engine: Engine, loc: Location, change: Change, outcome: Outcome, op: Any) -> None:
+def _confirm(
+    engine: Engine, loc: Location, change: Change, outcome: Outcome, op: Any
+) -> str | None:
     """Ask for the change, showing the diff of the lines around a unique or first-match
-    replacement (else a description of the change)."""
+    replacement (else a description of the change). Returns the identity of the bytes the
+    diff was computed from (None: the file could not be opened), which the change must
+    find under the lock."""
     diff = None
+    shown = None
     with contextlib.suppress(OSError), bigfile.open_file(loc) as opened:
+        shown = bigfile.identity(opened.fd, opened.st, engine.workspace.max_file_bytes)
         fmt = _format(change.path, opened.fd)
         try:
             diff = adapted(op, fmt, opened.fd, change.path, loc.lexical_rel)[1]
@@ -178,6 +193,7 @@ def _confirm(engine: Engine, loc: Location, change: Change, outcome: Outcome, op
             raise _stream_failure(exc, change.path, stream_threshold(engine, change)) from None
     outcome.diff = diff if diff is not None else describe(op, loc.lexical_rel)
     confirm_change(engine, loc, change.path, change.operation, outcome.diff, outcome.risk, False)
+    return shown
 
 
 # --------------------------------------------------------------------------- append
