@@ -185,3 +185,15 @@ def test_a_move_that_would_show_a_hidden_file_is_refused_without_naming_it(
     result = ws.toolset("default").call("move", {"source": "keep", "destination": "shown"})
     assert not result.ok and "k.txt" not in result.text, result.text
     assert (root / "keep" / "k.txt").exists() and not (root / "shown").exists()
+
+
+@pytest.mark.parametrize("access", [Access.HIDDEN, Access.DENY])
+def test_a_link_does_not_tell_the_size_of_an_invisible_file(tmp_path: Path, access: Access) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "secret.bin").write_bytes(b"s" * 12345)
+    (root / "pointer").symlink_to("secret.bin")
+    ws = Workspace(root, rules=[Rule("secret.bin", access)])
+    listed = ws.toolset("mcpfs").call("list_directory_with_sizes", {"path": str(root)})
+    assert listed.ok and "pointer" in listed.text, listed.text
+    assert "12345" not in listed.text and "12.06 KB" not in listed.text, listed.text

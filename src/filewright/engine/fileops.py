@@ -412,9 +412,12 @@ def stat(engine: Engine, path: str) -> dict[str, Any]:
 
 def entry_size(engine: Engine, directory: Location, name: str) -> int:
     """The size `stat` gives for `name` in a listed directory (a link's target's when that
-    is inside the roots; 0 otherwise, or when it cannot be read)."""
+    is inside the roots and visible; 0 otherwise, or when it cannot be read: a link to a
+    hidden or denied file tells nothing of it)."""
     try:
         loc = engine.workspace.sandbox.resolve(str(directory.path / name), expect="any")
+        if engine.access(loc) in (Access.DENY, Access.HIDDEN):
+            return 0
         return fsio.stat_entry(loc).st_size
     except (PathRefused, OSError):
         return 0
