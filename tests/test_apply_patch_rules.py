@@ -2,7 +2,8 @@
 
 Every case runs twice: as a V4A patch through the function tool (``apply_patch`` with
 ``input``) and as a Responses API ``update_file`` / ``create_file`` operation
-(``apply_operation``, what ``dispatch`` calls for an ``apply_patch_call``). Each asserts
+(``apply_operation``, what ``dispatch`` calls for an ``apply_patch_call``); the scope and
+trailing-whitespace cases also through the MCP server with the real client. Each asserts
 the bytes on disk, and that a refusal changed nothing.
 """
 
@@ -11,9 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
+from mcp import Client, types
 
 from filewright import Workspace
+from filewright.surfaces.mcp.server import build_server
 
 FORMS = ["function", "responses"]
 
@@ -289,3 +293,24 @@ def test_responses_keys_through_dispatch(tmp_path: Path) -> None:
     good = call({**op, "move_to": "new.txt"})
     assert good["status"] == "completed" and "R old.txt -> new.txt" in good["output"]
     assert files(tmp_path) == {"new.txt": b"beta\n"}
+
+
+def test_through_the_mcp_server_with_the_real_client(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(TWO_FUNCS)
+    (tmp_path / "t.txt").write_bytes(b"foo   \nbar\t\t\n")
+    scoped = "*** Begin Patch\n*** Update File: m.py\n@@ def b():\n-    x = 1\n+    x = 100\n*** End Patch"
+    trailing = "*** Begin Patch\n*** Update File: t.txt\n@@\n-foo\n-bar\n+FOO\n+BAR\n*** End Patch"
+
+    async def main() -> None:
+        async with Client(
+            build_server([str(tmp_path)], "apply_patch", yes=True), mode="legacy"
+        ) as client:
+            refused = await client.call_tool("apply_patch", {"input": scoped})
+            text = "\n".join(c.text for c in refused.content if isinstance(c, types.TextContent))
+            assert refused.is_error and "not found inside '@@ def b():'" in text
+            applied = await client.call_tool("apply_patch", {"input": trailing})
+            assert not applied.is_error
+
+    anyio.run(main)
+    assert (tmp_path / "m.py").read_text() == TWO_FUNCS
+    assert (tmp_path / "t.txt").read_bytes() == b"FOO\nBAR\n"
