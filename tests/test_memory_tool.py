@@ -32,6 +32,7 @@ from pydantic import TypeAdapter
 from filewright import Result, Workspace
 from filewright.engine.undo import undo
 from filewright.policy.rules import Rule
+from filewright.surfaces.anthropic_memory import memory_tool
 from filewright.surfaces.dispatch import dispatch
 from filewright.toolsets.memory import MemoryToolset, size_text
 
@@ -692,3 +693,100 @@ def test_the_documented_memory_loop_runs(
         "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items:",
         "File created successfully at: /memories/preferences.md",
     ]
+
+
+# -- the SDK's helper interface: memory_tool(toolset) is a BetaAbstractMemoryTool -----------------
+
+
+@pytest.mark.parametrize("steps", list(SEQUENCES.values()), ids=list(SEQUENCES))
+def test_memory_tool_answers_as_the_sdk_reference_does(
+    tmp_path: Path, steps: list[dict[str, Any]]
+) -> None:
+    from anthropic.lib.tools import BetaAbstractMemoryTool
+
+    ours_root, theirs_root = tmp_path / "ours", tmp_path / "theirs"
+    ours_root.mkdir()
+    sdk = BetaLocalFilesystemMemoryTool(base_path=str(theirs_root))
+    tool = memory_tool(memory(ours_root, confirm=True))
+    assert isinstance(tool, BetaAbstractMemoryTool)
+    assert tool.to_dict() == sdk.to_dict() == BUILTIN and tool.name == "memory"
+    for args in steps:
+        assert reference(tool, args) == reference(sdk, args), args
+        assert files(ours_root) == files(theirs_root), args
+
+
+def test_memory_tool_methods_take_the_sdk_commands(tmp_path: Path) -> None:
+    from anthropic.types.beta import (
+        BetaMemoryTool20250818CreateCommand,
+        BetaMemoryTool20250818ViewCommand,
+    )
+
+    tool = memory_tool(memory(tmp_path), cache_control={"type": "ephemeral"})
+    assert tool.to_dict() == {**BUILTIN, "cache_control": {"type": "ephemeral"}}
+    made = tool.create(
+        BetaMemoryTool20250818CreateCommand(command="create", path="/memories/a.md", file_text="a")
+    )
+    assert made == "File created successfully at: /memories/a.md"
+    with pytest.raises(ToolError) as refused:
+        tool.view(BetaMemoryTool20250818ViewCommand(command="view", path="/memories/../x"))
+    assert refused.value.content == "Path /memories/../x would escape /memories directory"
+    with pytest.raises(ValueError, match="memory toolset"):
+        memory_tool(Workspace(str(tmp_path)).toolset("default"))
+
+
+def test_the_documented_tool_runner_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import anthropic
+    import httpx2
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "agent-loops.md").read_text("utf-8")
+    block = re.search(r"<!-- loop: anthropic-memory-runner -->\s*```python\n(.*?)```", doc, re.S)
+    assert block, "docs/agent-loops.md has no tool-runner block"
+
+    def message(content: list[dict[str, Any]], stop: str) -> dict[str, Any]:
+        return {
+            "id": "m", "type": "message", "role": "assistant", "model": "claude",
+            "content": content, "stop_reason": stop, "stop_sequence": None,
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        }  # fmt: skip
+
+    def use(id: str, **input: Any) -> dict[str, Any]:
+        return {"type": "tool_use", "id": id, "name": "memory", "input": input}
+
+    replies = [
+        message([use("t1", command="view", path="/memories")], "tool_use"),
+        message(
+            [
+                use("t2", command="create", path="/memories/prefs.md", file_text="tabs\n"),
+                use("t3", command="view", path="/etc/passwd"),
+            ],
+            "tool_use",
+        ),
+        message([{"type": "text", "text": "Noted."}], "end_turn"),
+    ]
+    requests: list[dict[str, Any]] = []
+
+    def answer(request: Any) -> Any:
+        requests.append(json.loads(request.content))
+        return httpx2.Response(200, json=replies.pop(0))
+
+    real = anthropic.Anthropic
+    transport = httpx2.MockTransport(answer)
+    monkeypatch.setattr(
+        anthropic,
+        "Anthropic",
+        lambda **_: real(api_key="test", http_client=httpx2.Client(transport=transport)),
+    )
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block.group(1), "agent-loops:runner", "exec"), {"__name__": "doc"})
+    assert capsys.readouterr().out == "Noted.\n"
+    assert (tmp_path / "memories" / "prefs.md").read_text() == "tabs\n"
+    assert requests[0]["tools"] == [BUILTIN]
+    results = requests[-1]["messages"][-1]["content"]
+    assert results == [
+        {"type": "tool_result", "tool_use_id": "t2",
+         "content": "File created successfully at: /memories/prefs.md"},
+        {"type": "tool_result", "tool_use_id": "t3",
+         "content": "Path must start with /memories, got: /etc/passwd", "is_error": True},
+    ]  # fmt: skip
