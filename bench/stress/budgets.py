@@ -225,6 +225,36 @@ def cases(base: Path) -> list[tuple[str, Path, str, str, dict[str, Any], dict[st
             {},
         )
     )
+    tree = base / "tree"
+    (tree / "big").mkdir(parents=True)
+    for i in range(20):  # issue 30 finding 5: 20 x 60 MB (sparse: reading is what costs)
+        with open(tree / "big" / f"f{i}.bin", "wb") as fh:
+            fh.truncate(60 << 20)
+    for dry in (True, False):
+        out.append(
+            (
+                f"delete recursive 20 x 60 MB ({'dry run' if dry else 'confirmed'})",
+                tree,
+                "default",
+                "delete",
+                {"path": "big", "recursive": True, "dry_run": dry},
+                {},
+            )
+        )
+    kept = base / "kept"
+    kept.mkdir()
+    # issue 30 finding 2: the backup is a link, so history keeps a copy of its own
+    write_repeated(kept / "big.txt", b"a line of the old file\n", 90 << 20)
+    out.append(
+        (
+            "claude Write over a 90 MB file (backup link, history copy)",
+            kept,
+            "claude",
+            "Write",
+            {"file_path": str(kept / "big.txt"), "content": "short\n"},
+            {"first": [("Read", {"file_path": str(kept / "big.txt"), "limit": 1})]},
+        )
+    )
     return out
 
 

@@ -5,6 +5,7 @@ Layout under a root's state directory (`.filewright/` by default):
     history/<key>/index.a.json  one file's change log, newest last, in two slots
     history/<key>/index.b.json  written in turn (the valid one of higher generation counts)
     history/<key>/<n>.bak       the file's bytes before change n
+    history/<key>/<n>.tree/     a directory a recursive delete removed (moved here whole)
     sessions/<name>/<key>.json  a session's read ledger: one file per file read
     locks/<key>.lock            the cross-process lock of one file
 
