@@ -49,6 +49,13 @@ def test_toml_tables_and_lines_that_open_nothing() -> None:
     assert blocks("a\nb\nmarker\nc\nd\n", "marker") == [(2, 5)]
 
 
+def test_closing_lines_are_whole_words() -> None:
+    ruby = "def a\n  x = 1\nend\nfinal = 2\n"
+    assert blocks(ruby, "def a") == [(0, 2)]
+    py = "def a():\n    x = 1\nfinal = compute()\n"
+    assert blocks(py, "def a") == [(0, 1)]  # "final" is no "fi"
+
+
 def test_go_function_with_braces() -> None:
     go = "func a() {\n\tx := 1\n}\n\nfunc main()\n{\n\tx := 1\n}\n"
     assert blocks(go, "func a") == [(0, 3)]

@@ -106,7 +106,7 @@ def _indented_block(lines: list[str], s: int, stop: int) -> int:
             if set(stripped) <= _OPENERS and e == s:
                 e = j  # a brace on its own line after the header
                 continue
-            if stripped.startswith(_CLOSERS) and e > s:
+            if e > s and any(_starts(stripped, c) for c in _CLOSERS):  # "end", not "endpoint"
                 e = j
             break
         e = j
