@@ -197,3 +197,19 @@ def test_a_link_does_not_tell_the_size_of_an_invisible_file(tmp_path: Path, acce
     listed = ws.toolset("mcpfs").call("list_directory_with_sizes", {"path": str(root)})
     assert listed.ok and "pointer" in listed.text, listed.text
     assert "12345" not in listed.text and "12.06 KB" not in listed.text, listed.text
+
+
+def test_undo_of_a_mkdir_holding_only_hidden_files_is_not_called_not_empty(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    ws = Workspace(root, confirm=True, rules=[Rule(".env", Access.HIDDEN)])
+    d = ws.toolset("default")
+    assert d.call("mkdir", {"path": "m"}).ok
+    (root / "m" / ".env").write_text("KEY=1\n")
+    result = d.call("undo", {"path": "m"})
+    assert not result.ok and "not empty" not in result.text, result.text
+    assert (root / "m" / ".env").exists()
+    (root / "m" / "seen.txt").write_text("s\n")
+    assert "not empty" in d.call("undo", {"path": "m"}).text

@@ -107,6 +107,23 @@ def visible(engine: Engine, loc: Location, item: entries.TreeEntry) -> bool:
     return entry_access(engine, rel, real, item.kind == "dir") not in INVISIBLE
 
 
+def entry_visible(engine: Engine, directory: Location, name: str) -> bool:
+    """Whether the entry `name` in `directory` is one the agent may know of (its type
+    read without following a link)."""
+    st = entries.lstat(_child(directory, name))
+    item = entries.TreeEntry(name, "dir" if st and stat_module.S_ISDIR(st.st_mode) else "file",
+                             0, 0)  # fmt: skip
+    return visible(engine, directory, item)
+
+
+def _child(directory: Location, name: str) -> Location:
+    from dataclasses import replace
+
+    rel = name if directory.rel == "." else f"{directory.rel}/{name}"
+    return replace(directory, path=directory.path / name, real=directory.real / name, rel=rel,
+                   lexical_rel=rel)  # fmt: skip
+
+
 def trash_location(engine: Engine, loc: Location, entry_id: int) -> Location:
     """Where history keeps the directory at `loc` that a recursive delete (entry
     `entry_id`) removed: in the state directory, reached by descriptors from it."""

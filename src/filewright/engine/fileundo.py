@@ -18,6 +18,7 @@ from filewright.engine.change import Outcome
 from filewright.engine.entrysteps import (
     confirm,
     current,
+    entry_visible,
     identity,
     locate_recorded,
     locked,
@@ -72,8 +73,11 @@ def _undo_mkdir(
     for d in dirs:
         if d.exists and (not d.is_dir or d.is_link):
             raise fail("stale", loc.given, message=f"{d.path} changed after the mkdir")
-        if d.exists and any(d.real / name not in made for name in entries.names(d)):
+        held = [n for n in entries.names(d) if d.real / n not in made] if d.exists else []
+        if any(entry_visible(engine, d, n) for n in held):
             raise fail("not_empty", loc.given, message=f"directory is not empty: {d.path}")
+        if held:  # only entries the agent cannot see: never "not empty"
+            raise fail("protected", loc.given, message=f"protected path: {d.path}")
     outcome.diff = "".join(f"rmdir {d.lexical_rel}\n" for d in dirs if d.exists)
     _judge(engine, loc, [access, *(a for _d, a in found)], outcome, dry_run)
     if dry_run:
