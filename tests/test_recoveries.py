@@ -160,3 +160,12 @@ def test_every_ladder_toolset_refuses_two_fitting_places(
     result = _through(toolset, tmp_path, "m.txt", text, old, new)
     assert not result.ok, result.text
     assert (tmp_path / "m.txt").read_bytes().decode() == text
+
+
+def test_escapes_of_ascii_characters_are_the_files_own_text() -> None:
+    # an entity for a line break or a carriage return is no other spelling of a character
+    # the line has (editbench found `&#xD;` matching `&#x0d;&#10;` across a line break)
+    text = "<doc>\n   <text>First line&#x0d;&#10;Second line</text>\n</doc>\n"
+    old = "   <text>First line&#xD;\nSecond line</text>\n"
+    result = edits.replace(text, old, old.replace("Second", "2nd"))
+    assert isinstance(result, edits.EditFailure) and result.code == "no_match", result

@@ -23,6 +23,7 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` importable
 
 from bench.editbench import corpus
 from bench.editbench import independent as I
+from bench.editbench import models29 as M
 from bench.editbench import tasks as T
 from filewright.edit.edits import Edited, replace
 from filewright.edit.matching import find
@@ -218,6 +219,7 @@ def report(
     groups = (
         ("recoverable", T.RECOVER),
         ("independent slips, blank lines, CJK", I.CATEGORIES + I.CJK_CATEGORIES),
+        ("issue 29: elision, flattening, spacing, edges, spellings", M.CATEGORIES),
         ("must refuse", T.REFUSE),
     )
     for group, cats in groups:
@@ -233,10 +235,12 @@ def report(
             summary["categories"][cat] = {s: dict(by_cat[cat][s]) for s in names}
     print()
     indep = set(I.CATEGORIES + I.CJK_CATEGORIES)
+    models29 = set(M.CATEGORIES)
     for s in names:
         for label, pick in (
             ("recoverable", lambda t: not t.must_refuse and t.category in T.RECOVER),
             ("independent", lambda t: t.category in indep),
+            ("issue 29", lambda t: t.category in models29),
         ):
             rec = [t for t in tasks if pick(t) and t.category != "exact"]
             got = Counter(classify(t, systems[s].get(t.id)) for t in rec)
@@ -293,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"corpus: {len(files)} files ({', '.join(f'{e} {n}' for e, n in exts.most_common())})")
     tasks = T.build(files, args.per_category, args.seed)
     tasks += I.build(files, args.per_category, args.seed, len(tasks))
+    tasks += M.build(files, I.cjk_corpus(), args.per_category, args.seed, len(tasks))
     print(f"tasks: {len(tasks)} ({time.perf_counter() - t0:.1f}s to build)")
 
     peers = {} if args.no_peers else peers_available()

@@ -94,7 +94,7 @@ class _Side:
     gaps: list[list[str]]
 
 
-def _side(lines: list[str]) -> _Side:
+def _side(lines: list[str], fold: Callable[[str], str] | None = None) -> _Side:
     items: list[int] = []
     gaps: list[list[str]] = [[]]
     for i, line in enumerate(lines):
@@ -103,7 +103,8 @@ def _side(lines: list[str]) -> _Side:
             gaps.append([])
         else:
             gaps[-1].append(line)
-    return _Side(lines, items, [content_key(lines[i]) for i in items], gaps)
+    keys = [content_key(lines[i]) for i in items]
+    return _Side(lines, items, [fold(k) for k in keys] if fold else keys, gaps)
 
 
 def _frame(old: _Side, new: _Side, tab: int, delta: int) -> int:
@@ -180,6 +181,7 @@ def carry_lines(
     literal_edges: tuple[bool, bool] = (False, False),
     restore_typography_only: Restore | None = None,
     flat: bool = False,
+    fold: Callable[[str], str] | None = None,
 ) -> list[str]:
     """The file lines that replace ``flines`` (matched by ``olines``) when ``new`` is ``nlines``.
 
@@ -195,10 +197,12 @@ def carry_lines(
     lines at those edges as given.  With ``flat`` (``old`` matched with its indentation
     flattened: no one offset maps it onto the file), a changed line keeps the indentation
     of the file line it replaces, an inserted line that of the line above it in the result
-    moved by as much as ``new`` indents it from that line.  Raises
+    moved by as much as ``new`` indents it from that line.  ``fold``: the level's further
+    folding of a line's content (spelling, spaces next to punctuation) for telling kept
+    lines from changed ones.  Raises
     :class:`CannotCarry` when blank lines cannot be carried.
     """
-    old, new, file = _side(olines), _side(nlines), _side(flines)
+    old, new, file = _side(olines, fold), _side(nlines, fold), _side(flines, fold)
     if not new.items:
         return list(nlines)
     if len(old.items) != len(file.items):

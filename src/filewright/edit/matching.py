@@ -188,6 +188,9 @@ def _block_matches(ix: TextIndex, olines: list[str], spec: LineSpec) -> list[tup
     else:
         keep = list(range(len(onorm)))
     seq = [onorm[k] for k in keep]
+    longest = max(seq, key=len, default="")
+    if not ix.may_hold(spec, longest):
+        return []  # (before the level's index is built)
     hay, pos = ix.level(spec)
     # anchor on the rarest of (up to 8 of the longest of) old's lines: counted and located
     # with C-speed list.count / list.index, no index of the whole text is built

@@ -157,13 +157,16 @@ _STAND_INS: dict[str, str] = {
 def _escaped(m: re.Match[str]) -> str:
     hexa = m.group(1) or m.group(2) or m.group(3) or m.group(5)
     code = int(hexa, 16) if hexa else int(m.group(4))
-    return chr(code) if code <= 0x10FFFF else m.group(0)
+    # only characters beyond ASCII and its controls: an escaped newline, quote or letter is
+    # the file's own text (a string's \\x0a, an entity's &#10;), not another spelling
+    return chr(code) if 0xA0 <= code <= 0x10FFFF else m.group(0)
 
 
 def fold_spelling_with_map(s: str) -> tuple[str, list[int]]:
     """``s`` with every character in one spelling, and per output char its index in ``s``.
 
-    Escapes (``\\u00e9``, ``&#233;``) are decoded, combining marks composed (NFC), ASCII
+    Escapes of characters beyond ASCII (``\\u00e9``, ``&#233;``) are decoded, combining
+    marks composed (NFC), ASCII
     stand-ins written for arrows, comparison signs, bullets and marks (``→`` as ``->``).
     """
     out: list[str] = []
@@ -183,34 +186,53 @@ def fold_spelling_with_map(s: str) -> tuple[str, list[int]]:
     for m in _ESCAPED_CHAR.finditer(s):
         for i in range(pos, m.start()):
             push(s[i], i)
-        push(_escaped(m), m.start())
-        pos = m.end()
+        ch = _escaped(m)
+        if len(ch) == 1:
+            push(ch, m.start())
+            pos = m.end()
+        else:  # (left as written: its characters are the text's own)
+            pos = m.start()
+            for i in range(pos, m.end()):
+                push(s[i], i)
+            pos = m.end()
     for i in range(pos, len(s)):
         push(s[i], i)
     return "".join(out), idx
 
 
-def _plain(line: str) -> bool:
+def is_plain(line: str) -> bool:
+    """Is ``line`` already in one spelling (ASCII without escapes)?"""
     return line.isascii() and "\\" not in line and "&#" not in line
 
 
+_STAND_IN_TABLE = str.maketrans(_STAND_INS)
+
+
 def fold_spelling(s: str) -> str:
-    """:func:`fold_spelling_with_map` without the map (lines already in one spelling kept)."""
-    if _plain(s):
+    """:func:`fold_spelling_with_map` without the map, on a whole text at once."""
+    if is_plain(s):
         return s
-    return "\n".join(x if _plain(x) else fold_spelling_with_map(x)[0] for x in s.split("\n"))
+    if "\\" in s or "&#" in s:
+        s = _ESCAPED_CHAR.sub(_escaped, s)
+    if not s.isascii():
+        s = unicodedata.normalize("NFC", s).translate(_STAND_IN_TABLE)
+    return s
 
 
 # --------------------------------------------------------------------------- punctuation
 
-_PUNCT = "()[]{}<>,;:=+-*/%&|!^~?."
-_PUNCT_SPACE = re.compile(r" ?([" + re.escape(_PUNCT) + r"]) ?")
+PUNCT = "()[]{}<>,;:=+-*/%&|!^~?."
+"""The punctuation next to which :func:`drop_punct_spaces` drops spaces."""
+_SPACE_BEFORE_PUNCT = re.compile(r" (?=[" + re.escape(PUNCT) + r"])")
+_SPACE_AFTER_PUNCT = re.compile(r"(?<=[" + re.escape(PUNCT) + r"]) ")
 
 
 def drop_punct_spaces(s: str) -> str:
     """Spaces next to punctuation dropped (after :func:`collapse_spaces`): the spacing
     models change around brackets, commas and operators (``f( a, b )`` as ``f(a,b)``)."""
-    return _PUNCT_SPACE.sub(r"\1", s)
+    if " " not in s:
+        return s
+    return _SPACE_AFTER_PUNCT.sub("", _SPACE_BEFORE_PUNCT.sub("", s))
 
 
 def drop_punct_spaces_with_map(s: str, idx: list[int]) -> tuple[str, list[int]]:
@@ -218,7 +240,7 @@ def drop_punct_spaces_with_map(s: str, idx: list[int]) -> tuple[str, list[int]]:
     keep = [
         k
         for k, ch in enumerate(s)
-        if ch != " " or not ((k and s[k - 1] in _PUNCT) or (k + 1 < len(s) and s[k + 1] in _PUNCT))
+        if ch != " " or not ((k and s[k - 1] in PUNCT) or (k + 1 < len(s) and s[k + 1] in PUNCT))
     ]
     return "".join(s[k] for k in keep), [idx[k] for k in keep]
 
@@ -267,7 +289,7 @@ def char_fold_with_map(
 ) -> tuple[str, list[int]]:
     """:func:`char_fold` plus, per output char, the index of the source char in ``s``."""
     m0 = list(range(len(s)))
-    if spell and not _plain(s):
+    if spell and not is_plain(s):
         s, m0 = fold_spelling_with_map(s)
     if typo:
         folded, m1 = fold_typography_with_map(s)

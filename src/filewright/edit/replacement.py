@@ -7,9 +7,21 @@ onto the real text by the rule of :mod:`filewright.edit.carry`.  Pure functions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from filewright.edit.carry import carry_lines, fold_noise
 from filewright.edit.matching import SPECS, MatchOutcome, Region, split_edges
-from filewright.edit.normalize import leading_ws, unescape, ws_width
+from filewright.edit.normalize import (
+    LineSpec,
+    collapse_spaces,
+    drop_punct_spaces,
+    fold_spelling,
+    fold_typography,
+    leading_ws,
+    unescape,
+    ws_width,
+)
 from filewright.edit.reindent import restore_runs, restore_typography
 
 
@@ -68,6 +80,16 @@ def _restore_typography(source: str, changed: str) -> str:
     if source == changed or not source.strip():
         return changed
     return restore_runs(source, changed, typo=True, collapse=False)
+
+
+def _key_fold(spec: LineSpec) -> Callable[[str], str] | None:
+    """What the level folds beyond the cosmetic normalisations, to tell a line the model
+    kept from one it changed (its spelling, its spacing next to punctuation)."""
+    if spec.punct:
+        return lambda k: drop_punct_spaces(collapse_spaces(fold_typography(fold_spelling(k))))
+    if spec.spell:
+        return lambda k: collapse_spaces(fold_typography(fold_spelling(k)))
+    return None
 
 
 def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str) -> str:
@@ -165,12 +187,10 @@ def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str
         folds = {"spell": spec.spell}
     region_text = text[cs:ce]
     flines, nlines = region_text.split("\n"), body.split("\n")
-    flat = spec.flat
-    body = "\n".join(carry_lines(flines, olines, nlines, restore=restore, flat=flat))
+    how: dict[str, Any] = {"restore": restore, "flat": spec.flat, "fold": _key_fold(spec)}
+    body = "\n".join(carry_lines(flines, olines, nlines, **how))
     if body == region_text:  # nothing but blank lines changed: that is what was asked
-        body = "\n".join(
-            carry_lines(flines, olines, nlines, restore=restore, keep_gaps=False, flat=flat)
-        )
+        body = "\n".join(carry_lines(flines, olines, nlines, keep_gaps=False, **how))
     if spec.typo:
         body = fold_noise(region_text, body, outcome.old)
     return ("\n" if lead and lead_in else "") + body + ("\n" if trail and trail_in else "")

@@ -11,16 +11,22 @@ region (they are part of what ``old`` names).
 from __future__ import annotations
 
 import bisect
+import dataclasses
+import re
 from dataclasses import dataclass, field
 
 from filewright.edit.normalize import (
+    PUNCT,
     LineSpec,
     char_fold,
     collapse_spaces,
     drop_punct_spaces,
     fold_spelling,
     fold_typography,
+    norm_line,
 )
+
+_NOT_PLAIN = re.compile(r"[^\x00-\x7f]|\\|&#")
 
 
 @dataclass(frozen=True)
@@ -40,7 +46,8 @@ class TextIndex:
         self.text = text
         self._lines: list[str] | None = None
         self._starts: list[int] | None = None
-        self._norm: dict[str, tuple[list[str], list[int]]] = {}
+        self._norm: dict[tuple[bool, ...], tuple[list[str], list[int]]] = {}
+        self._joined: dict[str, str] = {}
         self._folded: dict[tuple[bool, bool, bool], tuple[str, list[int]]] = {}
 
     @property
@@ -65,29 +72,66 @@ class TextIndex:
         return bisect.bisect_right(self.starts, offset) - 1
 
     def level(self, spec: LineSpec) -> tuple[list[str], list[int]]:
-        """(haystack of normalised lines, haystack position -> line index) for ``spec``."""
-        cached = self._norm.get(spec.name)
+        """(haystack of normalised lines, haystack position -> line index) for ``spec``.
+
+        The spelling and punctuation levels are derived from the level below them (only
+        the lines that spelling can change are normalised again; spaces next to
+        punctuation are dropped in one pass over the joined lines), so each costs about a
+        pass over the text, not a normalisation of every line from the start.
+        """
+        key = (spec.indent, spec.skip_blank, spec.collapse, spec.typo, spec.spell, spec.punct)
+        cached = self._norm.get(key)
         if cached is not None:
             return cached
-        t = self.text
-        if spec.spell:
-            t = fold_spelling(t)
-        if spec.typo:
-            t = fold_typography(t)
-        if spec.collapse:
-            t = collapse_spaces(t)
-        raw = t.split("\n")
-        norm = [x.strip() for x in raw] if spec.indent else [x.rstrip() for x in raw]
         if spec.punct:
-            norm = [drop_punct_spaces(x) for x in norm]
-        if spec.skip_blank:
-            pos = [i for i, x in enumerate(norm) if x]
-            hay = [norm[i] for i in pos]
+            hay, pos = self.level(dataclasses.replace(spec, punct=False))
+            hay = drop_punct_spaces("\n".join(hay)).split("\n") if hay else []
+        elif spec.spell and spec.typo and spec.collapse and spec.indent and spec.skip_blank:
+            hay, pos = self.level(dataclasses.replace(spec, spell=False, flat=False))
+            hay = list(hay)
+            lines, starts = self.lines, self.starts
+            last = -1
+            for m in _NOT_PLAIN.finditer(self.text):  # the lines spelling can change
+                li = bisect.bisect_right(starts, m.start()) - 1
+                if li == last:
+                    continue
+                last = li
+                k = bisect.bisect_left(pos, li)
+                if k < len(pos) and pos[k] == li:
+                    hay[k] = norm_line(lines[li], spec)
         else:
-            pos = list(range(len(norm)))
-            hay = norm
-        self._norm[spec.name] = (hay, pos)
+            t = self.text
+            if spec.spell:
+                t = fold_spelling(t)
+            if spec.typo:
+                t = fold_typography(t)
+            if spec.collapse:
+                t = collapse_spaces(t)
+            raw = t.split("\n")
+            norm = [x.strip() for x in raw] if spec.indent else [x.rstrip() for x in raw]
+            if spec.punct:
+                norm = [drop_punct_spaces(x) for x in norm]
+            if spec.skip_blank:
+                pos = [i for i, x in enumerate(norm) if x]
+                hay = [norm[i] for i in pos]
+            else:
+                pos = list(range(len(norm)))
+                hay = norm
+        self._norm[key] = (hay, pos)
         return hay, pos
+
+    def may_hold(self, spec: LineSpec, key: str) -> bool:
+        """Can a line of the text equal ``key`` at ``spec``'s level?  For the punctuation
+        level, asked before its index is built: one regex search (``key`` with optional
+        spaces next to its punctuation) over the level below, whose index exists already."""
+        if not spec.punct:
+            return True
+        below = dataclasses.replace(spec, punct=False)
+        joined = self._joined.get(below.name)
+        if joined is None:
+            joined = self._joined[below.name] = "\n".join(self.level(below)[0])
+        pattern = "".join(" ?" + re.escape(c) + " ?" if c in PUNCT else re.escape(c) for c in key)
+        return re.search(pattern, joined) is not None
 
     def folded(self, spec: LineSpec) -> tuple[str, list[int]]:
         """The whole text char-folded as ``spec`` folds it (for mid-line matches) and its
