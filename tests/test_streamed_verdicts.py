@@ -114,3 +114,21 @@ def test_two_matches_on_one_line_have_their_columns(tmp_path: Path) -> None:
     text = "a = f(dup) + g(dup)\n" + "".join(f"line {i}\n" for i in range(20))
     (mem, _), (big, _) = _both(tmp_path, "default", text, "dup", "one")
     assert big.data["locations"] == mem.data["locations"]
+
+
+@pytest.mark.parametrize("count", [None, 1, 2])
+def test_worker_replace_in_file_streamed_as_in_memory(tmp_path: Path, count: int | None) -> None:
+    # the worker's seed replaces every match (or the first `count`): no uniqueness to keep,
+    # the same matches replaced both ways
+    text = TWICE + "dup = 1\n"
+    args: dict[str, Any] = {"path": "f.txt", "old": "dup = 1", "new": "dup = 2"}
+    if count:
+        args["count"] = count
+    answers = [
+        (r.ok, after)
+        for r, after in both_ways(
+            tmp_path, tmp_path / "f.txt", text, "worker", "replace_in_file", args, confirm=True
+        )
+    ]
+    assert answers[0] == answers[1]
+    assert answers[0][1].count("dup = 2") == (count or 3)
