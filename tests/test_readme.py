@@ -5,20 +5,19 @@ PATH as `uv tool install` puts it there."""
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import subprocess
 import sys
 from pathlib import Path
 
+from docblocks import block
+
 REPO = Path(__file__).resolve().parents[1]
 
 
 def first_steps() -> list[str]:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"install first \(above\), then:\n\n```bash\n(.*?)```", readme, re.S)
-    assert block, "the README's first-steps block moved"
-    return [line.split("  #")[0].strip() for line in block.group(1).splitlines() if line.strip()]
+    text = block("README.md", "block: first-steps")
+    return [line.split("  #")[0].strip() for line in text.splitlines() if line.strip()]
 
 
 def test_first_steps_run_without_a_failing_command(tmp_path: Path) -> None:
