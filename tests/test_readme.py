@@ -1,6 +1,7 @@
-"""The README's first steps work as written: the commands a newcomer runs after installing
-(all but `serve`, which waits for a client), in an empty directory, with `filewright` on
-PATH as `uv tool install` puts it there."""
+"""The README's first steps (`<!-- block: first-steps -->`) work as written: the commands
+a newcomer runs after installing, in an empty directory, with `filewright` on PATH as
+`uv tool install` (and `uv tool update-shell`) puts it there; `serve`, which waits for a
+client, last, with no client. The README's other blocks: tests/test_doc_blocks.py."""
 
 from __future__ import annotations
 
@@ -34,3 +35,7 @@ def test_first_steps_run_without_a_failing_command(tmp_path: Path) -> None:
     assert (tmp_path / "notes.md").read_text() == "Helo, world\n"  # undone
     assert not (tmp_path / ".git").exists()
     assert shlex.split(steps[-1])[:2] == ["filewright", "serve"]
+    # The server waits for a client on its standard input; with none, it ends cleanly.
+    served = subprocess.run(steps[-1], shell=True, cwd=tmp_path, env=env, capture_output=True,
+                            stdin=subprocess.DEVNULL, text=True, timeout=60)  # fmt: skip
+    assert served.returncode == 0 and "Traceback" not in served.stderr, served.stderr

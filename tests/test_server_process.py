@@ -194,41 +194,16 @@ def test_claude_desktop_command_from_readme(tmp_path: Path) -> None:
 
 # -- MCP Inspector, CLI mode -------------------------------------------------------------------------
 
-NPM_CACHE = Path(
-    os.environ.get("FILEWRIGHT_NPM_DIR", Path.home() / ".cache" / "filewright" / "npm")
-)
 
+def inspector() -> Path:
+    """The MCP Inspector at the version docs/reference.md pins (skips without node/npm)."""
+    from test_doc_blocks import INSPECTOR_VERSION, pinned_inspector
 
-def inspector() -> Path | None:
-    if shutil.which("npm") is None or shutil.which("node") is None:
-        return None
-    binary = NPM_CACHE / "node_modules" / ".bin" / "mcp-inspector"
-    if not binary.exists():
-        NPM_CACHE.mkdir(parents=True, exist_ok=True)
-        try:
-            subprocess.run(
-                [
-                    "npm",
-                    "install",
-                    "--no-audit",
-                    "--no-fund",
-                    "--prefix",
-                    str(NPM_CACHE),
-                    "@modelcontextprotocol/inspector",
-                ],
-                capture_output=True,
-                timeout=300,
-                check=True,
-            )
-        except (subprocess.SubprocessError, OSError):
-            return None
-    return binary if binary.exists() else None
+    return pinned_inspector(INSPECTOR_VERSION)
 
 
 def test_mcp_inspector_cli(tmp_path: Path) -> None:
     binary = inspector()
-    if binary is None:
-        pytest.skip("node/npm or @modelcontextprotocol/inspector unavailable")
     root = make_tree(tmp_path / "ws")
     base = [str(binary), "--cli", *SERVE, "--root", str(root)]
 
