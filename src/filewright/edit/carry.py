@@ -247,7 +247,7 @@ def carry_lines(
     # inserted lines are indented from
     anchor = [ws_width(leading_ws(flines[file.items[0]]), tab), width(old, 0) if old.items else 0]
 
-    def reindent(line: str, oline: str | None = None, fline: str | None = None) -> str:
+    def reindent(line: str, fline: str | None = None) -> str:
         ws = leading_ws(line)
         rest = line[len(ws) :]
         if flat:
@@ -272,8 +272,8 @@ def carry_lines(
         restore = restore_typography_only
     runs_fix = restore is not None
 
-    def changed(line: str, fline: str | None, block: str, oline: str | None = None) -> str:
-        line = reindent(line, oline, fline)
+    def changed(line: str, fline: str | None, block: str) -> str:
+        line = reindent(line, fline)
         ws = leading_ws(line)
         content = line[len(ws) :]
         if fline is not None:
@@ -359,7 +359,7 @@ def carry_lines(
                 if tag == "equal":
                     out.append(fline)
                 else:
-                    out.append(changed(nline, fline, block, olines[old.items[i1 + k]]))
+                    out.append(changed(nline, fline, block))
                 anchor[:] = [ws_width(leading_ws(fline), tab), ws_width(leading_ws(nline), tab)]
             pend, split, anchored = [i2], False, True
             continue
