@@ -336,3 +336,108 @@ def test_a_file_changed_while_the_question_is_open_is_stale(
     assert asked, result.text
     assert not result.ok, result.text
     assert big.read_text() == changed
+
+
+# -- finding 8: one output budget per call, for every reader ---------------------------------
+
+BUDGET = 3000
+SLACK = 600  # a line number, a cut marker: what a tool adds to a line it read
+
+# Every tool that returns a file's content, on a file far larger than the budget:
+# "lines" holds 100,000 characters in short lines, "line" one 100,000-character line.
+READERS = [
+    ("default", "read", {"path": "{f}"}),
+    ("default", "read", {"path": "{f}", "limit": 100_000}),
+    ("default", "read_many", {"paths": ["{f}"] * 5}),
+    ("claude", "Read", {"file_path": "{abs}"}),
+    ("gemini", "read_file", {"path": "{abs}"}),
+    ("companion", "read", {"path": "{f}"}),
+    ("text_editor", "str_replace_based_edit_tool", {"command": "view", "path": "{abs}"}),
+    ("mcpfs", "read_file", {"path": "{abs}"}),
+    ("mcpfs", "read_text_file", {"path": "{abs}"}),
+    ("mcpfs", "read_text_file", {"path": "{abs}", "head": 1}),
+    ("mcpfs", "read_text_file", {"path": "{abs}", "tail": 1}),
+    ("mcpfs", "read_text_file", {"path": "{abs}", "head": 100_000}),
+    ("mcpfs", "read_multiple_files", {"paths": ["{abs}"] * 30}),
+    ("memo", "memo_read", {}),
+]
+
+
+def _returned(result: Any) -> int:
+    blocks = result.data.get("content_blocks") or []
+    raw = [b.get("data") or b.get("resource", {}).get("blob", "") for b in blocks]
+    images = [i.get("data", "") for i in result.images + result.documents]
+    return len(result.text) + sum(len(x) * 3 // 4 for x in raw + images)
+
+
+@pytest.mark.parametrize("shape", ["lines", "line"])
+@pytest.mark.parametrize(("toolset", "tool", "args"), READERS, ids=lambda v: str(v)[:24])
+def test_no_reader_returns_more_than_the_calls_budget(
+    tmp_path: Path, toolset: str, tool: str, args: dict[str, Any], shape: str
+) -> None:
+    name = "MEMORY.md" if toolset == "memo" else "big.txt"
+    body = ("abcdefghi\n" * 10_000) if shape == "lines" else ("abcdefghij" * 10_000 + "\n")
+    (tmp_path / name).write_text(body)
+    ws = Workspace(tmp_path, max_output_chars=BUDGET)
+    filled = {
+        k: [x.format(f=name, abs=tmp_path / name) for x in v]
+        if isinstance(v, list)
+        else (v.format(f=name, abs=tmp_path / name) if isinstance(v, str) else v)
+        for k, v in args.items()
+    }
+    ts = ws.toolset(toolset)
+    result = ts.call(tool, filled)
+    assert result.data.get("error") != "internal", result.text[:300]
+    # The file's content returned is within the budget; around it a tool adds line numbers
+    # (at most 8 characters a line), notes, and a line for each file it did not read.
+    content = sum(len(line.rstrip("\n")) for line in result.text.split("\n") if "abcdefghi" in line)
+    assert content <= BUDGET + SLACK, (result.ok, content, result.text[-300:])
+    lines = result.text.count("\n") + 1
+    files = len(filled.get("paths", [])) or 1
+    assert _returned(result) <= BUDGET + SLACK + 8 * lines + 300 * files, len(result.text)
+
+
+def _notebook(cells: int) -> str:
+    import json
+
+    cell = {"cell_type": "code", "source": ["print('x' * 80)\n"] * 20, "outputs": [],
+            "metadata": {}, "execution_count": 1}  # fmt: skip
+    return json.dumps({"cells": [cell] * cells, "metadata": {}, "nbformat": 4,
+                       "nbformat_minor": 5})  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("toolset", "tool", "key"),
+    [("default", "read", "path"), ("claude", "Read", "file_path"), ("gemini", "read_file", "path"),
+     ("mcpfs", "read_text_file", "path"), ("text_editor", "str_replace_based_edit_tool", "path")],
+)  # fmt: skip
+def test_a_notebook_comes_back_within_the_budget(
+    tmp_path: Path, toolset: str, tool: str, key: str
+) -> None:
+    (tmp_path / "nb.ipynb").write_text(_notebook(200))  # 400 KB of cells
+    ws = Workspace(tmp_path, max_output_chars=BUDGET)
+    args = {key: str(tmp_path / "nb.ipynb")}
+    if toolset == "text_editor":
+        args["command"] = "view"
+    result = ws.toolset(toolset).call(tool, args)
+    assert result.data.get("error") != "internal", result.text[:300]
+    assert _returned(result) <= BUDGET + SLACK, (len(result.text), result.text[-200:])
+
+
+def test_read_media_file_keeps_the_image_limit(tmp_path: Path) -> None:
+    import base64
+
+    one_pixel = base64.b64decode(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    )
+    (tmp_path / "big.png").write_bytes(one_pixel + b"\0" * 20_000)  # trailing bytes: 20 KB
+    (tmp_path / "big.bin").write_bytes(b"\1" * 20_000)
+    ws = Workspace(tmp_path)
+    ws.max_image_bytes = 10_000  # type: ignore[attr-defined]  # (the readers' image limit)
+    mcpfs = ws.toolset("mcpfs")
+    refused = mcpfs.call("read_media_file", {"path": str(tmp_path / "big.png")})
+    assert not refused.ok and refused.data["error"] == "too_large", refused.text
+    assert not ws.toolset("default").call("read", {"path": "big.png"}).ok  # the same limit
+    small = Workspace(tmp_path, max_output_chars=BUDGET).toolset("mcpfs")
+    blob = small.call("read_media_file", {"path": str(tmp_path / "big.bin")})
+    assert not blob.ok and blob.data["error"] == "too_large", blob.text

@@ -37,7 +37,7 @@ ts = ws.toolset(spec["toolset"])
 for tool, args in spec.get("first", []):
     ts.call(tool, args)
 r = ts.call(spec["tool"], spec["args"])
-blocks = sum(len(b.get("data", "")) for b in r.images + r.documents)
+blocks = sum(len(b.get("data", "")) for b in r.images + r.documents) + sum(len(str(b)) for b in r.data.get("content_blocks") or [])
 print(json.dumps({"ok": r.ok, "error": r.data.get("error"), "length": len(r.text) + blocks,
                   "self_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                   "rg_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))

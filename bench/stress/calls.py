@@ -236,7 +236,7 @@ def cases(base: Path) -> list[Case]:
         for ts, tool, key in (
             ("default", "read", "path"),
             ("claude", "Read", "file_path"),
-            ("gemini", "read_file", "absolute_path"),
+            ("gemini", "read_file", "path"),
             ("mcpfs", "read_text_file", "path"),
         )
     ]
@@ -249,7 +249,7 @@ def cases(base: Path) -> list[Case]:
             ("mcpfs", "read_media_file", "path"),
             ("default", "read", "path"),
             ("claude", "Read", "file_path"),
-            ("gemini", "read_file", "absolute_path"),
+            ("gemini", "read_file", "path"),
         )
     ]
     slow = base / "slow"

@@ -68,21 +68,70 @@ class Clock:
         self.remaining = seconds
 
 
+OUTPUT_CHARS = 8 << 20
+"""What one tool call may return, in all: characters of text plus bytes of content blocks
+(images, documents), across every file it reads."""
+
+
+class Output:
+    """The output one tool call has left (characters of text, bytes of content)."""
+
+    __slots__ = ("limit", "remaining")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.remaining = limit
+
+
 _CLOCK: ContextVar[Clock | None] = ContextVar("filewright_regex_clock", default=None)
+_OUTPUT: ContextVar[Output | None] = ContextVar("filewright_output", default=None)
 
 
 @contextlib.contextmanager
-def call_scope(regex_seconds: float = REGEX_SECONDS) -> Iterator[None]:
-    """Run one tool call: its regex operations share `regex_seconds`. A call made inside
-    another (a toolset calling a tool) stays in the outer call's scope."""
+def call_scope(
+    regex_seconds: float = REGEX_SECONDS, output_chars: int = OUTPUT_CHARS
+) -> Iterator[None]:
+    """Run one tool call: its regex operations share `regex_seconds`, its readers share
+    `output_chars`. A call made inside another (a toolset calling a tool) stays in the
+    outer call's scope."""
     if _CLOCK.get() is not None:
         yield
         return
     token = _CLOCK.set(Clock(regex_seconds))
+    out_token = _OUTPUT.set(Output(output_chars))
     try:
         yield
     finally:
+        _OUTPUT.reset(out_token)
         _CLOCK.reset(token)
+
+
+def output_left() -> int | None:
+    """What the call in progress may still return (None: not in a tool call, no limit).
+    Every reader makes its result no larger than this (`read.readers`)."""
+    out = _OUTPUT.get()
+    return None if out is None else max(out.remaining, 0)
+
+
+def output_limit() -> int | None:
+    """The output budget of the call in progress (None: not in a tool call)."""
+    out = _OUTPUT.get()
+    return None if out is None else out.limit
+
+
+def spend_output(size: int) -> None:
+    """Count `size` characters (or content bytes) a reader returned against the call."""
+    out = _OUTPUT.get()
+    if out is not None:
+        out.remaining -= size
+
+
+def within_output(limit: int | None) -> int | None:
+    """`limit` (None: none of its own) lowered to what the call may still return."""
+    left = output_left()
+    if left is None:
+        return limit
+    return left if limit is None else min(limit, left)
 
 
 def regex_clock() -> Clock:

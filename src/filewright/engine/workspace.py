@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from filewright.core.budget import REGEX_SECONDS
+from filewright.core.budget import OUTPUT_CHARS, REGEX_SECONDS
 from filewright.core.result import OperationFailed, fail
 from filewright.fs import fsio
 from filewright.fs.paths import Location, PathRefused, Sandbox
@@ -77,7 +77,9 @@ class Workspace:
     `dry_run` makes every change a preview. Files above `stream_above_bytes` are changed
     in streaming mode (exact matching, bounded memory); above `max_change_bytes` no
     change is made; `history_max_bytes` caps what undo history keeps in all.
-    `regex_seconds` is the time all regular expressions of one tool call may take together.
+    `regex_seconds` is the time all regular expressions of one tool call may take together;
+    `max_output_chars` what one tool call may return in all (text characters plus bytes of
+    images and documents, across every file it reads).
     """
 
     def __init__(
@@ -98,6 +100,7 @@ class Workspace:
         max_change_bytes: int = DEFAULT_MAX_CHANGE_BYTES,
         history_max_bytes: int = DEFAULT_HISTORY_MAX_BYTES,
         regex_seconds: float = REGEX_SECONDS,
+        max_output_chars: int = OUTPUT_CHARS,
     ) -> None:
         root_list = [roots] if isinstance(roots, str | os.PathLike) else list(roots)
         self.sandbox = Sandbox(root_list)
@@ -118,6 +121,7 @@ class Workspace:
         self.stream_above_bytes = stream_above_bytes
         self.max_change_bytes = max_change_bytes
         self.regex_seconds = regex_seconds
+        self.max_output_chars = max_output_chars
         self.history = History(self.state_dir, keep=keep_backups, max_bytes=history_max_bytes)
         ledger_path = None
         if session is not None:

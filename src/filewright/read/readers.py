@@ -12,6 +12,11 @@ Limits: `DEFAULT_LIMIT` lines per read and `MAX_LINE_CHARS` characters per line 
 whole-file operations (a text read with no line limit, PDFs, notebooks), and
 `media.IMAGE_MAX_BYTES` (5 MB) for images. Ranges of text files of any size are
 streamed with flat memory (see `textread` and `linestream`).
+
+Inside a tool call, every reader here also makes its result within the call's output
+budget (`core.budget.output_left`: text characters and content bytes, across every file
+the call reads) and counts what it returned against it: a call that reads thirty files
+or one gigabyte-long line returns no more than the budget, and reads no more than it needs.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from filewright.core import budget
 from filewright.core.result import OperationFailed, fail
 from filewright.engine.workspace import disk_failures
 from filewright.fs.bigfile import fingerprint
@@ -55,8 +61,11 @@ from filewright.read.textread import (
 
 if TYPE_CHECKING:
     from filewright.engine.workspace import Engine
+    from filewright.fs.textfile import TextFile
 
 PDF_INLINE_MAX_BYTES = 20 * 1024 * 1024  # Gemini's limit for inline request data
+NOTEBOOK_MAX_BYTES = 16 * 1024 * 1024
+"""The largest notebook read (its JSON is parsed whole: a few times its size in memory)."""
 _SNIFF_BYTES = 4096
 
 
@@ -141,13 +150,65 @@ def read_lines(
     line_out_of_range, invalid, and the engine's path and policy codes.
     """
     loc = locate_file(engine, target)
+    max_line_chars, max_output_chars = _within_call(max_line_chars, max_output_chars)
     with open_file(engine, loc) as (fd, size):
         out = _text_slice(
             engine, loc, fd, size, start, limit, tail, max_line_chars, max_output_chars, count_total
         )
+    budget.spend_output(sum(map(len, out.lines)))
     if record and out.hash is not None:
         engine.record_read(loc, out.hash)
     return out
+
+
+OUTPUT_USED_UP = "[not read: this call's output budget ({limit} characters) is used up]"
+CUT_AT_BUDGET = "\n[cut: this call's output budget ({limit} characters) is used up]"
+
+
+def whole_text(engine: Engine, target: str | Location, *, record: bool = True) -> TextFile:
+    """A text file's whole content (up to `max_file_bytes`), for a tool that returns it
+    whole; refused (too_large) when the call's output budget is already used up, so a
+    call naming a file thirty times reads it only while it may still return it. The
+    caller gives what it returns to `take_output`."""
+    loc = locate_file(engine, target)
+    if budget.output_left() == 0:
+        limit = budget.output_limit()
+        raise fail("too_large", loc.given, limit=limit, message=OUTPUT_USED_UP.format(limit=limit))
+    text, _state = engine.load_text(loc)
+    if record:
+        engine.record_read(loc, text.hash)
+    return text
+
+
+def media_bytes(engine: Engine, target: str | Location, *, image: bool) -> bytes:
+    """A media file's bytes for a content block: an image within the image limit, any
+    file within the call's output budget (and `max_file_bytes`); refused (too_large)
+    above them, before it is read. Counted against the call's output budget."""
+    loc = locate_file(engine, target)
+    cap = budget.within_output(engine.workspace.max_file_bytes) or 0
+    if image:
+        cap = min(cap, _limit(engine, "max_image_bytes", IMAGE_MAX_BYTES))
+    with open_file(engine, loc) as (fd, size):
+        data = _read_capped(fd, size, cap, loc.given, "the image" if image else "the file")
+    budget.spend_output(len(data))
+    return data
+
+
+def take_output(text: str) -> tuple[str, bool]:
+    """`text` as much of it as the call may still return (with a note when cut), counted
+    against the call's output budget; and whether it was cut."""
+    left = budget.output_left()
+    if left is None or len(text) <= left:
+        budget.spend_output(len(text))
+        return text, False
+    budget.spend_output(left)
+    return text[:left] + CUT_AT_BUDGET.format(limit=budget.output_limit()), True
+
+
+def _within_call(max_line_chars: int, max_output_chars: int | None) -> tuple[int, int | None]:
+    """A reader's limits lowered to the output the tool call has left."""
+    out = budget.within_output(max_output_chars)
+    return (max_line_chars if out is None else max(1, min(max_line_chars, out))), out
 
 
 def _text_slice(
@@ -260,6 +321,40 @@ def read_any(
     """
     loc = locate_file(engine, path)
     cap = engine.workspace.max_file_bytes
+    max_line_chars, max_output_chars = _within_call(max_line_chars, max_output_chars)
+    out = _read_any(engine, loc, cap, offset, limit, tail, pages, max_line_chars,
+                    max_output_chars, count_total, image_max_bytes, pdf_max_pages)  # fmt: skip
+    budget.spend_output(_returned(out))
+    if record and out.hash is not None:
+        engine.record_read(loc, out.hash)
+    return out
+
+
+def _returned(out: ReadOutcome) -> int:
+    """What a read returns, as the output budget counts it."""
+    shown = {
+        "text": lambda: sum(map(len, out.text.lines)) if out.text else 0,
+        "image": lambda: out.size,
+        "pdf": lambda: len(out.pdf.render()) if out.pdf else 0,
+        "notebook": lambda: len(out.notebook or ""),
+    }.get(out.kind, lambda: 0)()
+    return shown if out.max_output_chars is None else min(shown, out.max_output_chars)
+
+
+def _read_any(
+    engine: Engine,
+    loc: Location,
+    cap: int,
+    offset: int,
+    limit: int | None,
+    tail: int | None,
+    pages: str | None,
+    max_line_chars: int,
+    max_output_chars: int | None,
+    count_total: bool | None,
+    image_max_bytes: int | None,
+    pdf_max_pages: int,
+) -> ReadOutcome:
     with open_file(engine, loc) as (fd, size):
         found = sniff(os.pread(fd, _SNIFF_BYTES, 0), loc.name)
         out = ReadOutcome(found.kind, loc, size, found.mime_type, max_output_chars=max_output_chars)
@@ -273,6 +368,7 @@ def read_any(
             )
         if found.kind == "image":
             image_cap = image_max_bytes or _limit(engine, "max_image_bytes", IMAGE_MAX_BYTES)
+            image_cap = min(image_cap, max_output_chars or image_cap)
             out.image = image_from_bytes(
                 _read_capped(fd, size, image_cap, loc.given, "the image"), found.mime_type
             )
@@ -288,7 +384,7 @@ def read_any(
             out.cut = _over(out.pdf.render(), max_output_chars)
             return out
         if found.kind == "notebook":
-            raw = _read_capped(fd, size, cap, loc.given, "the notebook")
+            raw = _read_capped(fd, size, min(cap, NOTEBOOK_MAX_BYTES), loc.given, "the notebook")
             out.notebook, out.cells = _media(lambda: render_notebook(raw), loc.given)
             out.cut = _over(out.notebook, max_output_chars)
             out.hash = hashlib.sha256(raw).hexdigest()
@@ -299,8 +395,6 @@ def read_any(
                 count_total,
             )  # fmt: skip
             out.hash = out.text.hash
-    if record and out.hash is not None:
-        engine.record_read(loc, out.hash)
     return out
 
 

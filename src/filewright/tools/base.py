@@ -212,8 +212,10 @@ class Toolset:
                 raise
             return Result(False, describe_validation_error(tool, exc), {"error": "bad_arguments"})
         try:
-            # One scope per call: its regexes share one time limit.
-            with budget.call_scope(self.workspace.regex_seconds):
+            # One scope per call: its regexes share one time limit, its readers one output
+            # budget.
+            ws = self.workspace
+            with budget.call_scope(ws.regex_seconds, ws.max_output_chars):
                 return found.handler(params)
         except OperationFailed as exc:
             return self.failed(exc.failure)

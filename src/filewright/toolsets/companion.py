@@ -219,22 +219,26 @@ class CompanionToolset(Toolset):
 
     def read(self, p: Any) -> Result:
         """The whole text of the file."""
+        from filewright.read import readers
+
         self.memory_on()
         try:
             loc, _ = self.engine.locate(p.path, purpose="read", expect="file")
             if not loc.exists:
                 return self._refused(Failure("not_found", p.path, {}), p.path)
-            tf, _state = self.engine.load_text(loc)
+            tf = readers.whole_text(self.engine, loc)
         except OperationFailed as exc:
             return self._refused(exc.failure, p.path)
-        self.engine.record_read(loc, tf.hash)
+        text, cut = readers.take_output(tf.text)  # within the call's output budget
         data = {
             "path": str(loc.path),
             "hash": tf.hash,
             "encoding": tf.encoding_label,
             "chars": len(tf.text),
         }
-        return Result(True, tf.text, data)
+        if cut:
+            data["truncated"] = True
+        return Result(True, text, data)
 
     def write(self, p: Any) -> Result:
         """Create or overwrite the file; parents are created."""

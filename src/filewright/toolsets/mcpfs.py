@@ -255,16 +255,13 @@ class McpfsToolset(Toolset):
 
     # -- reading ------------------------------------------------------------------------
 
-    def _whole_text(self, path: str) -> tuple[str, Location]:
-        """A text file's whole content (its own newlines kept); raises OperationFailed."""
-        loc, _ = self.engine.locate(path, purpose="read", expect="file")
-        if not loc.exists:
-            from filewright.core.result import fail
+    def _whole_text(self, path: str) -> str:
+        """A text file's whole content (its own newlines kept), as much of it as the
+        call's output budget allows; raises OperationFailed."""
+        from filewright.read.readers import take_output, whole_text
 
-            raise fail("not_found", path, message=f"file not found: {path}")
-        text, _state = self.engine.load_text(loc)
-        self.engine.record_read(loc, text.hash)
-        return fmt.with_eols(text.text, text.eols), loc
+        text = whole_text(self.engine, path)
+        return take_output(fmt.with_eols(text.text, text.eols))[0]
 
     def read_text_file(self, p: ReadTextFileParams) -> Result:
         if p.head and p.tail:
@@ -276,7 +273,7 @@ class McpfsToolset(Toolset):
         count = p.tail or p.head
         try:
             if not count:
-                return self._text(self._whole_text(p.path)[0])
+                return self._text(self._whole_text(p.path))
             if not math.isfinite(count) or count < 0 or count != int(count):
                 raise ValueError
         except OperationFailed as exc:
@@ -305,14 +302,16 @@ class McpfsToolset(Toolset):
         return self._text("\n".join(outcome.text.lines))
 
     def read_media_file(self, p: PathParams) -> Result:
+        from filewright.read.readers import media_bytes
+
         try:
             loc, _ = self.engine.locate(p.path, purpose="read", expect="file")
-            data = self.engine.read_bytes(loc).data
+            mime = fmt.MEDIA_TYPES.get(
+                os.path.splitext(loc.real.name)[1].lower(), "application/octet-stream"
+            )
+            data = media_bytes(self.engine, loc, image=mime.startswith("image/"))
         except OperationFailed as exc:
             return self.failed(exc.failure, p.path)
-        mime = fmt.MEDIA_TYPES.get(
-            os.path.splitext(loc.real.name)[1].lower(), "application/octet-stream"
-        )
         encoded = base64.b64encode(data).decode("ascii")
         if mime.startswith(("image/", "audio/")):
             block: dict[str, Any] = {"type": mime.split("/")[0], "data": encoded, "mimeType": mime}
@@ -329,7 +328,7 @@ class McpfsToolset(Toolset):
         parts = []
         for path in p.paths:
             try:
-                parts.append(f"{path}:\n{self._whole_text(path)[0]}\n")
+                parts.append(f"{path}:\n{self._whole_text(path)}\n")
             except OperationFailed as exc:
                 parts.append(f"{path}: Error - {self.failed(exc.failure, path).text}")
         return self._text("\n---\n".join(parts))

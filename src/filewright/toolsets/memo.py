@@ -188,19 +188,23 @@ class MemoToolset(Toolset):
 
     def read(self, _p: ReadParams) -> Result:
         """The document's text and hash (empty when it does not exist yet)."""
+        from filewright.read import readers
+
         try:
             loc, _ = self.engine.locate(self.document, purpose="read", expect="file")
             if loc.exists:
-                tf, _state = self.engine.load_text(loc)
+                tf = readers.whole_text(self.engine, loc)
                 text, digest = tf.text, tf.hash
-                self.engine.record_read(loc, digest)
             else:
                 text, digest = "", content_hash(b"")
         except OperationFailed as exc:
             return self.failed(exc.failure, self.document)
         head = f"记忆文档 {self.document}（hash: {digest}，共 {len(text)} 个字符）"
+        shown = readers.take_output(text)[0]  # within the call's output budget
         body = (
-            text if text else "（记忆为空。用 memo_replace_literal 且 old_text 为空即可追加内容。）"
+            shown
+            if text
+            else "（记忆为空。用 memo_replace_literal 且 old_text 为空即可追加内容。）"
         )
         data = {"path": str(loc.path), "hash": digest, "chars": len(text), "exists": loc.exists}
         return Result(True, f"{head}：\n{body}", data)

@@ -208,13 +208,14 @@ def _image(
 
 def _notebook(engine: Engine, loc: Location, path: str, size: int, max_bytes: int) -> Result:
     """`handleNotebookFile`: `formatNotebook`'s text; the seed's notebook metadata."""
-    raw, digest = _raw(engine, loc, max_bytes)
+    raw, digest = _raw(engine, loc, min(max_bytes, readers.NOTEBOOK_MAX_BYTES))
     try:
         text = seed.format_notebook(seed.parse_notebook(raw))
     except ValueError as exc:  # JSON.parse's SyntaxError, or no cells to walk
         message = str(exc)
         return M.failure("UNKNOWN_ERROR", message, "invalid_notebook")
     engine.record_read(loc, digest)
+    text, cut = readers.take_output(text)  # within the call's output budget
     lines = len(text.split("\n"))
     data = {
         "path": str(loc.path),
@@ -225,6 +226,6 @@ def _notebook(engine: Engine, loc: Location, path: str, size: int, max_bytes: in
         "encoding": "utf-8",
         "mimeType": "application/x-ipynb+json",
         "readLines": lines,
-        "truncated": False,
+        "truncated": cut,
     }
     return Result(True, text, data)
