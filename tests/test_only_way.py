@@ -247,3 +247,36 @@ def test_every_undo_goes_through_locate_policy_and_confirmation(
     if rule == "confirm":
         asked.answer = True
         assert ws.toolset("default").call("undo", {"path": path}).ok
+
+
+@pytest.mark.parametrize("rule", ["confirm", "deny"])
+@pytest.mark.parametrize("surface", ["text_editor", "cli"])
+def test_the_other_undo_surfaces_go_the_same_way(tmp_path: Path, rule: str, surface: str) -> None:
+    """text_editor's `undo_edit` and `filewright undo` reach the same undo."""
+    import json
+    import subprocess
+    import sys
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    _files(root)
+    KINDS["move, from the destination, judged at the source"][0](Workspace(root, confirm=True))
+    before = _snapshot(root)
+    (root / ".filewright.toml").write_text(f'[[rules]]\npattern = "a.txt"\naccess = "{rule}"\n')
+    if surface == "text_editor":
+        asked = Asked(False)
+        ws = Workspace(root, confirm=asked)
+        tools = ws.toolset("text_editor", version="20250124")
+        result = tools.call("str_replace_editor", {"command": "undo_edit",
+                                                   "path": str(root / "c.txt")})  # fmt: skip
+        assert not result.ok, result.text
+        assert len(asked.requests) == (1 if rule == "confirm" else 0)
+    else:  # nobody can be asked without --yes: refused either way
+        done = subprocess.run(
+            [sys.executable, "-m", "filewright", "undo", "--json", "--root", str(root), "c.txt"],
+            capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        out = json.loads(done.stdout)
+        assert done.returncode == 1 and not out["ok"], out
+    (root / ".filewright.toml").unlink()
+    assert _snapshot(root) == before
