@@ -189,7 +189,7 @@ def cases(base: Path) -> list[Case]:
             w,
             "text_editor",
             "str_replace_based_edit_tool",
-            {"command": "create", "path": "new9.txt", "file_text": content},
+            {"command": "create", "path": str(w / "new9.txt"), "file_text": content},
             {},
         ),
     ]
@@ -255,10 +255,23 @@ def cases(base: Path) -> list[Case]:
     slow = base / "slow"
     slow.mkdir()
     (slow / "s.txt").write_text(("a," * 20 + "\n") * 8)
+    long_slow = base / "slow1000"
+    long_slow.mkdir()
+    (long_slow / "s.txt").write_text(("a," * 20 + "\n") * 1000)
     out.append(
         (
             "F9 grep (.*?,){11}P, 1.8 s per line, 8 lines",
             slow,
+            "default",
+            "grep",
+            {"pattern": "(.*?,){11}P"},
+            {"python_engine": True},
+        )
+    )
+    out.append(
+        (
+            "F9 the same pattern, 1000 lines (30 min at 1.8 s a line)",
+            long_slow,
             "default",
             "grep",
             {"pattern": "(.*?,){11}P"},
