@@ -113,6 +113,8 @@ def fold_typography(s: str) -> str:
 
 def fold_typography_with_map(s: str) -> tuple[str, list[int]]:
     """Like :func:`fold_typography`, also returning, per folded char, its index in ``s``."""
+    if s.isascii():  # every character it folds is non-ASCII: nothing to fold
+        return s, list(range(len(s)))
     out: list[str] = []
     idx: list[int] = []
     for i, ch in enumerate(s):

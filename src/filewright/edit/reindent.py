@@ -51,6 +51,8 @@ def restore_runs(
     """
     if len(source) > _MAX_TYPO_REGION:
         return new
+    if not (collapse or spell or punct) and source.isascii() and new.isascii():
+        return new  # typography folds only non-ASCII characters: every run is new's already
     fs, fm = _fold_map(source, typo, collapse, spell, punct)
     ns, nm = _fold_map(new, typo, collapse, spell, punct)
     fm_end, nm_end = [*fm, len(source)], [*nm, len(new)]
