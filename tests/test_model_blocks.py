@@ -102,3 +102,54 @@ def test_gemini_pdf_reaches_no_surface_only_as_data(tmp_path: Path) -> None:
     result = Workspace(tmp_path).toolset("gemini").call("read_file", {"path": "report.pdf"})
     assert result.ok and len(result.documents) == 1
     assert result.documents[0]["mime_type"] == "application/pdf"
+
+
+def test_claude_image_read_is_an_image_block_in_every_provider_format(tmp_path: Path) -> None:
+    from anthropic.types import ToolResultBlockParam
+    from google.genai import types as gt
+    from openai.types.chat import ChatCompletionMessageParam
+    from openai.types.responses.response_input_item_param import FunctionCallOutput
+    from samples import png
+
+    (tmp_path / "a.png").write_bytes(png())
+    tools = Workspace(tmp_path).toolset("claude")
+    args = {"file_path": str(tmp_path / "a.png")}
+    encoded = base64.b64encode(png()).decode()
+    chat = dispatch(
+        tools,
+        {
+            "id": "c",
+            "type": "function",
+            "function": {"name": "Read", "arguments": json.dumps(args)},
+        },
+    )
+    TypeAdapter(list[ChatCompletionMessageParam]).validate_python(chat, strict=True)
+    assert chat[1]["content"][1]["image_url"]["url"] == f"data:image/png;base64,{encoded}"
+    [item] = dispatch(
+        tools,
+        {"type": "function_call", "call_id": "c", "name": "Read", "arguments": json.dumps(args)},
+    )
+    TypeAdapter(FunctionCallOutput).validate_python(item, strict=True)
+    assert item["output"][1]["type"] == "input_image"
+    [block] = dispatch(tools, {"type": "tool_use", "id": "c", "name": "Read", "input": args})
+    TypeAdapter(ToolResultBlockParam).validate_python(block, strict=True)
+    assert block["content"][1]["source"]["data"] == encoded
+    parts = dispatch(tools, {"functionCall": {"name": "Read", "args": args}})
+    inline = [gt.Part.model_validate(p).inline_data for p in parts]
+    assert inline[1] is not None and inline[1].data == png()  # fmt: skip
+
+
+def test_claude_edit_locations_reach_the_model_through_the_mcp_client(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("a = 1\nb = 2\na = 1\n")
+    path = str(tmp_path / "a.py")
+
+    async def main() -> types.CallToolResult:
+        async with Client(build_server([str(tmp_path)], "claude")) as client:
+            await client.call_tool("Read", {"file_path": path})
+            return await client.call_tool(
+                "Edit", {"file_path": path, "old_string": "a = 1", "new_string": "x"}
+            )
+
+    got = anyio.run(main)
+    text = "\n".join(c.text for c in got.content if isinstance(c, types.TextContent))
+    assert got.is_error and "- line 1, column 1:" in text and "- line 3, column 1:" in text

@@ -393,7 +393,7 @@ class GeminiToolset(Toolset):
             # The file's encoding cannot hold the new text: the whole file is replaced, so
             # it is saved as UTF-8 (and the text says so) instead of a dead end.
             as_utf8 = True
-            outcome = write(lambda text: text.encode("utf-8", "surrogatepass"))
+            outcome = write(lambda text: text.encode("utf-8"))  # a lone surrogate: refused
         if not outcome.ok:
             return self._failed_outcome(outcome, p.file_path, "write_file")
         path = self._shown(outcome, p.file_path)
