@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from filewright.fs import held
 from filewright.fs.paths import Location, PathRefused
 
 TEMP_SUFFIX = ".fwtmp"
@@ -96,7 +97,12 @@ def open_dir(
     calls and `fstat`, not listing or fsync).
     """
     flags = _O_PATH_DIR if search_only else _O_DIR
-    fd = os.open(root, flags)
+    where = str(root)
+    fd = held.reuse(where)  # (the root, kept open: not opened again for every step)
+    if fd is None:
+        fd = os.open(root, flags)
+        if not search_only:
+            held.keep(where, fd)
     try:
         walked: list[str] = []
         for part in rel_parts:

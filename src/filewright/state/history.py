@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from filewright.fs import held
 from filewright.fs.fsio import read_to_end
 
 if TYPE_CHECKING:
@@ -84,7 +85,15 @@ def check_state_dir(state_dir: Path) -> None:
 
 
 def ensure_state_dir(state_dir: Path) -> Path:
-    """Create the state directory with a .gitignore so it never lands in a repository."""
+    """Create the state directory with a .gitignore so it never lands in a repository.
+
+    Once made and scanned, it is not scanned again while `held` confirms the directory
+    is still the one at that path (a link planted in it later is refused where it is
+    used: every state path is opened without following links)."""
+    kept = held.reuse(os.path.abspath(state_dir))
+    if kept is not None:
+        os.close(kept)
+        return state_dir
     _refuse_links(state_dir)
     fd = _dir_fd(state_dir, create=True)
     try:
@@ -114,7 +123,11 @@ def _dir_fd(path: Path, *, create: bool = False) -> int:
     at a time from `/` without following links, so that a directory swapped for a symlink
     while filewright works is refused (OSError ELOOP), never written through. `create`
     makes missing components (0o700: they hold copies of files)."""
-    parts = Path(os.path.abspath(path)).parts[1:]
+    where = os.path.abspath(path)
+    kept = held.reuse(where)
+    if kept is not None:
+        return kept
+    parts = Path(where).parts[1:]
     # Ancestors are opened with O_PATH where there is one (search permission suffices).
     fd = os.open("/", _O_PASS if parts else _O_DIR)
     try:
@@ -136,6 +149,7 @@ def _dir_fd(path: Path, *, create: bool = False) -> int:
     except BaseException:
         os.close(fd)
         raise
+    held.keep(where, fd)
     return fd
 
 

@@ -1,0 +1,67 @@
+"""Directory descriptors kept open between calls, so that a state directory is not
+walked again from `/` for every step of every change (issue 32: ~45 of an edit's opens).
+
+`state.history` opens a state directory (and `fs.fsio` a root) one component at a time from `/` without
+following links (a directory swapped for a symlink is refused). It hands the descriptor
+it got to `keep`; the next time the same directory is asked for, `reuse` returns a
+duplicate of the kept descriptor, but only after the kernel confirms
+(`/proc/self/fd/<n>`) that the directory is still reached by that very path: a directory
+that was moved away, deleted, or replaced by a symlink (at its own name or at any
+ancestor's) reads back as another path, is dropped, and the caller walks from `/` again,
+which refuses the link as before. Where `/proc` is missing nothing is kept.
+"""
+
+from __future__ import annotations
+
+import _thread
+import os
+from collections import OrderedDict
+
+LIMIT = 64
+"""Descriptors kept at most (the least recently used are closed first)."""
+
+_PROC_FD = "/proc/self/fd/"
+_kept: OrderedDict[str, int] = OrderedDict()
+_lock = _thread.allocate_lock()
+
+
+def reuse(path: str) -> int | None:
+    """A new descriptor (the caller closes it) of the kept directory `path` (absolute,
+    normalised, no links), if it is still that directory at that path; else None."""
+    with _lock:
+        fd = _kept.get(path)
+        if fd is None:
+            return None
+        try:
+            where = os.readlink(_PROC_FD + str(fd))
+        except OSError:
+            where = None
+        if where != path:
+            del _kept[path]
+            os.close(fd)
+            return None
+        _kept.move_to_end(path)
+        return os.dup(fd)
+
+
+def keep(path: str, fd: int) -> None:
+    """Keep a duplicate of `fd`, the directory just opened at `path` without following
+    links, for `reuse`."""
+    try:
+        if os.readlink(_PROC_FD + str(fd)) != path:
+            return  # (reached through a link, or no /proc: never kept)
+    except OSError:
+        return
+    with _lock:
+        if path in _kept:
+            return
+        _kept[path] = os.dup(fd)
+        while len(_kept) > LIMIT:
+            os.close(_kept.popitem(last=False)[1])
+
+
+def forget_all() -> None:
+    """Close every kept descriptor (tests; a process about to drop its privileges)."""
+    with _lock:
+        while _kept:
+            os.close(_kept.popitem()[1])

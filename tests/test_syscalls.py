@@ -1,0 +1,147 @@
+"""Opens and stats per edit (issue 32): the state directory and the root are not walked
+again from `/` for every step of a change; their descriptors are held (`fs.held`) and
+re-checked through `/proc/self/fd`, so a directory swapped for a link is still refused.
+
+Counted two ways: the `open` audit events of an edit in a process of its own (always;
+deterministic), and, where `strace` is installed, the opens and stats the kernel sees.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from filewright import Workspace
+
+EDITS = r"""
+import json, os, sys
+from filewright import Workspace
+root = sys.argv[1]
+tools = Workspace(root).toolset("default")
+words = ("fox", "cat")
+def edit(i):
+    r = tools.call("edit", {"path": "f.txt", "old_string": "line 7 the quick brown " + words[i % 2],
+                            "new_string": "line 7 the quick brown " + words[(i + 1) % 2]})
+    assert r.ok, r.text
+assert tools.call("read", {"path": "f.txt"}).ok
+for i in range(3):
+    edit(i)
+opens = []
+counting = [False]
+def hook(event, args):
+    if counting[0] and event == "open":
+        opens.append(str(args[0]))
+sys.addaudithook(hook)
+os.write(1, b"")  # (the mark strace looks for)
+counting[0] = True
+for i in range(3, 3 + int(sys.argv[2])):
+    edit(i)
+counting[0] = False
+os.getppid()  # (the end mark for strace)
+print(json.dumps(opens))
+"""
+
+
+def _workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    lines = "".join(f"line {i} the quick brown fox\n" for i in range(40))
+    (root / "f.txt").write_text(lines, encoding="utf-8")
+    return root
+
+
+def test_an_edit_opens_few_files(tmp_path: Path) -> None:
+    root = _workspace(tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-c", EDITS, str(root), "2"], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    opens = json.loads(proc.stdout)
+    # Per edit: the file (read, then re-read under the lock), the lock, the two index
+    # slots, the backup, the new index slot, the temporary file; no directory walked
+    # from `/` (was ~66 opens per edit).
+    assert len(opens) / 2 <= 12, opens
+    assert "/" not in opens
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
+def test_an_edit_makes_at_most_30_opens_and_stats(tmp_path: Path) -> None:
+    root = _workspace(tmp_path)
+    log = tmp_path / "strace.txt"
+    traced = "openat,open,newfstatat,fstat,statx,stat,lstat,write,getppid"
+    proc = subprocess.run(
+        ["strace", "-f", "-o", str(log), "-e", f"trace={traced}", sys.executable, "-c", EDITS]
+        + [str(root), "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if proc.returncode != 0 and "ptrace" in proc.stderr:
+        pytest.skip(f"strace cannot trace here: {proc.stderr.strip()[:200]}")
+    assert proc.returncode == 0, proc.stderr
+    calls: list[str] = []
+    on = False
+    for line in log.read_text(encoding="utf-8").splitlines():
+        body = line.split(None, 1)[1] if " " in line else line
+        if body.startswith('write(1, "", 0)'):
+            on = True
+        elif body.startswith("getppid("):
+            on = False
+        elif on and not body.startswith(("write(", "<...", "+++", "---")):
+            calls.append(body.split("(", 1)[0])
+    assert 0 < len(calls) <= 30, calls  # (was ~83 in process, 98 through `serve`)
+
+
+@pytest.mark.parametrize("swapped", ["state", "history", "root"])
+def test_a_directory_swapped_for_a_link_is_still_refused(tmp_path: Path, swapped: str) -> None:
+    """After edits (descriptors held), the state directory, a file's history directory or
+    the root itself is moved away and a symlink to it put at its name: the next edit is
+    refused, and nothing is written through the link."""
+    root = _workspace(tmp_path)
+    tools = Workspace(root).toolset("default")
+    for a, b in (("line 7 the", "line 7 a"), ("line 7 a", "line 7 the")):
+        assert tools.call("edit", {"path": "f.txt", "old_string": a, "new_string": b}).ok
+    moved = tmp_path / "outside"
+    at = {
+        "state": root / ".filewright",
+        "history": root / ".filewright" / "history",
+        "root": root,
+    }[swapped]
+    at.rename(moved)
+    at.symlink_to(moved)
+    before = sorted(str(p.relative_to(moved)) for p in moved.rglob("*"))
+    sizes = {p: p.stat().st_size for p in moved.rglob("*") if p.is_file()}
+    result = tools.call(
+        "edit", {"path": "f.txt", "old_string": "line 7 the", "new_string": "line 7 a"}
+    )
+    assert not result.ok
+    assert ("symlink" in result.text) or ("outside the workspace" in result.text), result.text
+    assert sorted(str(p.relative_to(moved)) for p in moved.rglob("*")) == before
+    assert {p: p.stat().st_size for p in moved.rglob("*") if p.is_file()} == sizes
+    text = (moved / "f.txt").read_text() if swapped == "root" else (root / "f.txt").read_text()
+    assert "line 7 the quick brown fox" in text
+
+
+def test_held_descriptors_are_bounded(tmp_path: Path) -> None:
+    from filewright.fs import held
+
+    for i in range(held.LIMIT + 10):
+        d = tmp_path / f"d{i}"
+        d.mkdir()
+        fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            held.keep(str(d), fd)
+        finally:
+            os.close(fd)
+    assert len(held._kept) <= held.LIMIT
+    again = held.reuse(str(tmp_path / f"d{held.LIMIT + 9}"))
+    assert again is not None
+    os.close(again)
+    (tmp_path / f"d{held.LIMIT + 9}").rename(tmp_path / "elsewhere")
+    assert held.reuse(str(tmp_path / f"d{held.LIMIT + 9}")) is None  # moved: dropped
