@@ -31,6 +31,7 @@ from pathlib import Path
 from bench.searchbench import timing
 from bench.searchbench.timing import Contender, race, report, rg_lines
 from bench.searchbench.toolsets import (
+    bench_sorted_glob,
     bench_toolset_glob,
     bench_toolset_grep,
     bench_toolset_list,
@@ -171,6 +172,11 @@ def main(argv: list[str] | None = None) -> int:
         help="only the blocks through the default toolset (and the peak memory)",
     )
     ap.add_argument(
+        "--sorted-glob-only",
+        action="store_true",
+        help="only the newest-first glob against rg --sortr modified (issue 32)",
+    )
+    ap.add_argument(
         "--packages",
         type=int,
         default=80,
@@ -211,6 +217,9 @@ def main(argv: list[str] | None = None) -> int:
             bench_grep(rg, root, "TODO", args.runs, args.slow_runs, False)
             bench_glob(rg, root, "**/*.py", args.runs, full)
             bench_glob(rg, root, "src/pkg00*/**/*.md", args.runs, False)
+        bench_sorted_glob(rg, root, "**/*.py", args.runs)
+        if args.sorted_glob_only:
+            return 0
         bench_toolset_glob(rg, root, "**/*.py", args.runs)
         bench_toolset_glob(rg, root, "src/pkg00*/**/*.md", args.runs)
         bench_toolset_grep(rg, root, r"needle_handler_\d+", args.runs)

@@ -93,6 +93,30 @@ def bench_toolset_glob(rg: str, root: Path, pattern: str, runs: int) -> None:
     )
 
 
+def bench_sorted_glob(rg: str, root: Path, pattern: str, runs: int) -> None:
+    """Issue 32: the newest-first glob through `default` against ripgrep doing the same
+    work (`rg --files --sortr modified`: walk, stat every match, sort by time)."""
+    print(f"\nglob {pattern!r}, newest first: default toolset vs rg --sortr modified")
+    args = ["--files", "--null", *RG_FLAGS, "--iglob", "/" + pattern]
+    args += ["--iglob", "!.git", "--iglob", "!node_modules", "--sortr", "modified", "."]
+    warm, cold = toolset_calls(root, "glob", {"pattern": pattern})
+    cs = [
+        Contender("rg --files --glob --sortr modified", lambda: rg_lines(rg, root, args), runs),
+        Contender("default glob, warm workspace", warm, runs),
+        Contender("default glob, new workspace per call", cold, runs),
+    ]
+    race(cs)
+    data = cs[1].result.data
+    report(
+        cs,
+        {
+            cs[0].label: f"{cs[0].result} files",
+            cs[1].label: f"{data['total']} files (+{data['ignored_count']} ignored); "
+            "target <= 1.00x",
+        },
+    )
+
+
 def bench_toolset_grep(rg: str, root: Path, pattern: str, runs: int) -> None:
     print(f"\ngrep {pattern!r} through the default toolset (20-rule .filewright.toml)")
     flags = [*RG_FLAGS, "-s", "--glob", "!.git", "-e", pattern, "."]
