@@ -8,6 +8,7 @@ import contextlib
 import os
 import stat as stat_module
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from filewright.core.result import Failure, OperationFailed, fail
@@ -117,7 +118,6 @@ def entry_visible(engine: Engine, directory: Location, name: str) -> bool:
 
 
 def _child(directory: Location, name: str) -> Location:
-    from dataclasses import replace
 
     rel = name if directory.rel == "." else f"{directory.rel}/{name}"
     return replace(directory, path=directory.path / name, real=directory.real / name, rel=rel,
@@ -192,7 +192,6 @@ def current(loc: Location) -> Location:
 
 
 def _resolve_real(loc: Location) -> Location:
-    from dataclasses import replace
 
     st = entries.lstat(loc)
     return replace(

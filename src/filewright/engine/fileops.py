@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import os
 import stat as stat_module
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -281,7 +282,6 @@ def _link_location(engine: Engine, path: str, loc: Location) -> Location:
     """The link itself (not its target): its parent resolved, its own name kept."""
     parent = engine.workspace.sandbox.resolve(str(loc.path.parent), expect="dir")
     name = loc.path.name
-    from dataclasses import replace
 
     rel = name if parent.rel == "." else f"{parent.rel}/{name}"
     link = replace(

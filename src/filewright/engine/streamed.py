@@ -13,6 +13,7 @@ append writes in place (O_APPEND + fsync) and is undone by truncation. Matching 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 from typing import Any
 
@@ -251,7 +252,6 @@ def _append(
 def append_mark(size_after: int, data: bytes) -> str:
     """The identity an append's entry holds until the append is done: its size after
     and the hash of the appended bytes (what undo checks when the process died between)."""
-    import hashlib
 
     return f"append:{size_after}:{hashlib.sha256(data).hexdigest()}"
 

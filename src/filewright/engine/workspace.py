@@ -8,7 +8,9 @@ sandbox and checks the policy before touching anything.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -233,7 +235,6 @@ def user_state_home() -> Path:
 
 def roots_key(roots: list[Path]) -> str:
     """A short name for a set of real root paths (the ledger directory of those roots)."""
-    import hashlib
 
     joined = "\0".join(str(r) for r in roots)
     return hashlib.sha256(joined.encode("utf-8", "surrogatepass")).hexdigest()[:24]
@@ -457,7 +458,6 @@ def _inside(child: Path, parent: Path) -> bool:
 
 def _size(exc: PathRefused) -> dict[str, Any]:
     """For a too_large refusal: the file's `size` and the `limit`, in bytes."""
-    import re
 
     found = re.search(r"(\d+) bytes \(limit (\d+) bytes\)", exc.detail or "")
     if exc.code != "too_large" or found is None:

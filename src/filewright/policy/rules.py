@@ -18,6 +18,7 @@ restrictive answer counts. Rules may be tied to the memory switch.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -353,8 +354,6 @@ def _precomputed_patterns() -> dict[str, tuple[str | None, bool | None]]:
     by `scripts/precompute.py`; a pattern missing there is translated at run time)."""
     global _patterns
     if _patterns is None:
-        import json
-
         try:
             raw = json.loads(PATTERNS_FILE.read_text(encoding="utf-8"))
         except (OSError, ValueError):

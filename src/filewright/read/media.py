@@ -14,6 +14,7 @@ import base64
 import json
 import re
 import struct
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -385,7 +386,6 @@ class _PdfBudget:
     """What one PDF read may still spend: characters out, content parsed, time."""
 
     def __init__(self, max_chars: int, max_content: int, deadline_s: float) -> None:
-        import time
 
         self.chars_left = max_chars
         self.content_left = max_content
@@ -394,7 +394,6 @@ class _PdfBudget:
 
     def admit(self, page: Any) -> bool:
         """Whether `page` may still be parsed (its content cut to what is left)."""
-        import time
 
         if time.monotonic() > self.deadline:
             self.reason = "time"
@@ -410,7 +409,6 @@ class _PdfBudget:
 
     def extract(self, page: Any) -> str:
         """The page's text, cut where the output or time budget runs out."""
-        import time
 
         pieces: list[str] = []
         reason = self.reason

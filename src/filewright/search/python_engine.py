@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -223,7 +224,6 @@ class LineSearcher:
         the file is still read for a NUL). A line longer than
         :data:`~filewright.search.anchored.LINE_LIMIT_BYTES` is searched in its start.
         Raises :class:`~filewright.search.anchored.Binary` for a file with a NUL."""
-        from collections import deque
 
         rx = self.line_re
         out: list[tuple[int, str, bool, int]] = []

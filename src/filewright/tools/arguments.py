@@ -14,6 +14,7 @@ a hash of each model module's source; a module edited since is simply not used).
 
 from __future__ import annotations
 
+import importlib
 from types import SimpleNamespace
 from typing import Any
 
@@ -177,7 +178,6 @@ def cached_schema(module: str, name: str) -> dict[str, Any] | None:
 
 def build_schemas() -> dict[str, dict[str, Any]]:
     """The schemas of every model in MODEL_MODULES, from the models (imports pydantic)."""
-    import importlib
 
     out: dict[str, dict[str, Any]] = {}
     for module, names in MODEL_MODULES.items():

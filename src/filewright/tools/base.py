@@ -7,6 +7,7 @@ seed's language.
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -76,8 +77,6 @@ class Tool:
     def params(self) -> type[BaseModel]:
         """The pydantic model of the arguments (imported on first use)."""
         if self._model is None:
-            import importlib
-
             assert self._ref is not None
             module, _, name = self._ref.partition(":")
             self._model = getattr(importlib.import_module(module), name)

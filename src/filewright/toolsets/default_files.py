@@ -4,6 +4,7 @@ engine's (`engine.fileops`, `read.many`, `search.tree`)."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from filewright.core.result import Failure, OperationFailed, Result
@@ -52,7 +53,6 @@ def _from_the_end(toolset: Toolset, path: str, back: int, limit: int) -> Result:
     """`limit` lines starting `back` lines before the end: the first of the last `back`
     lines found from the end, then read forwards from there (or, in a file too large to
     count its lines, the first `limit` of the last `back`)."""
-    import dataclasses
 
     from filewright.read.readers import read_any, render_outcome
 

@@ -30,6 +30,7 @@ action specs below, so prompt and tools never drift.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import os
 import re
@@ -122,7 +123,6 @@ def _arg_type(annotation: Any) -> str:
 
 
 def _args_signature(ref: str) -> str:
-    import importlib
 
     module, _, name = ref.partition(":")
     params = getattr(importlib.import_module(module), name)

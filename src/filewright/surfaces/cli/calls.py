@@ -6,6 +6,8 @@ Imports nothing heavy at module level (see `main`)."""
 from __future__ import annotations
 
 import json
+import os
+import re
 import sys
 from typing import TYPE_CHECKING, Any, cast
 
@@ -160,8 +162,6 @@ def run_call(
 def args_example(tool: str, toolset: str, given: str = "") -> str:
     """An example command line for `tool`, its path argument taken from `given` when that
     looks like a bare path (`read a.py` instead of `read '{"path": "a.py"}'`)."""
-    import os
-    import re
 
     key = {"claude": "file_path", "memo": "", "companion": "path"}.get(toolset, "path")
     if toolset == "gemini" and tool in ("write_file", "replace"):

@@ -21,6 +21,7 @@ unknown or malformed options, other commands) to the typer app in `filewright.su
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 from filewright.surfaces.cli.calls import LOCALES, ON_OFF, run_call
@@ -53,7 +54,6 @@ def parse_call_argv(argv: list[str]) -> dict[str, Any] | None:
     """
     if not argv or argv[0] != "call":
         return None
-    from pathlib import Path
 
     opts: dict[str, Any] = {
         "roots": [],
