@@ -75,9 +75,9 @@ def test_an_edit_makes_at_most_30_opens_and_stats(tmp_path: Path) -> None:
     root = _workspace(tmp_path)
     log = tmp_path / "strace.txt"
     traced = "openat,open,newfstatat,fstat,statx,stat,lstat,write,getppid"
+    argv = ["strace", "-f", "-o", str(log), "-e", f"trace={traced}", sys.executable, "-c"]
     proc = subprocess.run(
-        ["strace", "-f", "-o", str(log), "-e", f"trace={traced}", sys.executable, "-c", EDITS]
-        + [str(root), "1"],
+        [*argv, EDITS, str(root), "1"],
         capture_output=True,
         text=True,
         timeout=60,
