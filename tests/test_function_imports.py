@@ -8,7 +8,8 @@ The goal is at most 40, every one commented and each for an optional heavy depen
 heavy at the top (see `engine.change`, `engine.streamops`), tools' implementations load
 by name through the registry. The bounds are where the code stands (160 when this test
 was written, 142 after the cheap standard-library ones moved to the top, 145 with the
-work landed beside it, 2026-11-27):
+work landed beside it; 139 and 98 after the CLI app's own modules moved to the top and the
+optional heavy dependencies' imports were commented, 2026-11-27):
 lower them as imports move to the top, never raise them.
 """
 
@@ -19,14 +20,15 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "filewright"
 
-BOUND = 145
-UNCOMMENTED_BOUND = 141
+BOUND = 139
+UNCOMMENTED_BOUND = 98
 GOAL = 40
 
 
 def function_imports() -> dict[tuple[str, int], tuple[str, bool]]:
     """(module file, line) -> (imported module, commented) for every import statement
-    inside a function (nested functions counted once)."""
+    inside a function (nested functions counted once). An import is commented when its
+    line holds a comment, or the line above the run of imports it belongs to is one."""
     found: dict[tuple[str, int], tuple[str, bool]] = {}
     for path in sorted(SRC.rglob("*.py")):
         text = path.read_text(encoding="utf-8")
@@ -34,17 +36,26 @@ def function_imports() -> dict[tuple[str, int], tuple[str, bool]]:
         for fn in ast.walk(ast.parse(text)):
             if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
                 continue
-            for node in ast.walk(fn):
-                if isinstance(node, ast.Import | ast.ImportFrom):
-                    name = (
-                        node.module or "."
-                        if isinstance(node, ast.ImportFrom)
-                        else node.names[0].name
-                    )
-                    line = lines[node.lineno - 1]
-                    above = lines[node.lineno - 2].strip() if node.lineno > 1 else ""
-                    commented = "#" in line or above.startswith("#")
-                    found[(path.relative_to(SRC).as_posix(), node.lineno)] = (name, commented)
+            for block in ast.walk(fn):
+                body = [getattr(block, f, []) for f in ("body", "orelse", "finalbody")]
+                for stmts in body:
+                    if not isinstance(stmts, list):  # (a lambda's body)
+                        continue
+                    run_start = 0
+                    for i, node in enumerate(stmts):
+                        if not isinstance(node, ast.Import | ast.ImportFrom):
+                            continue
+                        if i == 0 or not isinstance(stmts[i - 1], ast.Import | ast.ImportFrom):
+                            run_start = node.lineno
+                        name = (
+                            node.module or "."
+                            if isinstance(node, ast.ImportFrom)
+                            else node.names[0].name
+                        )
+                        above = lines[run_start - 2].strip() if run_start > 1 else ""
+                        commented = "#" in lines[node.lineno - 1] or above.startswith("#")
+                        key = (path.relative_to(SRC).as_posix(), node.lineno)
+                        found[key] = (name, commented)
     return found
 
 

@@ -35,6 +35,7 @@ class Watcher:
         self._observer: Any = None
 
     def start(self) -> Watcher:
+        # deferred: watchdog: heavy, loaded only when this runs
         from watchdog.events import FileSystemEvent, FileSystemEventHandler
         from watchdog.observers import Observer
 

@@ -213,6 +213,7 @@ def user_policy_path() -> Path:
     if sys.platform.startswith("linux"):
         base = os.environ.get("XDG_CONFIG_HOME", "").strip() or os.path.expanduser("~/.config")
         return Path(base) / "filewright" / "policy.toml"
+    # deferred: platformdirs: heavy, loaded only when this runs
     from platformdirs import user_config_dir
 
     return Path(user_config_dir("filewright")) / "policy.toml"
@@ -228,6 +229,7 @@ def user_state_home() -> Path:
     if sys.platform.startswith("linux"):
         base = os.environ.get("XDG_STATE_HOME", "").strip() or os.path.expanduser("~/.local/state")
         return Path(base) / "filewright"
+    # deferred: platformdirs: heavy, loaded only when this runs
     from platformdirs import user_state_dir
 
     return Path(user_state_dir("filewright"))

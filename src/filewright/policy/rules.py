@@ -292,6 +292,7 @@ class Policy:
 def _shape(pattern: _Pattern) -> Shape:
     if pattern.trusted:
         return shape_of(pattern.source, pattern.match, re.compile, pattern.literal)
+    # deferred: regex: heavy, loaded only when this runs
     import regex
 
     return shape_of(pattern.source, pattern.match, regex.compile, pattern.literal)
@@ -328,6 +329,7 @@ class _Pattern:
                 if self._rx is None:
                     self._rx = _TRUSTED_REGEXES[self.source] = re.compile(self.source)
             else:
+                # deferred: regex: heavy, loaded only when this runs
                 import regex
 
                 self._rx = regex.compile(self.source)
@@ -370,6 +372,7 @@ def _pattern_regex(pattern: str) -> str | None:
     """The regex source of an including gitignore pattern (None: matches nothing)."""
     found = _precomputed_patterns().get(pattern)
     if found is None:
+        # deferred: pathspec: heavy, loaded only when this runs
         from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
 
         found = GitIgnoreBasicPattern.pattern_to_regex(pattern)

@@ -314,6 +314,7 @@ def extract_pdf(
     page. Raises MediaError with code "encrypted" (password-protected) or "corrupt".
     """
     try:
+        # deferred: pypdf: heavy, loaded only when this runs
         from pypdf import PdfReader
         from pypdf.errors import PyPdfError
     except ImportError as exc:  # pragma: no cover - pypdf is a dependency
@@ -368,6 +369,7 @@ def _limit_content(page: Any, limit: int) -> int:
     data = contents.get_data()
     if len(data) <= limit:
         return len(data)
+    # deferred: pypdf: heavy, loaded only when this runs
     from pypdf.generic import DecodedStreamObject, NameObject
 
     cut = data[:limit]

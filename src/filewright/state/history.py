@@ -293,6 +293,7 @@ class FileLockGuard:
         return self
 
     def _enter_portable(self) -> FileLockGuard:  # pragma: no cover - not POSIX
+        # deferred: filelock: heavy, loaded only when this runs
         from filelock import FileLock, Timeout
 
         self._portable = FileLock(str(self.path), timeout=self.timeout)

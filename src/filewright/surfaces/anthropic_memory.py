@@ -30,6 +30,7 @@ def memory_tool(toolset: Any, *, cache_control: Any = None) -> Any:
 
 @functools.cache
 def _tool_class() -> type:
+    # deferred: anthropic: heavy, loaded only when this runs
     from anthropic.lib.tools import BetaAbstractMemoryTool, ToolError
 
     class FilewrightMemoryTool(BetaAbstractMemoryTool):  # type: ignore[misc]

@@ -205,6 +205,7 @@ class Toolset:
         try:
             params = found.validate(args)
         except Exception as exc:
+            # deferred: pydantic: heavy, loaded only when this runs
             from pydantic import ValidationError
 
             if not isinstance(exc, ValidationError):

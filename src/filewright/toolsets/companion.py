@@ -149,6 +149,7 @@ def default_workspace() -> Path:
     if override:
         path = Path(override).expanduser()
     else:
+        # deferred: platformdirs: heavy, loaded only when this runs
         from platformdirs import user_data_dir
 
         path = Path(user_data_dir("filewright")) / "companion"

@@ -17,7 +17,9 @@ import typer
 from typer._click.exceptions import NoArgsIsHelpError
 from typer._click.exceptions import UsageError as ClickUsageError
 
+from filewright.core.version import __version__
 from filewright.engine.registry import REGISTRY
+from filewright.engine.workspace import Workspace
 from filewright.surfaces.cli.calls import (
     UsageError,
     load_toolset,
@@ -25,6 +27,8 @@ from filewright.surfaces.cli.calls import (
     report_usage_error,
     run_call,
 )
+from filewright.surfaces.cli.changes import emit, run_history, run_undo, wants_json
+from filewright.surfaces.cli.policy import policy_app
 
 HELP = """Safe, precise and fast file tools for LLM agents.
 
@@ -65,8 +69,6 @@ app = typer.Typer(
 
 def _show_version(value: bool) -> None:
     if value:
-        from filewright.core.version import __version__
-
         print(f"filewright {__version__}")
         raise typer.Exit(0)
 
@@ -250,6 +252,7 @@ def tools(
 
 
 def _print_table(ts: object, name: str) -> None:
+    # deferred: rich: heavy, loaded only when this runs
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -309,8 +312,6 @@ def undo(
 ) -> None:
     """Restore a file to its content before its last change (repeat to go further back).
     A file the toolset's policy confirms changes to is restored only after approval."""
-    from filewright.surfaces.cli.changes import run_undo, wants_json
-
     as_json = wants_json(as_json)
     try:
         ws = open_workspace(_roots(root), yes=yes, toolset=toolset)
@@ -322,9 +323,6 @@ def undo(
 
 def _prune_history(ws: object, max_bytes: int | None, as_json: bool) -> int:
     """`history --prune`: oldest entries first, until what is kept fits the cap."""
-    from filewright.engine.workspace import Workspace
-    from filewright.surfaces.cli.changes import emit
-
     assert isinstance(ws, Workspace)
     if max_bytes is not None and max_bytes < 0:
         raise _fail(UsageError("--max-bytes must be 0 or more"), json_out=as_json)
@@ -373,8 +371,6 @@ def history(
     as_json: AsJson = False,
 ) -> None:
     """Show the recorded changes of a file (newest last), or the files that have any."""
-    from filewright.surfaces.cli.changes import run_history, wants_json
-
     as_json = wants_json(as_json)
     if (show is not None or diff is not None) and path is None:
         raise _fail(UsageError("--show and --diff need a PATH"), json_out=as_json)
@@ -491,8 +487,6 @@ def serve(
 
 
 def _add_policy() -> None:
-    from filewright.surfaces.cli.policy import policy_app
-
     app.add_typer(policy_app)
 
 

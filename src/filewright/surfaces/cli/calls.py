@@ -38,6 +38,7 @@ def report_usage_error(message: str, *, json_out: bool = True) -> int:
 
 def terminal_confirm(request: ConfirmRequest) -> bool:
     """Show the diff in colour on stderr and ask on the terminal."""
+    # deferred: rich: heavy, loaded only when this runs
     from rich.console import Console
     from rich.markup import escape
     from rich.syntax import Syntax
@@ -217,6 +218,7 @@ def print_text(text: str, *, ok: bool = True, diff: str = "") -> None:
             shown = printable(diff)
             sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")
         return
+    # deferred: rich: heavy, loaded only when this runs
     from rich.console import Console
     from rich.syntax import Syntax
 

@@ -83,6 +83,7 @@ class TerminalProgress:
             self._progress.update(self._task, completed=done, total=total, description=text)
 
     def _start(self, text: str, done: float, total: float | None) -> None:
+        # deferred: rich: heavy, loaded only when this runs
         from rich.console import Console
         from rich.progress import (
             BarColumn,

@@ -95,6 +95,7 @@ def _bracketed(host: str) -> str:
 def rebinding_protection(host: str, port: int) -> Any:
     """The SDK's transport security for a loopback address: loopback Hosts and Origins
     only (the bound host as written included); None for other addresses."""
+    # deferred: mcp: heavy, loaded only when this runs
     from mcp.server.transport_security import TransportSecuritySettings
 
     if not is_loopback(host):
@@ -114,6 +115,7 @@ class StaticTokenVerifier:
         self._token = token.encode("utf-8")
 
     async def verify_token(self, token: str) -> Any:
+        # deferred: mcp: heavy, loaded only when this runs
         from mcp.server.auth.provider import AccessToken
 
         if hmac.compare_digest(token.encode("utf-8", "surrogatepass"), self._token):
@@ -127,6 +129,7 @@ def http_app(server: Any, host: str, port: int, token: str | None) -> Any:
     auth: Any = None
     verifier: Any = None
     if token is not None:
+        # deferred: mcp: heavy, loaded only when this runs
         from mcp.server.auth.settings import AuthSettings
 
         auth = AuthSettings(
@@ -162,6 +165,7 @@ def bind(host: str, port: int) -> socket.socket:
 def guarded_protocol(request_timeout: float, max_connections: int) -> type[Any]:
     """uvicorn's h11 protocol with a deadline for each request to arrive whole and a cap
     on open connections (see the module docstring)."""
+    # deferred: h11, uvicorn: heavy, loaded only when this runs
     import asyncio
 
     import h11
@@ -221,6 +225,7 @@ def server_config(
     max_connections: int = MAX_CONNECTIONS,
 ) -> Any:
     """The uvicorn configuration every HTTP server of filewright runs with."""
+    # deferred: uvicorn: heavy, loaded only when this runs
     import uvicorn
 
     return uvicorn.Config(
@@ -234,6 +239,7 @@ def server_config(
 
 def serve(server: Any, address: tuple[str, int], token: str | None, toolset: str) -> None:
     """Bind, announce on stderr, and serve until interrupted (Ctrl-C, SIGTERM)."""
+    # deferred: anyio, uvicorn: heavy, loaded only when this runs
     import anyio
     import uvicorn
 

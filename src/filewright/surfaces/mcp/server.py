@@ -197,6 +197,7 @@ class _ContentBlocks:
 
     def validate_python(self, value: Any) -> Any:
         if self._adapter is None:
+            # deferred: pydantic: heavy, loaded only when this runs
             from pydantic import TypeAdapter
 
             self._adapter = TypeAdapter(types.ContentBlock)
@@ -273,6 +274,7 @@ class FilewrightServer(MCPServer):
         make_options = self._lowlevel_server.create_initialization_options
 
         def options(notification_options: Any = None, *args: Any, **kwargs: Any) -> Any:
+            # deferred: mcp: heavy, loaded only when this runs
             from mcp.server.lowlevel.server import NotificationOptions
 
             return make_options(notification_options or NotificationOptions(tools_changed=True),
