@@ -245,7 +245,10 @@ def carry_lines(
 
     # flat: (the file's indentation, new's) of the last line kept or replaced, which
     # inserted lines are indented from
-    anchor = [ws_width(leading_ws(flines[file.items[0]]), tab), width(old, 0) if old.items else 0]
+    anchor = [
+        ws_width(leading_ws(flines[file.items[0]]), tab) if file.items else 0,
+        width(old, 0) if old.items else 0,
+    ]
 
     def reindent(line: str, fline: str | None = None) -> str:
         ws = leading_ws(line)
