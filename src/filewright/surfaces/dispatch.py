@@ -88,9 +88,9 @@ def images_of(result: Result) -> list[tuple[str, str]]:
         if not isinstance(inner, dict):
             continue
         mime = inner.get("mime_type") or inner.get("mimeType") or inner.get("media_type")
-        data = inner.get("data")
-        if isinstance(mime, str) and isinstance(data, str | bytes):
-            out.append((mime, data.decode("ascii") if isinstance(data, bytes) else data))
+        payload = inner.get("data")
+        if isinstance(mime, str) and isinstance(payload, str | bytes):
+            out.append((mime, payload.decode("ascii") if isinstance(payload, bytes) else payload))
     return out
 
 
