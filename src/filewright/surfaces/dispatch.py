@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from filewright.core.progress import progress_reporter, report_progress
+from filewright.core.result import Result
 
 if TYPE_CHECKING:
     from filewright.core.result import Result
@@ -354,7 +355,6 @@ def run_call(toolset: Toolset, call: ToolCall) -> Result:
 
 
 def _run_apply_patch(toolset: Toolset, call: ToolCall) -> Result:
-    from filewright.core.result import Result
 
     apply = getattr(toolset, "apply_operation", None)
     if not callable(apply):

@@ -11,7 +11,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from filewright.surfaces.cli.calls import EXIT_FAILED, EXIT_OK
+from filewright.core.messages import failure_text
+from filewright.core.result import OperationFailed
+from filewright.engine.diffs import unified_diff
+from filewright.engine.undo import undo as undo_change
+from filewright.fs import fsio
+from filewright.surfaces.cli.calls import EXIT_FAILED, EXIT_OK, print_text
 
 if TYPE_CHECKING:
     from filewright.engine.workspace import Engine, Workspace
@@ -24,7 +29,6 @@ def emit(ok: bool, text: str, data: dict[str, Any], *, as_json: bool, diff: str 
         sys.stdout.write(json.dumps({"ok": ok, "text": text, "data": data}, ensure_ascii=False))
         sys.stdout.write("\n")
         return EXIT_OK if ok else EXIT_FAILED
-    from filewright.surfaces.cli.calls import print_text
 
     print_text(text, ok=ok, diff=diff)
     return EXIT_OK if ok else EXIT_FAILED
@@ -47,8 +51,6 @@ def _when(entry: Entry) -> str:
 def run_undo(engine: Engine, path: str, *, dry_run: bool, force: bool, as_json: bool) -> int:
     """Undo the last recorded change of `path` through `engine` (its toolset's policy
     decides whether the restore needs approval; see `engine.undo.undo`)."""
-    from filewright.core.messages import failure_text
-    from filewright.engine.undo import undo as undo_change
 
     outcome = undo_change(engine, path, dry_run=dry_run, force=force)
     if not outcome.ok:
@@ -75,8 +77,6 @@ def run_history(
     ws: Workspace, path: str | None, *, show: int | None, diff: int | None, as_json: bool
 ) -> int:
     """List the files with history, a file's changes, or one change's content or diff."""
-    from filewright.core.messages import failure_text
-    from filewright.core.result import OperationFailed
 
     if path is None:
         # Listed like any listing: a file the policy denies or hides is not named.
@@ -111,7 +111,6 @@ def run_history(
                         as_json=as_json)  # fmt: skip
         return emit(True, before.decode("utf-8", "replace"), data, as_json=as_json)
     after, label = _after(ws, loc, entries, index)
-    from filewright.engine.diffs import unified_diff
 
     changes = unified_diff(
         (before or b"").decode("utf-8", "replace"),
@@ -127,7 +126,6 @@ def run_history(
 
 def _after(ws: Workspace, loc: Any, entries: list[Entry], index: int) -> tuple[bytes | None, str]:
     """The bytes a change left: the next change's before, or the file as it is now."""
-    from filewright.fs import fsio
 
     if index + 1 < len(entries):
         return ws.history.before_bytes(

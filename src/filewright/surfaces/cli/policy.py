@@ -13,8 +13,15 @@ from typing import Annotated
 
 import typer
 
+from filewright.engine.explain import explain as explain_one
 from filewright.engine.registry import REGISTRY
-from filewright.surfaces.cli.calls import UsageError, load_toolset, open_workspace
+from filewright.fs.paths import PathRefused
+from filewright.surfaces.cli.calls import (
+    UsageError,
+    load_toolset,
+    open_workspace,
+    report_usage_error,
+)
 
 policy_app = typer.Typer(
     name="policy",
@@ -72,9 +79,6 @@ def explain(
 ) -> None:
     """Say which rule decides PATH's access in each toolset: the access, the rule's
     pattern and where it was written (FILE:LINE for a policy file)."""
-    from filewright.engine.explain import explain as explain_one
-    from filewright.fs.paths import PathRefused
-    from filewright.surfaces.cli.calls import report_usage_error
 
     if memory not in ("on", "off"):
         raise typer.Exit(report_usage_error("--memory must be on or off", json_out=as_json))

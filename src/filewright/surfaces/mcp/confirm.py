@@ -20,6 +20,7 @@ import mcp_types as types
 from mcp.server.mcpserver import Context
 
 from filewright.core.result import fail
+from filewright.fs.paths import printable
 from filewright.surfaces.mcp.threads import from_thread
 
 if TYPE_CHECKING:
@@ -64,7 +65,6 @@ def request_key(request: ConfirmRequest) -> str:
 
 def question(request: ConfirmRequest) -> str:
     """The elicitation message: what will change, with the diff."""
-    from filewright.fs.paths import printable
 
     verb = "create" if request.created else request.operation
     diff = printable(request.diff)  # no terminal escapes from the content in the question

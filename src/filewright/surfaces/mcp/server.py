@@ -70,6 +70,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types.version import is_version_at_least
 
 from filewright.core.progress import progress_reporter
+from filewright.core.version import __version__
+from filewright.engine.workspace import Workspace
 from filewright.surfaces.dispatch import Document, documents_of, images_of
 from filewright.surfaces.mcp.confirm import (
     _CURRENT,
@@ -231,7 +233,6 @@ class FilewrightServer(MCPServer):
         describe_roots: bool = True,
         log_level: str | None = None,
     ) -> None:
-        from filewright.core.version import __version__
 
         if confirm not in CONFIRM_MODES:
             raise ValueError(
@@ -302,7 +303,6 @@ class FilewrightServer(MCPServer):
 
     def workspace(self, roots: list[str]) -> Workspace:
         """The (cached) workspace for a set of roots; raises ValueError for invalid roots."""
-        from filewright.engine.workspace import Workspace
 
         key = tuple(roots)
         with self._ws_lock:
