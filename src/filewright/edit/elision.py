@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from filewright.edit.matching import MatchOutcome, Region, find
 from filewright.edit.placeholders import is_placeholder
+from filewright.edit.textindex import TextIndex
 
 _BARE = re.compile(
     r"^\s*(?://+|#+|--|/\*+|<!--|\{/\*)?\s*(?:\.{3,}|\u2026+)\s*(?:\*+/|-->|\*/\})?\s*$"
@@ -79,8 +80,9 @@ def place(text: str, pairs: list[tuple[str, str]]) -> Placed:
     """Find the pieces of ``old`` in order, each exactly once after the one before."""
     found: list[tuple[MatchOutcome, Region, str]] = []
     after = 0
+    ix = TextIndex(text)  # each level's index built once for all the pieces
     for old, new in pairs:
-        out = find(text, old, max_matches=None)
+        out = find(text, old, max_matches=None, index=ix)
         regions = [r for r in out.regions if r.start >= after]
         if not regions:
             return Placed(found, "no_match", out)

@@ -353,6 +353,7 @@ def find(
     max_matches: int | None = 1,
     fuzzy: bool = True,
     scope: Sequence[str] = (),
+    index: TextIndex | None = None,
 ) -> MatchOutcome:
     """Find ``old`` in ``text`` with the ladder (see module docstring).
 
@@ -364,13 +365,17 @@ def find(
     names count (their first non-blank character), at every level (a level whose regions
     all start outside is passed over); a scope that names no line gives
     ``error="scope_not_found"``.
+
+    ``index`` is a :class:`TextIndex` of this same ``text`` kept by a caller that searches
+    it several times (a patch's hunks, elided pieces): each level's index is then built
+    once per text, not once per call.  One of another text is ignored.
     """
     if old == "":
         return MatchOutcome([], "none", max_matches=max_matches, error="empty_old")
     crlf = "\r" in old and "\r" not in text
     if crlf:
         old = old.replace("\r\n", "\n").replace("\r", "\n")
-    ix = TextIndex(text)
+    ix = index if index is not None and index.text is text else TextIndex(text)
     within: _Within = None
     if any(s.strip() for s in scope):
         ranges = scope_ranges(ix.lines, ix.starts, scope)

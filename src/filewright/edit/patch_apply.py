@@ -45,6 +45,7 @@ from filewright.edit.outcome import Edited, EditFailure, Result, edited
 from filewright.edit.patch_parse import Hunk
 from filewright.edit.replacement import adapt_replacement
 from filewright.edit.scopes import ScopeMissing, Spans, scope_blocks
+from filewright.edit.textindex import TextIndex
 
 _MAX_LOCATIONS = 20  # places listed for an ambiguous hunk (``count`` says how many there are)
 
@@ -84,6 +85,7 @@ class _Text:
             starts.append(pos)
             pos += len(line) + 1
         self.starts = starts
+        self.index = TextIndex(text)  # the ladder's per-level indexes, shared by every hunk
 
     def offset(self, line: int) -> int:
         """Offset where 0-based ``line`` starts (len(text) past the last line)."""
@@ -289,7 +291,7 @@ def _ladder(
     missing indentation aside)."""
     if not any(x.strip() for x in old):
         return [], None
-    outcome = find(t.text, "\n".join(old), max_matches=None, scope=scopes)
+    outcome = find(t.text, "\n".join(old), max_matches=None, scope=scopes, index=t.index)
     cands = []
     for r in outcome.regions:
         first, last = r.start_line - 1, r.end_line
