@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.engine.change import Change
+from filewright.read.readers import media_bytes, read_any, take_output, whole_text
 from filewright.tools.base import Tool, Toolset
 from filewright.toolsets import mcpfs_format as fmt
 from filewright.toolsets.mcpfs_schemas import MEDIA_OUTPUT, READ_ONLY, hints, mcp_listing
@@ -258,7 +259,6 @@ class McpfsToolset(Toolset):
     def _whole_text(self, path: str) -> str:
         """A text file's whole content (its own newlines kept), as much of it as the
         call's output budget allows; raises OperationFailed."""
-        from filewright.read.readers import take_output, whole_text
 
         text = whole_text(self.engine, path)
         return take_output(fmt.with_eols(text.text, text.eols))[0]
@@ -282,7 +282,6 @@ class McpfsToolset(Toolset):
             return Result(
                 False, "head and tail must be whole numbers of lines", {"error": "bad_arguments"}
             )
-        from filewright.read.readers import read_any
 
         try:
             outcome = read_any(
@@ -302,7 +301,6 @@ class McpfsToolset(Toolset):
         return self._text("\n".join(outcome.text.lines))
 
     def read_media_file(self, p: PathParams) -> Result:
-        from filewright.read.readers import media_bytes
 
         try:
             loc, _ = self.engine.locate(p.path, purpose="read", expect="file")
