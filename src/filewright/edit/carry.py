@@ -143,6 +143,21 @@ def _frame(old: _Side, new: _Side, tab: int, delta: int) -> int:
     return shift if shift == delta or new_min == old_min + shift else 0
 
 
+def _kept_shifts(old: _Side, new: _Side, tab: int) -> set[int]:
+    """How far (in columns) each line ``new`` keeps from ``old`` moved."""
+
+    def width(side: _Side, k: int) -> int:
+        return ws_width(leading_ws(side.lines[side.items[k]]), tab)
+
+    sm = SequenceMatcher(None, old.keys, new.keys, autojunk=False)
+    return {
+        width(new, j1 + k) - width(old, i1 + k)
+        for tag, i1, i2, j1, _j2 in sm.get_opcodes()
+        if tag == "equal"
+        for k in range(i2 - i1)
+    }
+
+
 def _trailing_slip(old: _Side, new: _Side) -> bool:
     """Does a line ``new`` keeps from ``old`` end in other whitespace than old's line?"""
 
@@ -215,6 +230,17 @@ def carry_lines(
     flat = flat and uniform is None
     tab, delta = uniform or (4, 0)
     shift = 0 if flat else delta - _frame(old, new, tab, delta)  # what new still needs
+    if (
+        not flat
+        and shift == delta
+        and len(moved := _kept_shifts(old, new, tab)) > 1
+        and 0 not in moved
+    ):
+        # every line new keeps moved, by different amounts, and no frame explains it (a
+        # tab counted as one column): writing them as sent re-indents lines the model kept
+        raise CannotCarry(
+            "new_string re-indents the lines it keeps from old_string by different amounts"
+        )
     wsmap: dict[str, str] = {}
     if shift == delta and not flat:
         for f, o in pairs:
