@@ -178,7 +178,9 @@ def test_new_reindenting_kept_lines_by_different_amounts_is_refused() -> None:
     from filewright.edit.edits import replace
     from filewright.edit.outcome import EditFailure
 
-    text = '{\n  "a": {\n\t\t"x": 1\n\t      }\n\t    },\n          "crc": {\n            "b": 2\n}\n'
+    text = (
+        '{\n  "a": {\n\t\t"x": 1\n\t      }\n\t    },\n          "crc": {\n            "b": 2\n}\n'
+    )
     old = '\t      }\n\t    },\n          "crc": {\n            "b": 2'
     new = '    }\n  },\n       "crc": {\n         "b": 3'
     out = replace(text, old, new)
