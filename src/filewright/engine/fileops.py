@@ -321,6 +321,9 @@ def mkdir(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
 
 def _mkdir(engine: Engine, path: str, dry_run: bool, outcome: Outcome) -> None:
     loc, access = locate_entry(engine, path)
+    if not loc.exists and os.path.lexists(loc.path):
+        # made since it was located (another process's mkdir of the same path): look again
+        loc, access = locate_entry(engine, path)
     outcome.loc = loc
     if (loc.exists and not loc.is_dir) or (not loc.exists and os.path.lexists(loc.path)):
         raise fail("exists", path, message=f"a file already exists at {path}")
