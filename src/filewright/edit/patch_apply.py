@@ -75,17 +75,12 @@ class _Text:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        lines = text.split("\n")
+        # the ladder's per-level indexes, shared by every hunk; its lines and starts too
+        self.index = ix = TextIndex(text)
         self.ends_with_newline = text.endswith("\n")
-        if self.ends_with_newline:
-            lines.pop()
-        self.lines = lines
-        starts, pos = [], 0
-        for line in lines:
-            starts.append(pos)
-            pos += len(line) + 1
-        self.starts = starts
-        self.index = TextIndex(text)  # the ladder's per-level indexes, shared by every hunk
+        n = len(ix.lines) - self.ends_with_newline
+        self.lines = ix.lines[:n]
+        self.starts = ix.starts[:n]
 
     def offset(self, line: int) -> int:
         """Offset where 0-based ``line`` starts (len(text) past the last line)."""
