@@ -25,12 +25,14 @@ from filewright.policy.rules import Access, Rule
 CLI = [sys.executable, "-m", "filewright"]
 
 PEAK = r"""
-import json, resource, sys
+import json, sys
 from filewright import Workspace
 ws = Workspace(sys.argv[1], confirm=True)
 d = ws.toolset("default")
 r = d.call("delete", {"path": "big", "recursive": True, "dry_run": sys.argv[2] == "dry"})
-peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# this process's own high-water mark (ru_maxrss would carry the parent's across exec)
+status = open("/proc/self/status").read()
+peak_mb = int(status.split("VmHWM:")[1].split()[0]) / 1024
 print(json.dumps({"ok": r.ok, "text": r.text[:300], "peak_mb": peak_mb}))
 """
 
