@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import filewright.edit.textindex as textindex
 from filewright.edit.outcome import Edited, EditFailure
 from filewright.edit.patch_apply import apply_hunks
 from filewright.edit.patch_parse import PatchError, parse_update_diff
@@ -165,8 +166,6 @@ def test_added_lines_at_the_end_under_a_scope() -> None:
 def test_ladder_indexes_built_once_per_text_for_all_hunks(monkeypatch: pytest.MonkeyPatch) -> None:
     # three hunks whose context needs the inner-spaces level: the text's collapsed index is
     # computed once for the patch, not once per hunk (2,144 bench patches took 20x longer)
-    import filewright.edit.textindex as textindex
-
     calls: list[int] = []
     real = textindex.collapse_spaces
 

@@ -175,13 +175,10 @@ def test_new_reindenting_kept_lines_by_different_amounts_is_refused() -> None:
     # editbench new:reindent (botocore's _retry.json, tabs and spaces mixed): new dedented
     # every line by three characters, which is no one shift in columns; the kept lines
     # were written as sent (re-indented) -- now refused, the file untouched
-    from filewright.edit.edits import replace
-    from filewright.edit.outcome import EditFailure
-
     text = (
         '{\n  "a": {\n\t\t"x": 1\n\t      }\n\t    },\n          "crc": {\n            "b": 2\n}\n'
     )
     old = '\t      }\n\t    },\n          "crc": {\n            "b": 2'
     new = '    }\n  },\n       "crc": {\n         "b": 3'
-    out = replace(text, old, new)
-    assert isinstance(out, EditFailure), out
+    out = edits.replace(text, old, new)
+    assert isinstance(out, edits.EditFailure), out
