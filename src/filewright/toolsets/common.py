@@ -25,7 +25,14 @@ if TYPE_CHECKING:
     from filewright.search.results import GlobResult, GrepResult, ListResult
     from filewright.tools.base import Toolset
 
-__all__ = ["DEFAULT_LIMIT", "MAX_LINE_CHARS", "number_lines", "read_result", "read_text_result"]
+__all__ = [
+    "DEFAULT_LIMIT",
+    "MAX_LINE_CHARS",
+    "locations_text",
+    "number_lines",
+    "read_result",
+    "read_text_result",
+]
 
 BINARY_TEXT = "Cannot display content of binary file: {path}"
 # Reader failures the shared message catalogue has no words for.
@@ -39,6 +46,27 @@ def number_lines(lines: list[str], start: int) -> str:
         return ""
     width = len(str(start + len(lines) - 1))
     return "\n".join(f"{start + i:>{width}}\t{line}" for i, line in enumerate(lines))
+
+
+def locations_text(
+    locations: list[dict[str, object]],
+    heading: str,
+    line_label: Callable[[object], str],
+    more: Callable[[int], str],
+    limit: int = 10,
+) -> str:
+    """Where each occurrence is, with its numbered context (from `edit.suggest.locations`),
+    in a toolset's own words: ``heading``, then ``line_label(line)`` and the context per
+    place, then ``more(count)`` for the places past ``limit``; empty without places."""
+    if not locations:
+        return ""
+    parts = [heading]
+    for where in locations[:limit]:
+        parts.append(line_label(where["line"]))
+        parts += [f"    {line}" for line in str(where["context"]).split("\n")]
+    if len(locations) > limit:
+        parts.append(more(len(locations) - limit))
+    return "\n\n" + "\n".join(parts)
 
 
 def read_result(

@@ -65,6 +65,7 @@ from filewright.edit import edits
 from filewright.engine.change import Change, Outcome
 from filewright.policy.rules import Access, Rule
 from filewright.tools.base import Tool, Toolset
+from filewright.toolsets.common import locations_text
 from filewright.toolsets.streaming import stream_replace, stream_write
 
 SOUL, USER, MEMORY = "SOUL.md", "USER.md", "MEMORY.md"
@@ -117,16 +118,13 @@ def where_hint(failure: Failure, limit: int = 10) -> str:
     """Where the text is, in the seed's Chinese: every match of an ambiguous `oldText`
     with its numbered context, or the most similar real text with its line numbers."""
     if failure.code == "ambiguous":
-        found = list(failure.detail.get("locations") or [])
-        if not found:
-            return ""
-        lines = ["匹配位置："]
-        for where in found[:limit]:
-            lines.append(f"- 第 {where['line']} 行：")
-            lines += [f"    {line}" for line in str(where["context"]).split("\n")]
-        if len(found) > limit:
-            lines.append(f"（另有 {len(found) - limit} 处未列出）")
-        return "\n\n" + "\n".join(lines)
+        return locations_text(
+            list(failure.detail.get("locations") or []),
+            "匹配位置：",
+            lambda line: f"- 第 {line} 行：",
+            lambda rest: f"（另有 {rest} 处未列出）",
+            limit,
+        )
     if failure.code == "no_match":
         close = [c for c in failure.detail.get("closest") or [] if c.get("similarity", 0) >= 0.5]
         if not close:

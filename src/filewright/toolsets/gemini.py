@@ -52,6 +52,7 @@ from filewright.toolsets.common import (
     glob_result,
     grep_result,
     listing_result,
+    locations_text,
     search_progress,
 )
 from filewright.toolsets.streaming import stream_replace, stream_write
@@ -580,15 +581,13 @@ def _closest_hint(closest: list[dict[str, Any]]) -> str:
 
 def _occurrences_hint(locations: list[dict[str, Any]], limit: int = 10) -> str:
     """Where each occurrence is, with its numbered context (from `edit.suggest.locations`)."""
-    if not locations:
-        return ""
-    parts = ["The occurrences are at:"]
-    for where in locations[:limit]:
-        parts.append(f"- line {where['line']}:")
-        parts += [f"    {line}" for line in str(where["context"]).split("\n")]
-    if len(locations) > limit:
-        parts.append(f"({len(locations) - limit} more not shown)")
-    return "\n\n" + "\n".join(parts)
+    return locations_text(
+        locations,
+        "The occurrences are at:",
+        lambda line: f"- line {line}:",
+        lambda rest: f"({rest} more not shown)",
+        limit,
+    )
 
 
 __all__ = ["Corrector", "GeminiToolset"]
