@@ -17,6 +17,13 @@ import pytest
 from adversarial.support import Snapshot, take_snapshot
 from hypothesis import HealthCheck, settings
 
+# Python writes its bytecode caches while the suite runs, even where the environment says
+# not to (PYTHONDONTWRITEBYTECODE is set on the machines this project is developed on):
+# otherwise every worker and every subprocess the suite starts (CLI calls, MCP servers,
+# crash children) compiles filewright, the MCP SDK and pydantic from source again.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+
 # Session read ledgers go to the user's state directory: keep the suite's out of the
 # real one (subprocesses inherit this), and remove it when the run ends.
 os.environ["FILEWRIGHT_STATE_HOME"] = tempfile.mkdtemp(prefix="filewright-state-")
@@ -25,7 +32,16 @@ atexit.register(shutil.rmtree, os.environ["FILEWRIGHT_STATE_HOME"], True)
 
 # Property tests check results, never speed: a loaded machine (CI shares its cores) must
 # not turn slow example generation into a failure.
-settings.register_profile("filewright", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Derandomized, without an example database: the same examples on every run and machine,
+# so a failure reproduces and a pass means the same thing everywhere
+# (bench/stress and FILEWRIGHT_STRESS=1 explore more).
+settings.register_profile(
+    "filewright",
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.load_profile("filewright")
 
 
