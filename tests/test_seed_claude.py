@@ -420,13 +420,18 @@ def test_write_no_space_left(tmp_path: Path) -> None:
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
     try:
-        ws = Workspace(mount, state_dir=str(tmp_path / "state"))
-        path = str(mount / "big.txt")
-        result = ws.toolset("claude").call("Write", {"file_path": path, "content": "x" * 200_000})
-        assert error(result) == (False, "NO_SPACE", "No space left on device")
-        assert not Path(path).exists()
+        # The workspace holds a descriptor of its root (the mount): close it before unmounting,
+        # else umount says "target is busy" and the tmpfs outlives the test.
+        with Workspace(mount, state_dir=str(tmp_path / "state")) as ws:
+            path = str(mount / "big.txt")
+            args = {"file_path": path, "content": "x" * 200_000}
+            result = ws.toolset("claude").call("Write", args)
+            assert error(result) == (False, "NO_SPACE", "No space left on device")
+            assert not Path(path).exists()
     finally:
-        subprocess.run(["umount", str(mount)], check=False)
+        if subprocess.run(["umount", str(mount)], capture_output=True).returncode != 0:
+            subprocess.run(["umount", "--lazy", str(mount)], check=False)  # detach it anyway
+    assert not os.path.ismount(mount)
 
 
 # -- 4.2 EditTool ---------------------------------------------------------------------------------
