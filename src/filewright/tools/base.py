@@ -171,6 +171,17 @@ class Toolset:
     def tool_names(self) -> list[str]:
         return [t.name for t in self.tools()]
 
+    def by_name(self, target: str) -> Callable[[Any], Result]:
+        """The handler at `target` ("module:function", called with this toolset and the
+        arguments), its module imported on the first call: a toolset declares its tools
+        without loading every tool's implementation (a read loads no edit machinery)."""
+
+        def handler(params: Any) -> Result:
+            module, _, name = target.partition(":")
+            return getattr(importlib.import_module(module), name)(self, params)  # type: ignore[no-any-return]
+
+        return handler
+
     def call(self, tool: str, args: dict[str, Any] | str | None = None) -> Result:
         """Call `tool` with `args` (a dict, or a JSON object as a string)."""
         found = self.tool(tool) if isinstance(tool, str) else None
