@@ -70,6 +70,20 @@ def _run(root: Path, text: str, old: str, new: str) -> list[tuple[bool, str]]:
     return out
 
 
+def places(text: str, old: str) -> int:
+    """Every place ``old`` fits in ``text``, overlapping ones included (``str.count``
+    counts ``"x\nx\n"`` once in ``"x\nx\nx\n"``; it fits at line 1 and at line 2)."""
+    return sum(text.startswith(old, i) for i in range(len(text)))
+
+
+def test_an_old_that_fits_overlapping_itself_is_refused_everywhere(tmp_path) -> None:
+    """The case hypothesis found: ``str.count`` says once, the text fits twice."""
+    text = "gamma = 1\n" * 3 + "alpha\n" * 9
+    old, new = "gamma = 1\ngamma = 1\n", "gAmma = 1\ngAmma = 1\n"
+    assert text.count(old) == 1 and places(text, old) == 2
+    assert _run(tmp_path, text, old, new) == [(False, text)] * 4
+
+
 @settings(
     max_examples=25,
     deadline=None,
@@ -81,7 +95,7 @@ def test_in_memory_streamed_and_patch_agree(tmp_path_factory, case) -> None:
     root = tmp_path_factory.mktemp("diff")
     memory, streamed, patched, claude = _run(root, text, old, new)
     assert memory == streamed == patched == claude, (old, new)
-    if text.count(old) == 1:
+    if places(text, old) == 1:
         assert memory == (True, text.replace(old, new, 1))
     else:
         assert not memory[0] and memory[1] == text

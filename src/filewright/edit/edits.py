@@ -11,9 +11,12 @@ a bad edit.  Failure codes:
                       (:mod:`filewright.edit.carry`): ``detail["uncertain"]`` says why and
                       ``closest`` holds the matched real lines.
 ``ambiguous``         more matches than allowed; ``detail`` has ``count``, ``strategy``,
-                      ``locations`` (``{"line", "column", "context"}``).
+                      ``locations`` (``{"line", "column", "context"}``), and
+                      ``overlapping: True`` when some of the places overlap (a counted edit
+                      counts them all: ``old`` fits there too, and overlapping places cannot
+                      all be replaced).
 ``count_mismatch``    ``expected`` given and a different number found (``expected``,
-                      ``found``, ``strategy``, ``locations``).
+                      ``found``, ``strategy``, ``locations``; ``overlapping`` as above).
 ``no_change``         the edit would leave the text as it is.
 ``invalid_regex``     the pattern or the replacement template is invalid (``error``).
 ``marker_not_found``  a span marker is missing (``marker``: ``start``/``end``/``search_after``,
@@ -61,8 +64,11 @@ def replace(
 ) -> Result:
     """Replace ``old`` with ``new`` using the matching ladder (exact only if ``fuzzy=False``).
 
-    One match is required unless ``replace_all`` (any number ≥ 1) or ``expected`` (exactly
-    that many) says otherwise.  ``new`` is inserted literally (no ``$1``/``\\g<0>``/backslash
+    One match is required unless ``replace_all`` (any number ≥ 1, the leftmost
+    non-overlapping ones, as ``str.replace``) or ``expected`` (exactly that many places,
+    none overlapping another) says otherwise.  A single or counted edit counts every place
+    ``old`` fits, overlapping ones included: ``"x\nx\n"`` in ``"x\nx\nx\n"`` is two places
+    and refused, with both shown.  ``new`` is inserted literally (no ``$1``/``\\g<0>``/backslash
     processing) after the inverse of the matched normalisation.  A result equal to the
     input is refused as ``no_change``. ``placeholders=False`` skips the omission
     placeholder check (a caller that checks them against the whole file itself).
@@ -84,21 +90,29 @@ def replace(
     if out.count == 0:
         tried = list(LADDER) if fuzzy else ["exact"]
         return EditFailure("no_match", {"closest": closest(text, old), "strategies_tried": tried})
-    where = [(r.start, r.start_line, r.end_line) for r in out.regions]
-    if expected is not None and out.count != expected:
+    # a counted edit counts every place old fits, overlapping ones too (matching.find)
+    places = out.regions if allow is None else out.places
+    where = [(r.start, r.start_line, r.end_line) for r in places]
+    if expected is not None and len(places) != expected:
         return EditFailure(
             "count_mismatch",
             {
                 "expected": expected,
-                "found": out.count,
+                "found": len(places),
                 "strategy": out.strategy,
                 "locations": locations(text, where),
+                **({"overlapping": True} if out.overlapped else {}),
             },
         )
     if out.ambiguous:
         return EditFailure(
             "ambiguous",
-            {"count": out.count, "strategy": out.strategy, "locations": locations(text, where)},
+            {
+                "count": len(places),
+                "strategy": out.strategy,
+                "locations": locations(text, where),
+                **({"overlapping": True} if out.overlapped else {}),
+            },
         )
     parts: list[str] = []
     pos = size = 0

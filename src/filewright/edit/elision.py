@@ -83,11 +83,13 @@ def place(text: str, pairs: list[tuple[str, str]]) -> Placed:
     ix = TextIndex(text)  # each level's index built once for all the pieces
     for old, new in pairs:
         out = find(text, old, max_matches=None, index=ix)
-        regions = [r for r in out.regions if r.start >= after]
+        regions = [r for r in out.places if r.start >= after]  # overlapping ones count too
         if not regions:
             return Placed(found, "no_match", out)
         if len(regions) > 1:
-            return Placed(found, "ambiguous", dataclasses.replace(out, regions=regions))
+            return Placed(
+                found, "ambiguous", dataclasses.replace(out, regions=regions, overlapped=[])
+            )
         found.append((out, regions[0], new))
         after = regions[0].end
     return Placed(found)

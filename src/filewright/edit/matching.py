@@ -4,7 +4,7 @@ The ladder, strict to loose.  :func:`find` stops at the FIRST level that finds a
 region; a region only ever counts when it is *equal* to ``old`` after the level's
 normalisation (similarity is never used here, see :mod:`filewright.edit.suggest` for hints):
 
- 1. ``exact``               -- substring search, non-overlapping.
+ 1. ``exact``               -- substring search (every occurrence, see "Overlaps" below).
  2. ``line_endings``        -- ``old`` carried ``\\r``/``\\r\\n`` while the text has none.
  3. ``trailing_whitespace`` -- whole lines, trailing whitespace ignored.
  4. ``indentation``         -- plus leading whitespace set aside, but the file's indentation
@@ -35,6 +35,14 @@ modulo the normalisations comes out byte-identical to the file; only what the mo
 is changed, in the file's style where that is unambiguous; where it cannot be carried
 without guessing, :class:`~filewright.edit.carry.CannotCarry` is raised and the edit is
 refused with the real text.
+
+Overlaps: every level finds every place ``old`` fits, overlapping ones included (``"x\nx\n"``
+fits ``"x\nx\nx\n"`` at line 1 and at line 2).  :class:`MatchOutcome` keeps the leftmost
+non-overlapping ones as ``regions`` (what a replace-all replaces, as ``str.replace`` does) and
+the others as ``overlapped``.  A counted edit (``max_matches`` not ``None``) counts every
+place: one whose old text also fits overlapping its one non-overlapping occurrence is
+ambiguous (issue 29: the model's text fits two places; never pick one), and places that
+overlap can never all be replaced, whatever count was expected.
 
 Levels 3-7 compare whole lines (old's first and last line must be whole file lines), and
 each is linear: the text's normalised lines are indexed once per level, candidates are
@@ -106,7 +114,9 @@ SPECS: dict[str, LineSpec] = {s.name: s for s in LINE_SPECS}
 class MatchOutcome:
     """What :func:`find` found, and what :func:`adapt_replacement` needs to invert it.
 
-    ``regions`` are non-overlapping and in text order.  ``strategy`` is the ladder level
+    ``regions`` are non-overlapping and in text order (leftmost first, as ``str.replace``
+    takes them); ``overlapped`` are the other places ``old`` fits, each overlapping a
+    region.  ``strategy`` is the ladder level
     that matched (``"none"`` when nothing did), ``steps`` the transforms and whitespace
     level used, ``old`` the effective ``old`` that matched (after transforms).
     ``error`` is ``"empty_old"`` when ``old`` was empty (the caller decides what that means),
@@ -130,21 +140,33 @@ class MatchOutcome:
     missing_scope: ScopeMissing | None = None
     # per region: (content start, content end, leading newline included, trailing included)
     spans: dict[Region, tuple[int, int, bool, bool]] = field(default_factory=dict, repr=False)
+    overlapped: list[Region] = field(default_factory=list)
 
     @property
     def count(self) -> int:
-        """Number of regions found."""
+        """Number of non-overlapping regions found (what a replace-all replaces)."""
         return len(self.regions)
 
     @property
+    def places(self) -> list[Region]:
+        """Every place ``old`` fits, overlapping ones included, in text order."""
+        if not self.overlapped:
+            return self.regions
+        return sorted(self.regions + self.overlapped, key=lambda r: (r.start, r.end))
+
+    @property
     def ok(self) -> bool:
-        """True when at least one region was found and no more than ``max_matches``."""
-        return self.count >= 1 and (self.max_matches is None or self.count <= self.max_matches)
+        """True when at least one region was found and, for a counted edit, no more places
+        than ``max_matches`` and none overlapping another."""
+        return self.count >= 1 and not self.ambiguous
 
     @property
     def ambiguous(self) -> bool:
-        """True when more regions were found than ``max_matches`` allows."""
-        return self.max_matches is not None and self.count > self.max_matches
+        """True for a counted edit (``max_matches`` not ``None``) when more places were
+        found than it allows, or places that overlap (they cannot all be replaced)."""
+        if self.max_matches is None:
+            return False
+        return bool(self.overlapped) or self.count > self.max_matches
 
 
 # --------------------------------------------------------------------------- base levels
@@ -156,10 +178,10 @@ def _exact(ix: TextIndex, old: str, name: str) -> Hit | None:
     if pos == -1:
         return None
     regions = []
-    while pos != -1:
+    while pos != -1:  # every occurrence, overlapping ones too (split in `find`)
         end = pos + len(old)
         regions.append(Region(pos, end, ix.line_of(pos) + 1, ix.line_of(max(pos, end - 1)) + 1))
-        pos = text.find(old, end)
+        pos = text.find(old, pos + 1)
     return Hit(name, regions)
 
 
@@ -235,18 +257,14 @@ def _line_hit(ix: TextIndex, old: str, spec: LineSpec) -> Hit | None:
     regions: list[Region] = []
     spans: dict[Region, tuple[int, int, bool, bool]] = {}
     lines, starts = ix.lines, ix.starts
-    last_end = -1
-    for a, b in blocks:
+    for a, b in blocks:  # overlapping blocks too (split in `find`)
         cs, ce = starts[a], starts[b] + len(lines[b])
         lead_in = lead and a > 0
         trail_in = trail and b < len(lines) - 1
         start, end = cs - lead_in, ce + trail_in
-        if start < last_end:
-            continue
         r = Region(start, end, a + 1, b + 1)
         regions.append(r)
         spans[r] = (cs, ce, lead_in, trail_in)
-        last_end = end
     if spec.collapse and len(olines) == 1 and not lead and not trail:
         taken = {r.start_line for r in regions}
         extra = [r for r in _mid_line(ix, old, spec) if r.start_line not in taken]
@@ -279,8 +297,23 @@ def _mid_line(ix: TextIndex, old: str, spec: LineSpec) -> list[Region]:
             e = cmap[last] if last < len(cmap) else len(line)
             base = ix.starts[li]
             out.append(Region(base + s, base + e, li + 1, li + 1))
-        hit = folded.find(needle, hit + len(needle))
+        hit = folded.find(needle, hit + 1)  # overlapping ones too (split in `find`)
     return out
+
+
+def _split_overlaps(regions: list[Region]) -> tuple[list[Region], list[Region]]:
+    """``regions`` (every place, in text order) as the leftmost non-overlapping ones and
+    the others (each overlapping one kept before it)."""
+    kept: list[Region] = []
+    other: list[Region] = []
+    last_end = -1
+    for r in sorted(regions, key=lambda r: (r.start, r.end)):
+        if r.start < last_end:
+            other.append(r)
+        else:
+            kept.append(r)
+            last_end = r.end
+    return kept, other
 
 
 _Within = Spans | None  # offset ranges a region must start in (None: anywhere)
@@ -357,9 +390,11 @@ def find(
 ) -> MatchOutcome:
     """Find ``old`` in ``text`` with the ladder (see module docstring).
 
-    ``max_matches`` is how many regions the caller accepts (``None``: any number); it only
-    decides :attr:`MatchOutcome.ok` / :attr:`MatchOutcome.ambiguous`, all non-overlapping
-    regions of the first matching level are always reported.  ``fuzzy=False`` tries the
+    ``max_matches`` is how many places the caller accepts (``None``: any number, the
+    leftmost non-overlapping ones replaced); it only decides :attr:`MatchOutcome.ok` /
+    :attr:`MatchOutcome.ambiguous` (a counted edit counts overlapping places and refuses
+    them); every place of the first matching level is always reported (``regions`` and
+    ``overlapped``).  ``fuzzy=False`` tries the
     exact level only.  ``scope`` (the lines that open the enclosing blocks, outer first:
     a patch's ``@@`` lines) is a constraint: only regions that start in the block it
     names count (their first non-blank character), at every level (a level whose regions
@@ -389,7 +424,10 @@ def find(
         hit = _inside(ix, _exact(ix, old, "line_endings" if crlf else "exact"), within)
         if hit is None:
             return MatchOutcome([], "none", old=old, max_matches=max_matches, crlf=crlf)
-        return MatchOutcome(hit.regions, hit.base, (hit.base,), old, hit.base, max_matches, crlf)
+        kept, other = _split_overlaps(hit.regions)
+        return MatchOutcome(
+            kept, hit.base, (hit.base,), old, hit.base, max_matches, crlf, overlapped=other
+        )
     hit = _try_base(ix, old, crlf, within)
     level, eff = "", old
     steps: tuple[str, ...] = ()
@@ -402,8 +440,10 @@ def find(
                 break
     if hit is None:
         return MatchOutcome([], "none", old=old, max_matches=max_matches, crlf=crlf)
+    kept, other = _split_overlaps(hit.regions)
     return MatchOutcome(
-        regions=hit.regions,
+        regions=kept,
+        overlapped=other,
         strategy=level or hit.base,
         steps=(*steps, hit.base),
         old=eff,

@@ -20,6 +20,7 @@ from filewright.fs.chunked import (
     StreamError,
     first_match_context,
     head_format,
+    self_overlapping,
 )
 from filewright.fs.chunklines import count_matches, text_lines
 from filewright.fs.paths import Location
@@ -263,12 +264,18 @@ def ambiguous_detail(op: Any, fmt: Format, fd: int, detail: dict[str, Any]) -> d
         return detail
     if not old:
         return detail
-    detail["count"] = count_matches(bigfile.chunks(fd), old)
+    # every place old occurs, overlapping ones included, as the in-memory refusal counts
+    overlaps = self_overlapping(old)
+    detail["count"] = count_matches(bigfile.chunks(fd), old, overlapping=overlaps)
+    if overlaps and detail["count"] != count_matches(bigfile.chunks(fd), old):
+        detail["overlapping"] = True
     if one.describe is None:
         return detail
     shown: list[Any] = []
     pos, line, prefix = 0, 1, ""  # where the next search starts: offset, line, line so far
     o = _text(fmt, old)
+    step = o[:1] if overlaps else o  # the next place may start one character on
+    step_bytes = len(fmt.encode(step)) if overlaps else len(old)
     while len(shown) < LOCATIONS_SHOWN:
         found = first_match_context(bigfile.chunks(fd, pos), old)
         if found is None:
@@ -280,11 +287,14 @@ def ambiguous_detail(op: Any, fmt: Format, fd: int, detail: dict[str, Any]) -> d
             b = prefix + b
         at = b.count("\n") + 1
         shown += one.describe(
-            b + o + _text(fmt, after or b""), [(len(b), at, at + o.count("\n"))], start
+            # (its last line is the one its last character is on, as in memory)
+            b + o + _text(fmt, after or b""),
+            [(len(b), at, at + o.count("\n", 0, len(o) - 1))],
+            start,
         )
-        pos += offset + len(old)
-        line = start + at - 1 + o.count("\n")
-        prefix = (b + o).rsplit("\n", 1)[-1]
+        pos += offset + step_bytes
+        line = start + at - 1 + step.count("\n")
+        prefix = (b + step).rsplit("\n", 1)[-1]
     detail["locations"] = shown
     return detail
 
@@ -306,17 +316,36 @@ def check_counts(op: Any, stages: list[Any], path: str, fmt: Format, fd: int) ->
     with where the matches are."""
     ops = op.ops if isinstance(op, StreamBatch) else (op,)
     for index, (one, stage) in enumerate(zip(ops, stages, strict=True)):
-        if isinstance(one, StreamReplace) and one.expected not in (None, stage.count):
-            detail = {"edit_index": index}
-            if stage.count:  # where they are, as the in-memory refusal lists them
-                detail = ambiguous_detail(op, fmt, fd, detail)
-                detail.pop("count", None)
+        if not isinstance(one, StreamReplace) or one.expected is None:
+            continue
+        found, overlapping = stage.count, False
+        old = fmt.encode(one.old)
+        if found and self_overlapping(old) and index == 0:
+            # an expected count counts every place, overlapping ones too (as in memory);
+            # places that overlap cannot all be replaced, whatever the count
+            every = count_matches(bigfile.chunks(fd), old, overlapping=True)
+            overlapping, found = every != found, every
+        if found == one.expected and not overlapping:
+            continue
+        detail: dict[str, Any] = {"edit_index": index}
+        if found:  # where they are, as the in-memory refusal lists them
+            detail = ambiguous_detail(op, fmt, fd, detail)
+            detail.pop("count", None)
+        if found == one.expected:
             raise fail(
-                "count_mismatch",
+                "ambiguous",
                 path,
-                message=f"expected {one.expected} matches, found {stage.count}",
-                expected=one.expected,
-                found=stage.count,
+                message=f"old text found {found} times, overlapping",
+                count=found,
                 streamed=True,
                 **detail,
             )
+        raise fail(
+            "count_mismatch",
+            path,
+            message=f"expected {one.expected} matches, found {found}",
+            expected=one.expected,
+            found=found,
+            streamed=True,
+            **detail,
+        )

@@ -367,8 +367,9 @@ class ReplaceAll:
 class LiteralReplace:
     """Replace `old` with `new` in a byte stream: the first `limit` matches (None: all).
 
-    With `unique`, a second match stops the transform (StreamError "ambiguous") before
-    anything is committed; `count` is the number of matches replaced.
+    With `unique`, a second place `old` occurs -- overlapping the first one too, as the
+    in-memory edit counts them (`edit.matching.find`) -- stops the transform (StreamError
+    "ambiguous") before anything is committed; `count` is the number of matches replaced.
     """
 
     def __init__(self, old: bytes, new: bytes, *, limit: int | None = None, unique: bool = False):
@@ -382,7 +383,8 @@ class LiteralReplace:
         self._tail = b""  # held back: may begin a match that the next chunk completes
         self._gap = 0  # unchanged bytes since the last match, not yet in the delta
         self._done = False
-        self._seen = 0
+        self._seen = 0  # places `old` occurs so far, overlapping ones included (`unique`)
+        self._seen_tail = b""  # the last len(old) - 1 bytes seen: a place may start there
 
     def feed(self, chunk: bytes) -> Pieces:
         self.delta.size_before += len(chunk)
@@ -392,8 +394,8 @@ class LiteralReplace:
         keep = len(self.old) - 1
         left = None if self.limit is None else self.limit - self.count
         if self.unique:
-            # A later match would make the edit ambiguous: look ahead in this region.
-            self._seen += region.count(self.old)
+            # A later match would make the edit ambiguous: look ahead in this chunk.
+            self._see(chunk)
             if self._seen > 1:
                 raise StreamError("ambiguous", "old text found more than once", count=self._seen)
         parts = region.split(self.old, -1 if left is None else left)
@@ -421,6 +423,16 @@ class LiteralReplace:
         self._gap += cut
         self._tail = bytes(last[cut:])
         return itertools.chain.from_iterable(out)
+
+    def _see(self, chunk: bytes) -> None:
+        """Count the places `old` occurs that end in `chunk`, overlapping ones included."""
+        window = self._seen_tail + chunk if self._seen_tail else chunk
+        at = window.find(self.old)
+        while at != -1 and self._seen <= 1:
+            self._seen += 1
+            at = window.find(self.old, at + 1)
+        keep = len(self.old) - 1
+        self._seen_tail = window[max(0, len(window) - keep) :] if keep else b""
 
     def _record(self, parts: list[bytes]) -> None:
         lens = array("q", map(len, parts[:-1]))

@@ -354,16 +354,18 @@ def text_lines(chunks: Iterable[bytes], fmt: Format) -> Iterator[str]:
     yield from rest.replace("\r\n", "\n").split("\n")
 
 
-def count_matches(chunks: Iterable[bytes], needle: bytes) -> int:
-    """Non-overlapping occurrences of ``needle`` in a stream (``bytes.count`` of the whole)."""
+def count_matches(chunks: Iterable[bytes], needle: bytes, *, overlapping: bool = False) -> int:
+    """Non-overlapping occurrences of ``needle`` in a stream (``bytes.count`` of the whole);
+    with ``overlapping``, every place it occurs (``b"aa"`` twice in ``b"aaa"``)."""
     if not needle:
         raise ValueError("needle must not be empty")
     count, tail = 0, b""
+    step = 1 if overlapping else len(needle)
     for chunk in chunks:
         window = tail + chunk
         pos = 0
         while (i := window.find(needle, pos)) != -1:
             count += 1
-            pos = i + len(needle)
+            pos = i + step
         tail = window[max(pos, len(window) - len(needle) + 1) :]
     return count

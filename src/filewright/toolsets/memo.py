@@ -230,9 +230,9 @@ class MemoToolset(Toolset):
             if text is None:
                 return edits.EditFailure("not_found", {})
             out = find(current, old, max_matches=1, fuzzy=False)
-            if out.count > 1:
-                starts = [(r.start, r.end) for r in out.regions]
-                return edits.EditFailure("ambiguous", {"count": out.count, "regions": starts})
+            if out.ambiguous:  # (overlapping places count: old fits each of them)
+                starts = [(r.start, r.end) for r in out.places]
+                return edits.EditFailure("ambiguous", {"count": len(starts), "regions": starts})
             done = edits.replace_first(current, old, new)
             if isinstance(done, edits.Edited):
                 seen["position"] = current.find(old)

@@ -61,11 +61,12 @@ def replace_in_context(old: str, new: str, before: str | None, after: str | None
     """The text that replaces the one match of `old` between the lines `before` and
     `after` (None: not known), as `edit.edits.replace` writes it in memory; or its
     failure (an `EditFailure`)."""
-    from filewright.edit import edits
+    from filewright.edit import edits, matching
     from filewright.edit.replacement import keep_line_breaks
 
     text = "" if before is None or after is None else before + old + after
-    if text.count(old) != 1:  # (not known, or another match nearby: "first" mode)
+    # (not known, or another place nearby, overlapping this one too: "first" mode)
+    if len(matching.find(text, old, fuzzy=False).places) != 1:
         return keep_line_breaks(old, new)
     done = edits.replace(text, old, new, placeholders=False)
     if not isinstance(done, edits.Edited):

@@ -245,7 +245,8 @@ def count_occurrences(content: str, search: str) -> int:
 
 def find_all_locations(content: str, search: str) -> list[dict[str, Any]]:
     """`EditTool.findAllLocations`: every occurrence inside one line (a string spanning
-    lines is found nowhere), 1-based line and column, two lines of context either side."""
+    lines is found nowhere), 1-based line and column, two lines of context either side;
+    overlapping occurrences included (the edit refuses them, so it shows them)."""
     return find_all_locations_in(content.split("\n"), search)
 
 
@@ -268,7 +269,7 @@ def find_all_locations_in(lines: Iterable[str], search: str) -> list[dict[str, A
             entry = {"line": index + 1, "column": column + 1, "_size": len(before) + 3}
             out.append(entry)
             waiting.append((entry, [*before, line]))
-            column = line.find(search, column + len(search))
+            column = line.find(search, column + 1)  # overlapping ones too (docs/deviations.md)
         before.append(line)
     for entry, context in waiting:
         entry["context"] = "\n".join(context)
