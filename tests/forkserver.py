@@ -1,0 +1,200 @@
+"""Children for kill tests without an interpreter start-up each: a fork server.
+
+Crash tests kill many processes that run filewright (SIGKILL at a chosen moment). Started
+with `subprocess`, each child pays for a new interpreter and for importing filewright (and
+for the MCP server, the `mcp` package) before it does any of the work the test is about.
+`ForkServer` starts one interpreter that imports what is asked of it, then forks a child
+per `spawn`: the child runs the real code (the `filewright` command's `main`, or a script)
+in a process of its own, with its own pipes, and is killed and reaped like a `Popen`.
+
+Protocol (over a socketpair; the child's three pipe ends travel as SCM_RIGHTS):
+  test -> server: {"argv": [...], "code": "..." | null} + fds  (spawn)
+  server -> test: "<pid>\\n"
+  test -> server: "wait\\n"
+  server -> test: "<returncode>\\n"   (negative: killed by that signal, as in `Popen`)
+The server reaps a child only when asked, so its pid cannot be reused before the test has
+signalled it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import selectors
+import signal
+import socket
+import subprocess
+import sys
+from typing import IO, Any
+
+SERVER = r"""
+import importlib, json, os, socket, sys
+sock = socket.socket(fileno=int(sys.argv[1]))
+for name in sys.argv[2:]:
+    importlib.import_module(name)
+reader = sock.makefile("rb")
+
+def child(job, fds):
+    os.close(sock.detach())
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    sys.stdin = open(0, "r", closefd=False)
+    sys.stdout = open(1, "w", closefd=False)
+    sys.stderr = open(2, "w", closefd=False)
+    sys.argv = job["argv"]
+    code = 0
+    try:
+        if job["code"] is None:
+            from filewright.surfaces.cli.main import main
+            code = main()
+        else:
+            exec(compile(job["code"], "<child>", "exec"), {"__name__": "__main__"})
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else (stop.code is not None)
+    except BaseException:
+        import traceback
+        traceback.print_exc()
+        code = 1
+    import atexit
+    atexit._run_exitfuncs()  # what the interpreter does at exit
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code or 0)
+
+sock.sendall(b"ready\n")
+while True:
+    msg, fds, _, _ = socket.recv_fds(sock, 1 << 20, 3)
+    if not msg:
+        break
+    job = json.loads(msg)
+    pid = os.fork()
+    if pid == 0:
+        child(job, fds)
+    for fd in fds:
+        os.close(fd)
+    sock.sendall(b"%d\n" % pid)
+    line = reader.readline()
+    if line != b"wait\n":
+        break
+    _, status = os.waitpid(pid, 0)
+    sock.sendall(b"%d\n" % os.waitstatus_to_exitcode(status))
+"""
+
+
+class ForkServer:
+    """One warm interpreter that forks the children of a kill test (one at a time)."""
+
+    def __init__(self, *preload: str) -> None:
+        ours, theirs = socket.socketpair()
+        self.sock = ours
+        self.reader = ours.makefile("rb")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", SERVER, str(theirs.fileno()), *preload],
+            pass_fds=[theirs.fileno()],
+            stderr=subprocess.PIPE,
+        )
+        theirs.close()
+        if self.reader.readline() != b"ready\n":
+            _, err = self.proc.communicate(timeout=30)
+            raise RuntimeError(f"fork server did not start: {err.decode(errors='replace')}")
+        self.busy = False
+
+    def spawn(self, argv: list[str], code: str | None = None) -> Forked:
+        """Fork a child running `code` (a script, with `argv` as sys.argv) or, without
+        code, the `filewright` command with argv[1:]. Its stdin/stdout/stderr are pipes."""
+        assert not self.busy, "one child at a time"
+        stdin_r, stdin_w = os.pipe()
+        stdout_r, stdout_w = os.pipe()
+        stderr_r, stderr_w = os.pipe()
+        job = json.dumps({"argv": argv, "code": code}).encode()
+        socket.send_fds(self.sock, [job], [stdin_r, stdout_w, stderr_w])
+        for fd in (stdin_r, stdout_w, stderr_w):
+            os.close(fd)
+        pid = int(self.reader.readline())
+        self.busy = True
+        return Forked(self, pid, stdin_w, stdout_r, stderr_r)
+
+    def _wait(self) -> int:
+        self.sock.sendall(b"wait\n")
+        code = int(self.reader.readline())
+        self.busy = False
+        return code
+
+    def close(self) -> None:
+        self.sock.close()
+        self.reader.close()
+        self.proc.communicate(timeout=30)
+
+    def __enter__(self) -> ForkServer:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+
+class Forked:
+    """A forked child, used like a `subprocess.Popen` (binary pipes unless `text`)."""
+
+    def __init__(self, server: ForkServer, pid: int, stdin: int, stdout: int, stderr: int):
+        self.server, self.pid = server, pid
+        self.stdin: IO[Any] | None = os.fdopen(stdin, "wb")
+        self.stdout: IO[Any] | None = os.fdopen(stdout, "rb")
+        self.stderr: IO[Any] | None = os.fdopen(stderr, "rb")
+        self.returncode: int | None = None
+
+    def send_signal(self, sig: int) -> None:
+        if self.returncode is None:  # unreaped: the pid is still this child's
+            os.kill(self.pid, sig)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def poll(self) -> int | None:
+        """The return code once the child has exited (reaps it then), else None."""
+        if self.returncode is None:
+            try:
+                with open(f"/proc/{self.pid}/stat", "rb") as stat:
+                    state = stat.read()
+            except FileNotFoundError:  # pragma: no cover - not Linux
+                return None
+            if state.rsplit(b")", 1)[1].split()[0] != b"Z":
+                return None
+            self.returncode = self.server._wait()
+        return self.returncode
+
+    def communicate(self, input: bytes | None = None) -> tuple[bytes, bytes]:
+        """Write `input`, close stdin, read both outputs to their end, reap the child."""
+        sel = selectors.DefaultSelector()
+        chunks: dict[int, list[bytes]] = {}
+        if self.stdin is not None:
+            stdin, self.stdin = self.stdin, None
+            with contextlib.suppress(BrokenPipeError):  # a child that stopped reading
+                if input:
+                    stdin.write(input)
+            with contextlib.suppress(BrokenPipeError):
+                stdin.close()
+        streams = [s for s in (self.stdout, self.stderr) if s is not None]
+        for stream in streams:
+            chunks[stream.fileno()] = []
+            sel.register(stream, selectors.EVENT_READ)
+        while sel.get_map():
+            for key, _ in sel.select():
+                data = os.read(key.fd, 1 << 16)
+                if data:
+                    chunks[key.fd].append(data)
+                else:
+                    sel.unregister(key.fileobj)
+        out = b"".join(chunks.get(self.stdout.fileno(), [])) if self.stdout else b""
+        err = b"".join(chunks.get(self.stderr.fileno(), [])) if self.stderr else b""
+        for stream in streams:
+            stream.close()
+        self.stdout = self.stderr = None
+        self.wait()
+        return out, err
+
+    def wait(self) -> int:
+        if self.returncode is None:
+            self.returncode = self.server._wait()
+        return self.returncode
