@@ -19,6 +19,8 @@ from filewright.edit.normalize import (
     fold_spelling,
     fold_typography,
     leading_ws,
+    strip_line_numbers_like,
+    trim_blank_lines_like,
     unescape,
     ws_width,
 )
@@ -105,8 +107,6 @@ def adapt_replacement(outcome: MatchOutcome, region: Region, text: str, new: str
     file's typography back at the typography level.  Raises
     :class:`~filewright.edit.carry.CannotCarry` when the change cannot be carried.
     """
-    from filewright.edit.normalize import strip_line_numbers_like, trim_blank_lines_like
-
     if "\r" in new and (outcome.crlf or "\r" not in text):
         new = new.replace("\r\n", "\n").replace("\r", "\n")
     if outcome.unescaped:

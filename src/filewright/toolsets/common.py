@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from filewright.core.progress import report_progress
 from filewright.core.result import OperationFailed, Result
 from filewright.read.readers import (
     DEFAULT_LIMIT,
@@ -136,8 +137,6 @@ def read_text_result(
 
 def search_progress(matches: int) -> None:
     """Progress of a long search, for surfaces that listen (MCP progress notifications)."""
-    from filewright.core.progress import report_progress
-
     report_progress(matches, None, f"{matches} matching lines so far")
 
 

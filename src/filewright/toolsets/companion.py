@@ -64,6 +64,7 @@ from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
 from filewright.engine.change import Change, Outcome
 from filewright.policy.rules import Access, Rule
+from filewright.read import readers
 from filewright.tools.base import Tool, Toolset
 from filewright.toolsets.common import locations_text
 from filewright.toolsets.streaming import stream_replace, stream_write
@@ -218,8 +219,6 @@ class CompanionToolset(Toolset):
 
     def read(self, p: Any) -> Result:
         """The whole text of the file."""
-        from filewright.read import readers
-
         self.memory_on()
         try:
             loc, _ = self.engine.locate(p.path, purpose="read", expect="file")

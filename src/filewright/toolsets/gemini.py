@@ -42,6 +42,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from filewright import search
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
 from filewright.engine.change import Change, Outcome
@@ -309,8 +310,6 @@ class GeminiToolset(Toolset):
 
     def list_directory(self, p: ListDirectoryParams) -> Result:
         """The entries of one directory, directories first (`[DIR] name`)."""
-        from filewright import search
-
         loc = self._directory(p.path, "list_directory")
         if isinstance(loc, Result):
             return loc
@@ -326,8 +325,6 @@ class GeminiToolset(Toolset):
 
     def glob(self, p: GlobParams) -> Result:
         """Files matching `pattern`, as absolute paths, newest first."""
-        from filewright import search
-
         loc = self._directory(p.path, "glob")
         if isinstance(loc, Result):
             return loc
@@ -349,8 +346,6 @@ class GeminiToolset(Toolset):
 
     def search_file_content(self, p: SearchFileContentParams) -> Result:
         """Lines matching a regex, grouped by file (paths relative to the searched directory)."""
-        from filewright import search
-
         loc = self._directory(p.path, "search_file_content")
         if isinstance(loc, Result):
             return loc

@@ -16,9 +16,13 @@ import math
 import os
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from filewright import search
 from filewright.core.result import Failure, OperationFailed, Result
+from filewright.edit import edits
+from filewright.engine import fileops
 from filewright.engine.change import Change
 from filewright.read.readers import media_bytes, read_any, take_output, whole_text
+from filewright.search.tree import path_matcher, tree
 from filewright.tools.base import Tool, Toolset
 from filewright.toolsets import mcpfs_format as fmt
 from filewright.toolsets.mcpfs_schemas import MEDIA_OUTPUT, READ_ONLY, hints, mcp_listing
@@ -342,8 +346,6 @@ class McpfsToolset(Toolset):
         return self._text(f"Successfully wrote to {p.path}")
 
     def edit_file(self, p: EditFileParams) -> Result:
-        from filewright.edit import edits
-
         ops = [edits.Replace(e.oldText, e.newText) for e in p.edits]
         for index, op in enumerate(ops):
             if op.old == "":
@@ -386,8 +388,6 @@ class McpfsToolset(Toolset):
         return Result(False, text, {"error": failure.code, "edit_index": index})
 
     def create_directory(self, p: PathParams) -> Result:
-        from filewright.engine import fileops
-
         outcome = fileops.mkdir(self.engine, p.path)
         if not outcome.ok:
             assert outcome.failure is not None
@@ -395,8 +395,6 @@ class McpfsToolset(Toolset):
         return self._text(f"Successfully created directory {p.path}")
 
     def move_file(self, p: MoveFileParams) -> Result:
-        from filewright.engine import fileops
-
         outcome = fileops.move(self.engine, p.source, p.destination)
         if not outcome.ok:
             assert outcome.failure is not None
@@ -418,8 +416,6 @@ class McpfsToolset(Toolset):
     # -- listing ------------------------------------------------------------------------
 
     def _entries(self, path: str) -> tuple[Location, list[Any]]:
-        from filewright import search
-
         loc = self.engine.locate_dir(path)
         listing = search.list_directory(
             loc.real,
@@ -438,8 +434,6 @@ class McpfsToolset(Toolset):
         return self._text(text)
 
     def list_directory_with_sizes(self, p: ListDirectoryWithSizesParams) -> Result:
-        from filewright.engine import fileops
-
         loc, found = self._entries(p.path)
         rows = []
         for e in found:
@@ -449,8 +443,6 @@ class McpfsToolset(Toolset):
         return self._text(fmt.sized_listing(rows, p.sortBy))
 
     def directory_tree(self, p: DirectoryTreeParams) -> Result:
-        from filewright.search.tree import path_matcher, tree
-
         loc = self.engine.locate_dir(p.path)
         result = tree(
             loc.real,
@@ -462,8 +454,6 @@ class McpfsToolset(Toolset):
         return self._text(fmt.tree_json(result.nodes), truncated=result.truncated)
 
     def search_files(self, p: SearchFilesParams) -> Result:
-        from filewright.search.tree import path_matcher, tree
-
         loc = self.engine.locate_dir(p.path)
         matches = path_matcher([p.pattern], anywhere=False)
         result = tree(
@@ -486,8 +476,6 @@ class McpfsToolset(Toolset):
         return self._text("\n".join(found) if found else "No matches found")
 
     def get_file_info(self, p: PathParams) -> Result:
-        from filewright.engine import fileops
-
         try:
             info = fileops.stat(self.engine, p.path)
         except OperationFailed as exc:

@@ -51,6 +51,7 @@ from filewright.edit.placeholders import omission_placeholders
 from filewright.edit.suggest import closest, line_at
 from filewright.engine.change import Change, Outcome, clip_diff
 from filewright.fs.textfile import content_hash, normalise_newlines
+from filewright.read import readers
 from filewright.tools.base import Tool, Toolset
 
 if TYPE_CHECKING:
@@ -188,8 +189,6 @@ class MemoToolset(Toolset):
 
     def read(self, _p: ReadParams) -> Result:
         """The document's text and hash (empty when it does not exist yet)."""
-        from filewright.read import readers
-
         try:
             loc, _ = self.engine.locate(self.document, purpose="read", expect="file")
             if loc.exists:

@@ -1,15 +1,18 @@
 """The streamed forms of the toolsets' changes (`Change.streamed`), made as the in-memory
 edit makes the change: what a large file gets instead of the edit functions.
 
-The edit rules (`filewright.edit.replacement`) load when a replacement is built, not when
-a toolset is imported: a CLI read does not pay for them.
+Only the toolsets' changing code imports this module (the `default` toolset's from
+`default_edits`, loaded by name), so a CLI read does not pay for the edit rules.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from filewright.edit import edits, matching
 from filewright.edit.placeholders import omission_placeholders
+from filewright.edit.replacement import keep_line_breaks
+from filewright.edit.suggest import locations
 from filewright.engine import streamops
 
 
@@ -25,8 +28,6 @@ def stream_replace(old: str, new: str, **options: Any) -> streamops.StreamReplac
     replace-all to the line of each match
     (`replace_in_context`), any other with the line breaks at `old`'s ends kept
     (`keep_line_breaks`); the omission placeholders it would refuse carried along."""
-    from filewright.edit.replacement import keep_line_breaks
-
     found = tuple(omission_placeholders(new, old))
     adapt = adapt_each = None
     if options.get("mode", "unique") in ("unique", "first"):
@@ -52,8 +53,6 @@ def stream_replace(old: str, new: str, **options: Any) -> streamops.StreamReplac
 
 def describe(text: str, spans: list[tuple[int, int, int]], first_line: int) -> Any:
     """The locations a streamed ambiguity lists, as the in-memory edit's refusal has them."""
-    from filewright.edit.suggest import locations
-
     return locations(text, spans, first_line=first_line)
 
 
@@ -61,9 +60,6 @@ def replace_in_context(old: str, new: str, before: str | None, after: str | None
     """The text that replaces the one match of `old` between the lines `before` and
     `after` (None: not known), as `edit.edits.replace` writes it in memory; or its
     failure (an `EditFailure`)."""
-    from filewright.edit import edits, matching
-    from filewright.edit.replacement import keep_line_breaks
-
     text = "" if before is None or after is None else before + old + after
     # (not known, or another place nearby, overlapping this one too: "first" mode)
     if len(matching.find(text, old, fuzzy=False).places) != 1:

@@ -24,7 +24,9 @@ import base64
 import os
 from typing import TYPE_CHECKING, Any, Protocol
 
+from filewright import search
 from filewright.core.result import Failure, OperationFailed, Result
+from filewright.fs.textfile import content_hash
 from filewright.read import readers
 from filewright.toolsets.claude import messages as M
 from filewright.toolsets.claude import seed
@@ -90,8 +92,6 @@ def read_file(
 
 def list_directory(toolset: ReadingToolset, path: str) -> Result:
     """Read of a directory (`list_directories` on): its entries, one level deep."""
-    from filewright import search
-
     engine = toolset.engine
     try:
         loc = engine.locate_dir(path)
@@ -179,7 +179,6 @@ def _past_the_end(failure: Failure, path: str) -> Result:
 
 def _raw(engine: Engine, loc: Location, max_bytes: int) -> tuple[bytes, str]:
     state = engine.read_bytes(loc, max_bytes=max_bytes)
-    from filewright.fs.textfile import content_hash
 
     return state.data, content_hash(state.data)
 
