@@ -21,11 +21,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import selectors
 import signal
 import socket
 import subprocess
 import sys
+import threading
 from typing import IO, Any
 
 SERVER = r"""
@@ -101,9 +101,10 @@ class ForkServer:
             raise RuntimeError(f"fork server did not start: {err.decode(errors='replace')}")
         self.busy = False
 
-    def spawn(self, argv: list[str], code: str | None = None) -> Forked:
+    def spawn(self, argv: list[str], code: str | None = None, *, text: bool = False) -> Forked:
         """Fork a child running `code` (a script, with `argv` as sys.argv) or, without
-        code, the `filewright` command with argv[1:]. Its stdin/stdout/stderr are pipes."""
+        code, the `filewright` command with argv[1:]. Its stdin/stdout/stderr are pipes
+        (text ones with `text`, as in `Popen`)."""
         assert not self.busy, "one child at a time"
         stdin_r, stdin_w = os.pipe()
         stdout_r, stdout_w = os.pipe()
@@ -114,7 +115,7 @@ class ForkServer:
             os.close(fd)
         pid = int(self.reader.readline())
         self.busy = True
-        return Forked(self, pid, stdin_w, stdout_r, stderr_r)
+        return Forked(self, pid, stdin_w, stdout_r, stderr_r, text=text)
 
     def _wait(self) -> int:
         self.sock.sendall(b"wait\n")
@@ -137,11 +138,14 @@ class ForkServer:
 class Forked:
     """A forked child, used like a `subprocess.Popen` (binary pipes unless `text`)."""
 
-    def __init__(self, server: ForkServer, pid: int, stdin: int, stdout: int, stderr: int):
-        self.server, self.pid = server, pid
-        self.stdin: IO[Any] | None = os.fdopen(stdin, "wb")
-        self.stdout: IO[Any] | None = os.fdopen(stdout, "rb")
-        self.stderr: IO[Any] | None = os.fdopen(stderr, "rb")
+    def __init__(
+        self, server: ForkServer, pid: int, stdin: int, stdout: int, stderr: int, *, text: bool
+    ) -> None:
+        self.server, self.pid, self.text = server, pid, text
+        mode = "" if text else "b"
+        self.stdin: IO[Any] | None = os.fdopen(stdin, "w" + mode)
+        self.stdout: IO[Any] | None = os.fdopen(stdout, "r" + mode)
+        self.stderr: IO[Any] | None = os.fdopen(stderr, "r" + mode)
         self.returncode: int | None = None
 
     def send_signal(self, sig: int) -> None:
@@ -164,10 +168,9 @@ class Forked:
             self.returncode = self.server._wait()
         return self.returncode
 
-    def communicate(self, input: bytes | None = None) -> tuple[bytes, bytes]:
-        """Write `input`, close stdin, read both outputs to their end, reap the child."""
-        sel = selectors.DefaultSelector()
-        chunks: dict[int, list[bytes]] = {}
+    def communicate(self, input: Any = None) -> tuple[Any, Any]:
+        """Write `input`, close stdin, read both outputs to their end, reap the child
+        (str in and out with `text`; what the streams had buffered is not lost)."""
         if self.stdin is not None:
             stdin, self.stdin = self.stdin, None
             with contextlib.suppress(BrokenPipeError):  # a child that stopped reading
@@ -175,21 +178,22 @@ class Forked:
                     stdin.write(input)
             with contextlib.suppress(BrokenPipeError):
                 stdin.close()
-        streams = [s for s in (self.stdout, self.stderr) if s is not None]
-        for stream in streams:
-            chunks[stream.fileno()] = []
-            sel.register(stream, selectors.EVENT_READ)
-        while sel.get_map():
-            for key, _ in sel.select():
-                data = os.read(key.fd, 1 << 16)
-                if data:
-                    chunks[key.fd].append(data)
-                else:
-                    sel.unregister(key.fileobj)
-        out = b"".join(chunks.get(self.stdout.fileno(), [])) if self.stdout else b""
-        err = b"".join(chunks.get(self.stderr.fileno(), [])) if self.stderr else b""
-        for stream in streams:
-            stream.close()
+        # One reader thread per stream, reading through the stream's buffer to its end.
+        results: dict[str, Any] = {}
+        readers = [
+            threading.Thread(target=lambda n=name, s=stream: results.__setitem__(n, s.read()))
+            for name, stream in (("out", self.stdout), ("err", self.stderr))
+            if stream is not None
+        ]
+        for reader in readers:
+            reader.start()
+        for reader in readers:
+            reader.join()
+        empty = "" if self.text else b""
+        out, err = results.get("out", empty), results.get("err", empty)
+        for stream in (self.stdout, self.stderr):
+            if stream is not None:
+                stream.close()
         self.stdout = self.stderr = None
         self.wait()
         return out, err

@@ -14,8 +14,10 @@ history record and the ledger update). After every kill:
 The MCP server is killed the same way in the middle of `tools/call` requests (raw JSON-RPC
 over stdio, so the kill can land at any moment of the request).
 
-Processes are started ahead of time and wait for their JSON arguments on stdin (`-`), so
-their interpreter start-up overlaps the previous kill and the kill delay measures the
+The commands and servers are forked from one warm interpreter that has imported the CLI,
+the engine and the MCP server (tests/forkserver.py): each is a process of its own running
+the `filewright` command's `main` with the same arguments, reading its JSON arguments from
+stdin (`-`), but none pays for an interpreter start-up, so the kill delay measures the
 command's real work. FILEWRIGHT_STRESS=1 raises the number of kills tenfold.
 """
 
@@ -25,23 +27,38 @@ import hashlib
 import json
 import random
 import signal
-import subprocess
 import time
-from collections import deque
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from forkserver import Forked, ForkServer
 
 from filewright import Workspace
 from filewright.engine.undo import undo as engine_undo
 
-from .support import assert_clean_result, cli, filewright_exe, stress
+from .support import assert_clean_result, stress
 
 KILLS = 200 if stress() else 20
 SERVER_KILLS = 30 if stress() else 4
-POOL = 3
 NAME = "big.txt"
+# What `filewright call`, `undo` and `serve` import, so that the forked commands need not.
+PRELOAD = (
+    "filewright.surfaces.cli.main",
+    "filewright.surfaces.cli.app",
+    "filewright.toolsets.default",
+    "filewright.engine.pipeline",
+    "filewright.engine.streamed",
+    "filewright.tools.arguments",
+    "filewright.surfaces.mcp.server",
+)
+
+
+@pytest.fixture(scope="module")
+def forks() -> Iterator[ForkServer]:
+    with ForkServer(*PRELOAD) as server:
+        yield server
 
 
 def _version(i: int) -> bytes:
@@ -55,40 +72,26 @@ def _h(data: bytes | None) -> str:
 
 
 class Pool:
-    """`filewright call` processes started ahead, each blocked reading its JSON from stdin."""
+    """`filewright call` processes, each reading its JSON arguments from stdin."""
 
-    def __init__(self, root: Path, tool: str) -> None:
-        self.root, self.tool = root, tool
-        self.waiting: deque[subprocess.Popen[bytes]] = deque(self._spawn() for _ in range(POOL))
+    def __init__(self, forks: ForkServer, root: Path, tool: str) -> None:
+        self.forks, self.root, self.tool = forks, root, tool
 
-    def _spawn(self) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(
-            [filewright_exe(), "call", "--root", str(self.root), "--yes", self.tool, "-"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-
-    def start(self, args: dict[str, Any]) -> subprocess.Popen[bytes]:
-        proc = self.waiting.popleft()
-        self.waiting.append(self._spawn())
+    def start(self, args: dict[str, Any]) -> Forked:
+        argv = ["filewright", "call", "--root", str(self.root), "--yes", self.tool, "-"]
+        proc = self.forks.spawn(argv)
         assert proc.stdin is not None
         proc.stdin.write(json.dumps(args).encode())
         proc.stdin.close()
         proc.stdin = None  # so that communicate() does not flush it again
         return proc
 
-    def close(self) -> None:
-        for proc in self.waiting:
-            proc.kill()
-            proc.communicate()
 
-
-def _kill(proc: subprocess.Popen[bytes]) -> bool:
+def _kill(proc: Forked) -> bool:
     """SIGKILL; True when the process was still running (a real interruption)."""
     running = proc.poll() is None
     proc.send_signal(signal.SIGKILL)
-    out, err = proc.communicate(timeout=30)
+    out, err = proc.communicate()
     assert b"Traceback" not in out + err, err.decode(errors="replace")
     return running
 
@@ -97,7 +100,7 @@ def _timed_run(pool: Pool, args: dict[str, Any]) -> float:
     """Run one call to completion; its duration calibrates the kill delays."""
     start = time.monotonic()
     proc = pool.start(args)
-    out, err = proc.communicate(timeout=120)
+    out, err = proc.communicate()
     assert proc.returncode == 0, (out + err).decode(errors="replace")
     return time.monotonic() - start
 
@@ -138,13 +141,15 @@ def _undo_offers_a_known_version(root: Path, versions: dict[str, bytes | None]) 
     return "ok"
 
 
-def _final_undo_chain(root: Path, versions: dict[str, bytes | None]) -> int:
+def _final_undo_chain(forks: ForkServer, root: Path, versions: dict[str, bytes | None]) -> int:
     """Real `filewright undo` until it refuses: every restored content is a known version."""
     restored = 0
     for _ in range(12):
-        proc = cli(["undo", "--root", str(root), NAME], timeout=120)
-        assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
-        out = json.loads(proc.stdout)
+        stdout, stderr = forks.spawn(
+            ["filewright", "undo", "--root", str(root), NAME]
+        ).communicate()
+        assert b"Traceback" not in stdout + stderr, stderr.decode(errors="replace")
+        out = json.loads(stdout)
         if not out["ok"]:
             assert out["data"].get("error") in ("stale", "no_history"), out
             break
@@ -162,7 +167,7 @@ def _refresh_ledger(root: Path) -> None:
 
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("op", ["write", "edit", "append", "undo"])
-def test_sigkill_cli_at_random_moments(tmp_path: Path, op: str) -> None:
+def test_sigkill_cli_at_random_moments(tmp_path: Path, op: str, forks: ForkServer) -> None:
     root = tmp_path / "ws"
     root.mkdir()
     path = root / NAME
@@ -171,7 +176,7 @@ def test_sigkill_cli_at_random_moments(tmp_path: Path, op: str) -> None:
     path.write_bytes(_version(0))
     versions[_h(path.read_bytes())] = path.read_bytes()
     tool = "undo" if op == "undo" else op
-    pool = Pool(root, tool)
+    pool = Pool(forks, root, tool)
     counter = [1]
 
     def next_args() -> tuple[dict[str, Any], set[str]]:
@@ -206,31 +211,24 @@ def test_sigkill_cli_at_random_moments(tmp_path: Path, op: str) -> None:
         versions[_h(new)] = new
         return args, {_h(old), _h(new)}
 
-    try:
-        # Calibrate on warm processes (the first one may still be starting up).
-        time.sleep(1.0)
-        duration = min(_timed_run(pool, next_args()[0]) for _ in range(2))
-        interrupted = 0
-        undo_outcomes: dict[str, int] = {}
-        for kill in range(KILLS):
-            _refresh_ledger(root)
-            args, acceptable = next_args()
-            proc = pool.start(args)
-            time.sleep(rng.uniform(0.0, duration * 0.9))
-            interrupted += _kill(proc)
-            now = path.read_bytes() if path.exists() else None
-            assert _h(now) in acceptable, f"kill {kill} ({op}): torn or foreign content {_h(now)}"
-            _no_temp_files_visible(root)
-            code = _undo_offers_a_known_version(root, versions)
-            undo_outcomes[code] = undo_outcomes.get(code, 0) + 1
-        # Most kills must have interrupted a running command, or the test proves nothing.
-        assert interrupted >= KILLS // 2, (
-            f"only {interrupted} of {KILLS} kills hit a running command"
-        )
+    duration = min(_timed_run(pool, next_args()[0]) for _ in range(2))
+    interrupted = 0
+    undo_outcomes: dict[str, int] = {}
+    for kill in range(KILLS):
         _refresh_ledger(root)
-        _final_undo_chain(root, versions)
-    finally:
-        pool.close()
+        args, acceptable = next_args()
+        proc = pool.start(args)
+        time.sleep(rng.uniform(0.0, duration * 0.9))
+        interrupted += _kill(proc)
+        now = path.read_bytes() if path.exists() else None
+        assert _h(now) in acceptable, f"kill {kill} ({op}): torn or foreign content {_h(now)}"
+        _no_temp_files_visible(root)
+        code = _undo_offers_a_known_version(root, versions)
+        undo_outcomes[code] = undo_outcomes.get(code, 0) + 1
+    # Most kills must have interrupted a running command, or the test proves nothing.
+    assert interrupted >= KILLS // 2, f"only {interrupted} of {KILLS} kills hit a running command"
+    _refresh_ledger(root)
+    _final_undo_chain(forks, root, versions)
     print(
         f"{op}: {interrupted}/{KILLS} kills interrupted; dry-run undo after kills: {undo_outcomes}"
     )
@@ -242,14 +240,8 @@ def test_sigkill_cli_at_random_moments(tmp_path: Path, op: str) -> None:
 class RawServer:
     """`filewright serve` over stdio, spoken to as raw JSON-RPC (so it can be killed at will)."""
 
-    def __init__(self, root: Path) -> None:
-        self.proc = subprocess.Popen(
-            [filewright_exe(), "serve", "--root", str(root), "--yes"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+    def __init__(self, forks: ForkServer, root: Path) -> None:
+        self.proc = forks.spawn(["filewright", "serve", "--root", str(root), "--yes"], text=True)
         self.send(
             {
                 "jsonrpc": "2.0",
@@ -288,12 +280,12 @@ class RawServer:
 
     def kill(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
-        _, err = self.proc.communicate(timeout=30)
+        _, err = self.proc.communicate()
         assert "Traceback" not in err, err
 
 
 @pytest.mark.timeout(300)
-def test_sigkill_mcp_server_mid_call(tmp_path: Path) -> None:
+def test_sigkill_mcp_server_mid_call(tmp_path: Path, forks: ForkServer) -> None:
     root = tmp_path / "ws"
     root.mkdir()
     path = root / NAME
@@ -301,7 +293,7 @@ def test_sigkill_mcp_server_mid_call(tmp_path: Path) -> None:
     versions: dict[str, bytes | None] = {_h(path.read_bytes()): path.read_bytes()}
     rng = random.Random("server-crash")
     # Calibrate: how long does one big write take inside a running server?
-    server = RawServer(root)
+    server = RawServer(forks, root)
     start = time.monotonic()
     server.call(1, "write", {"path": NAME, "content": _version(1).decode()})
     assert not server.reply()["result"]["isError"]
@@ -309,7 +301,7 @@ def test_sigkill_mcp_server_mid_call(tmp_path: Path) -> None:
     versions[_h(_version(1))] = _version(1)
     server.kill()
     for kill in range(SERVER_KILLS):
-        server = RawServer(root)
+        server = RawServer(forks, root)
         old = path.read_bytes()
         # a few complete calls first, then one that is killed
         for j, (tool, args) in enumerate(
@@ -348,7 +340,7 @@ def test_sigkill_mcp_server_mid_call(tmp_path: Path) -> None:
         _no_temp_files_visible(root)
         _undo_offers_a_known_version(root, versions)
     # A fresh server still works on the file, and undo through it restores a known version.
-    server = RawServer(root)
+    server = RawServer(forks, root)
     server.call(1, "undo", {"path": NAME})
     reply = server.reply()
     assert "result" in reply, reply
