@@ -7,13 +7,13 @@ for the MCP server, the `mcp` package) before it does any of the work the test i
 per `spawn`: the child runs the real code (the `filewright` command's `main`, or a script)
 in a process of its own, with its own pipes, and is killed and reaped like a `Popen`.
 
-Protocol (over a socketpair; the child's three pipe ends travel as SCM_RIGHTS):
-  test -> server: {"argv": [...], "code": "..." | null} + fds  (spawn)
-  server -> test: "<pid>\\n"
-  test -> server: "wait\\n"
-  server -> test: "<returncode>\\n"   (negative: killed by that signal, as in `Popen`)
-The server reaps a child only when asked, so its pid cannot be reused before the test has
-signalled it.
+Protocol (one packet each way per request, over a SOCK_SEQPACKET socketpair):
+  spawn: {"argv": [...], "code": "..." | null} with the child's stdin, stdout and stderr
+         pipe ends as SCM_RIGHTS  ->  "<pid>"
+  wait:  {"wait": <pid>}  ->  "<returncode>"   (negative: killed by that signal, as in Popen)
+The server reaps a child only when asked, so a pid cannot be reused before the test has
+signalled it. Several children may run at once. When the test closes the socket (or dies),
+the server kills and reaps the children still there.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ import importlib, json, os, socket, sys
 sock = socket.socket(fileno=int(sys.argv[1]))
 for name in sys.argv[2:]:
     importlib.import_module(name)
-reader = sock.makefile("rb")
 
 def child(job, fds):
     os.close(sock.detach())
@@ -63,49 +62,51 @@ def child(job, fds):
     sys.stderr.flush()
     os._exit(code or 0)
 
-sock.sendall(b"ready\n")
+sock.send(b"ready")
+alive = set()
 while True:
-    msg, fds, _, _ = socket.recv_fds(sock, 1 << 20, 3)
-    if not msg:
+    msg, fds, _, _ = socket.recv_fds(sock, 1 << 16, 3)
+    if not msg:  # the test is gone: no child outlives it
+        for pid in alive:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
         break
     job = json.loads(msg)
+    if "wait" in job:
+        _, status = os.waitpid(job["wait"], 0)
+        alive.discard(job["wait"])
+        sock.send(b"%d" % os.waitstatus_to_exitcode(status))
+        continue
     pid = os.fork()
     if pid == 0:
         child(job, fds)
+    alive.add(pid)
     for fd in fds:
         os.close(fd)
-    sock.sendall(b"%d\n" % pid)
-    line = reader.readline()
-    if line != b"wait\n":
-        break
-    _, status = os.waitpid(pid, 0)
-    sock.sendall(b"%d\n" % os.waitstatus_to_exitcode(status))
+    sock.send(b"%d" % pid)
 """
 
 
 class ForkServer:
-    """One warm interpreter that forks the children of a kill test (one at a time)."""
+    """One warm interpreter that forks the children of a kill test."""
 
     def __init__(self, *preload: str) -> None:
-        ours, theirs = socket.socketpair()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.sock = ours
-        self.reader = ours.makefile("rb")
         self.proc = subprocess.Popen(
             [sys.executable, "-c", SERVER, str(theirs.fileno()), *preload],
             pass_fds=[theirs.fileno()],
             stderr=subprocess.PIPE,
         )
         theirs.close()
-        if self.reader.readline() != b"ready\n":
+        if self.sock.recv(64) != b"ready":
             _, err = self.proc.communicate(timeout=30)
             raise RuntimeError(f"fork server did not start: {err.decode(errors='replace')}")
-        self.busy = False
 
     def spawn(self, argv: list[str], code: str | None = None, *, text: bool = False) -> Forked:
         """Fork a child running `code` (a script, with `argv` as sys.argv) or, without
         code, the `filewright` command with argv[1:]. Its stdin/stdout/stderr are pipes
         (text ones with `text`, as in `Popen`)."""
-        assert not self.busy, "one child at a time"
         stdin_r, stdin_w = os.pipe()
         stdout_r, stdout_w = os.pipe()
         stderr_r, stderr_w = os.pipe()
@@ -113,19 +114,15 @@ class ForkServer:
         socket.send_fds(self.sock, [job], [stdin_r, stdout_w, stderr_w])
         for fd in (stdin_r, stdout_w, stderr_w):
             os.close(fd)
-        pid = int(self.reader.readline())
-        self.busy = True
+        pid = int(self.sock.recv(64))
         return Forked(self, pid, stdin_w, stdout_r, stderr_r, text=text)
 
-    def _wait(self) -> int:
-        self.sock.sendall(b"wait\n")
-        code = int(self.reader.readline())
-        self.busy = False
-        return code
+    def _wait(self, pid: int) -> int:
+        self.sock.send(json.dumps({"wait": pid}).encode())
+        return int(self.sock.recv(64))
 
     def close(self) -> None:
         self.sock.close()
-        self.reader.close()
         self.proc.communicate(timeout=30)
 
     def __enter__(self) -> ForkServer:
@@ -165,7 +162,7 @@ class Forked:
                 return None
             if state.rsplit(b")", 1)[1].split()[0] != b"Z":
                 return None
-            self.returncode = self.server._wait()
+            self.returncode = self.server._wait(self.pid)
         return self.returncode
 
     def communicate(self, input: Any = None) -> tuple[Any, Any]:
@@ -200,5 +197,5 @@ class Forked:
 
     def wait(self) -> int:
         if self.returncode is None:
-            self.returncode = self.server._wait()
+            self.returncode = self.server._wait(self.pid)
         return self.returncode

@@ -2,9 +2,11 @@
 
 A child process rewrites one file in a loop through `fsio.write_atomic`, alternating two
 contents of different sizes, and is killed with SIGKILL after a random (seeded) delay.
-After every kill the file must be exactly one of the two contents. Children are started
-ahead of time and wait for a "go" line, so their start-up cost overlaps the kills.
-The same is then done through the real `filewright call write` command.
+After every kill the file must be exactly one of the two contents. Children are forked
+from one warm interpreter that has imported filewright (tests/forkserver.py), so none
+pays for a start-up, and wait for a "go" line. The same is then done through the
+`filewright call write` command (its `main`, forked the same way), and the command run
+as a program afterwards must work.
 """
 
 from __future__ import annotations
@@ -16,26 +18,21 @@ import signal
 import subprocess
 import sys
 import time
-from collections import deque
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from forkserver import Forked, ForkServer
 
 import filewright
 
 A = b"A" * 200_000
 B = b"B" * 300_000
 KILLS = 100
-POOL = 4
 
-# The child loads only `filewright.fs.paths` and `filewright.fs.fsio` (stdlib-only modules),
-# under a bare package object, so that a hundred children do not each pay for importing
-# the whole engine; the code that writes is exactly the engine's.
+# The code that writes is exactly the engine's.
 CHILD = """
-import itertools, sys, types
-package = types.ModuleType("filewright")
-package.__path__ = [sys.argv[3]]
-sys.modules["filewright"] = package
+import itertools, sys
 from filewright.fs import fsio
 from filewright.fs.paths import Sandbox
 
@@ -50,32 +47,29 @@ for i in itertools.count():
 PACKAGE_DIR = os.path.dirname(filewright.__file__)
 
 
-def _spawn(root: Path, name: str) -> subprocess.Popen[str]:
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(root), name, PACKAGE_DIR],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    return child
+@pytest.fixture(scope="module")
+def forks() -> Iterator[ForkServer]:
+    with ForkServer("filewright.fs.fsio", "filewright.surfaces.cli.main", "filewright") as server:
+        yield server
 
 
-def _wait_ready(child: subprocess.Popen[str]) -> None:
+def _spawn(forks: ForkServer, root: Path, name: str) -> Forked:
+    child = forks.spawn(["child", str(root), name], CHILD, text=True)
     assert child.stdout is not None
     line = child.stdout.readline()
     if line != "ready\n":
-        _, err = child.communicate(timeout=10)
+        _, err = child.communicate()
         pytest.fail(f"writer child did not start: {line!r}\n{err}")
+    return child
 
 
-def _kill(child: subprocess.Popen[str]) -> None:
+def _kill(child: subprocess.Popen[str] | Forked) -> None:
     child.send_signal(signal.SIGKILL)
-    child.wait(timeout=10)
+    if isinstance(child, Forked):
+        child.communicate()
+    else:
+        child.communicate(timeout=10)
     assert child.returncode == -signal.SIGKILL, child.returncode
-    for stream in (child.stdin, child.stdout, child.stderr):
-        if stream is not None:
-            stream.close()
 
 
 def _check(path: Path, kill: int) -> None:
@@ -86,33 +80,23 @@ def _check(path: Path, kill: int) -> None:
 
 
 @pytest.mark.timeout(120)
-def test_sigkill_during_atomic_rewrites_never_tears_the_file(tmp_path: Path) -> None:
+def test_sigkill_during_atomic_rewrites_never_tears_the_file(
+    tmp_path: Path, forks: ForkServer
+) -> None:
     path = tmp_path / "data.bin"
     path.write_bytes(A)
     rng = random.Random(20240611)
-    pool: deque[subprocess.Popen[str]] = deque(_spawn(tmp_path, path.name) for _ in range(POOL))
     rewritten = 0
-    try:
-        for kill in range(KILLS):
-            child = pool.popleft()
-            if kill + POOL < KILLS:
-                pool.append(_spawn(tmp_path, path.name))
-            _wait_ready(child)
-            before = path.stat().st_ino
-            assert child.stdin is not None
-            child.stdin.write("go\n")
-            child.stdin.flush()
-            time.sleep(rng.uniform(0.001, 0.030))
-            _kill(child)
-            _check(path, kill)
-            rewritten += path.stat().st_ino != before
-    finally:
-        for child in pool:
-            child.kill()
-            child.wait()
-            for stream in (child.stdin, child.stdout, child.stderr):
-                if stream is not None:
-                    stream.close()
+    for kill in range(KILLS):
+        child = _spawn(forks, tmp_path, path.name)
+        before = path.stat().st_ino
+        assert child.stdin is not None
+        child.stdin.write("go\n")
+        child.stdin.flush()
+        time.sleep(rng.uniform(0.001, 0.030))
+        _kill(child)
+        _check(path, kill)
+        rewritten += path.stat().st_ino != before
     # The kills must have hit a file that was really being rewritten.
     assert rewritten > 0
     leftovers = [p.name for p in tmp_path.iterdir() if p.name != path.name]
@@ -121,7 +105,7 @@ def test_sigkill_during_atomic_rewrites_never_tears_the_file(tmp_path: Path) -> 
 
 @pytest.mark.timeout(120)
 def test_sigkill_during_cli_writes_never_tears_the_file(
-    tmp_path: Path, filewright_exe: Path
+    tmp_path: Path, filewright_exe: Path, forks: ForkServer
 ) -> None:
     root = tmp_path / "ws"
     root.mkdir()
@@ -132,28 +116,23 @@ def test_sigkill_during_cli_writes_never_tears_the_file(
     command = [str(filewright_exe), "call", "--root", str(root), "write", "-"]
 
     # One uninterrupted call: it must work, and its duration scales the kill delays so
-    # that kills land from start-up to the final rename.
+    # that kills land from the command's start to the final rename.
     started = time.monotonic()
-    done = subprocess.run(command, input=payloads[0], capture_output=True, text=True, timeout=60)
+    out, err = forks.spawn(command, text=True).communicate(payloads[0])
     duration = time.monotonic() - started
-    assert done.returncode == 0, done.stderr
+    assert json.loads(out)["ok"] is True, err
     assert path.read_bytes() == B
 
     rng = random.Random(7)
     for kill in range(20):
-        child = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
+        child = forks.spawn(command, text=True)
         assert child.stdin is not None
         child.stdin.write(payloads[(kill + 1) % 2])
         child.stdin.close()
+        child.stdin = None
         time.sleep(rng.uniform(0.6, 1.05) * duration)
         child.send_signal(signal.SIGKILL)
-        child.wait(timeout=30)
+        child.communicate()
         _check(path, kill)
 
     # Whatever the kills interrupted (locks, history, the read ledger), the next call works.

@@ -6,27 +6,26 @@ back and forth, `delete` and undo, `mkdir` of three levels and undo) and is kill
 SIGKILL after a random (seeded) delay. After every kill: the file is in exactly one place
 with its content; then undo, repeated until there is nothing left to undo, never fails
 unexpectedly and leaves the file whole (and no directory of the mkdir behind).
-Children are started ahead of time and wait for a "go" line, as in tests/test_crash.py.
+Children are forked from one warm interpreter that has imported filewright
+(tests/forkserver.py), so none pays for a start-up, and wait for a "go" line.
 """
 
 from __future__ import annotations
 
 import random
 import signal
-import subprocess
-import sys
 import time
-from collections import deque
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from forkserver import Forked, ForkServer
 
 from filewright import Workspace
 from filewright.engine.undo import undo
 
 CONTENT = "precious\n" * 2000
 KILLS = 30
-POOL = 3
 
 CHILD = """
 import itertools, sys
@@ -49,23 +48,16 @@ for i in itertools.count():
 """
 
 
-def spawn(root: Path, op: str) -> subprocess.Popen[str]:
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(root), op],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    return child
+@pytest.fixture(scope="module")
+def forks() -> Iterator[ForkServer]:
+    with ForkServer("filewright", "filewright.engine.fileops", "filewright.engine.undo") as server:
+        yield server
 
 
-def kill(child: subprocess.Popen[str]) -> None:
+def kill(child: Forked) -> None:
     child.send_signal(signal.SIGKILL)
-    child.wait()
-    for stream in (child.stdin, child.stdout, child.stderr):
-        if stream is not None:
-            stream.close()
+    child.communicate()
+    assert child.returncode == -signal.SIGKILL, child.returncode
 
 
 def whole(root: Path) -> list[str]:
@@ -97,31 +89,28 @@ def recover(root: Path, op: str) -> None:
 
 
 @pytest.mark.parametrize("op", ["move", "delete", "mkdir"])
-def test_sigkill_during_file_management_loses_nothing(tmp_path: Path, op: str) -> None:
+def test_sigkill_during_file_management_loses_nothing(
+    tmp_path: Path, op: str, forks: ForkServer
+) -> None:
     root = tmp_path / "ws"
     root.mkdir()
     (root / "a.txt").write_text(CONTENT)
     rng = random.Random(f"fileops-{op}")
-    pool = deque(spawn(root, op) for _ in range(POOL))
-    try:
-        for k in range(KILLS):
-            child = pool.popleft()
-            assert child.stdout is not None and child.stdin is not None
-            assert child.stdout.readline() == "ready\n", child.stderr.read() if child.stderr else ""
-            child.stdin.write("go\n")
-            child.stdin.flush()
-            time.sleep(rng.uniform(0.005, 0.08))
-            kill(child)
-            if op == "delete":
-                assert len(whole(root)) <= 1
-            elif op == "move":
-                assert len(whole(root)) == 1, f"kill {k}"
-            recover(root, op)
-            if op == "mkdir":
-                assert not (root / "d").exists(), f"kill {k}"
-            else:
-                assert len(whole(root)) == 1
-            pool.append(spawn(root, op))
-    finally:
-        for child in pool:
-            kill(child)
+    for k in range(KILLS):
+        child = forks.spawn(["child", str(root), op], CHILD, text=True)
+        assert child.stdout is not None and child.stdin is not None
+        line = child.stdout.readline()
+        assert line == "ready\n", child.communicate()[1]
+        child.stdin.write("go\n")
+        child.stdin.flush()
+        time.sleep(rng.uniform(0.005, 0.08))
+        kill(child)
+        if op == "delete":
+            assert len(whole(root)) <= 1
+        elif op == "move":
+            assert len(whole(root)) == 1, f"kill {k}"
+        recover(root, op)
+        if op == "mkdir":
+            assert not (root / "d").exists(), f"kill {k}"
+        else:
+            assert len(whole(root)) == 1

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from forkserver import ForkServer
 
 from filewright import ConfirmRequest, Workspace
 from filewright.engine.pipeline import Change, apply_change
@@ -236,22 +237,20 @@ WORKER = textwrap.dedent(
 
 
 def test_concurrent_processes_lose_no_update(tmp_path: Path) -> None:
+    """Eight processes edit one file at once. They are forked from one interpreter that
+    has imported the engine (tests/forkserver.py): each is a process of its own, without
+    the start-up of a new interpreter."""
     procs, edits = 8, 100
     lines = [f"line {p}-{i} todo" for p in range(procs) for i in range(edits)]
     (tmp_path / "shared.txt").write_text("\n".join(lines) + "\n")
-    script = tmp_path / "worker.py"
-    script.write_text(WORKER)
-    running = [
-        subprocess.Popen(
-            [sys.executable, str(script), str(tmp_path), str(p), str(edits)],
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for p in range(procs)
-    ]
-    for proc in running:
-        _, err = proc.communicate(timeout=240)
-        assert proc.returncode == 0, err
+    with ForkServer("filewright", "filewright.toolsets.default") as forks:
+        running = [
+            forks.spawn(["worker", str(tmp_path), str(p), str(edits)], WORKER, text=True)
+            for p in range(procs)
+        ]
+        for proc in running:
+            _, err = proc.communicate()
+            assert proc.returncode == 0, err
     final = (tmp_path / "shared.txt").read_text().splitlines()
     assert final == [line.replace("todo", "done") for line in lines]
 
