@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from filewright.fs import held
 from filewright.fs.fsio import read_to_end
+from filewright.state.budget import prune, stored
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -622,8 +623,6 @@ class History:
 
     def total_bytes(self) -> int:
         """Bytes held by all backups and deltas of this state directory."""
-        from filewright.state.budget import stored
-
         return sum(item.size for item in stored(self))
 
     def prune(
@@ -631,8 +630,6 @@ class History:
     ) -> list[dict[str, Any]]:
         """Drop the oldest entries (of any file) until what is stored fits `max_bytes`
         (default: the history's own cap); see `state.budget.prune`."""
-        from filewright.state.budget import prune
-
         return prune(self, self.max_bytes if max_bytes is None else max_bytes, keep_newest_of)
 
     def forget_through(self, d: Path, entry_id: int) -> str:
@@ -692,6 +689,7 @@ def _unlink_stored(d: Path, entry_id: int) -> None:
     except OSError:
         return
     try:
+        # deferred: shutil (and what it imports) only to remove a deleted directory's copy
         import shutil
 
         # By descriptors, links not followed (shutil's fd-based rmtree).
@@ -796,15 +794,14 @@ class ReadLedger:
 
 
 def _now_iso() -> str:
-    from datetime import UTC, datetime
-
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+    """2025-01-12T10:30:00.000+00:00 (UTC, milliseconds)."""
+    now = time.time()
+    base = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now))
+    return f"{base}.{int(now * 1000) % 1000:03d}+00:00"
 
 
 def timestamp_for_filename() -> str:
     """2025-01-12T10-30-00-000Z, as in the claude seed's backup names."""
     now = time.time()
-    from datetime import UTC, datetime
-
-    base = datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%dT%H-%M-%S")
+    base = time.strftime("%Y-%m-%dT%H-%M-%S", time.gmtime(now))
     return f"{base}-{int(now * 1000) % 1000:03d}Z"

@@ -228,6 +228,7 @@ def tools(
     ] = False,
 ) -> None:
     """List a toolset's tools, or print their function-calling definitions."""
+    # deferred: the schemas load pydantic, needed only when definitions are printed
     from filewright.tools.schemas import FORMATS, STRICT_FORMATS
 
     if format is not None and format not in FORMATS:
@@ -463,6 +464,7 @@ def serve(
 ) -> None:
     """Serve a toolset over MCP (stdio by default). Logs go to stderr."""
     try:
+        # deferred: mcp (the SDK, anyio, pydantic): heavy, loaded only to serve
         from filewright.surfaces.mcp.server import run_server
     except ImportError as exc:
         raise _fail(UsageError(f"the MCP server is not available: {exc}"), json_out=False) from None

@@ -11,9 +11,13 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any, cast
 
+from filewright.engine.workspace import Workspace
+from filewright.fs.paths import printable
+from filewright.toolsets.companion_home import default_workspace
+
 if TYPE_CHECKING:
     from filewright.core.result import Result
-    from filewright.engine.workspace import ConfirmRequest, Workspace
+    from filewright.engine.workspace import ConfirmRequest
     from filewright.tools.base import Toolset
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -43,8 +47,6 @@ def terminal_confirm(request: ConfirmRequest) -> bool:
     from rich.markup import escape
     from rich.syntax import Syntax
 
-    from filewright.fs.paths import printable
-
     console = Console(stderr=True)
     named = f"  (named {escape(printable(request.named))})" if request.named else ""
     console.print(
@@ -73,8 +75,6 @@ def open_workspace(
     toolset: str = "default",
 ) -> Workspace:
     """The CLI's workspace: confirm with --yes, on a terminal, or not at (refuse)."""
-    from filewright.engine.workspace import Workspace
-
     confirm: Any = None
     if yes:
         confirm = True
@@ -82,8 +82,6 @@ def open_workspace(
         confirm = terminal_confirm
     chosen: list[Any] = list(roots or [])
     if not chosen and toolset == "companion":
-        from filewright.toolsets.companion import default_workspace
-
         chosen = [str(default_workspace())]
     try:
         return Workspace(
@@ -138,6 +136,7 @@ def run_call(
         )
         ts = load_toolset(ws, toolset)
         if progress and _stderr_is_terminal():
+            # deferred: the progress display (and rich, once drawn) only on a terminal
             from filewright.surfaces.cli.progress import shown_during
 
             with shown_during(tool):  # erased before the result is printed
@@ -205,8 +204,6 @@ def print_human(result: Result) -> None:
 def print_text(text: str, *, ok: bool = True, diff: str = "") -> None:
     """Text and a diff for a person: coloured on a terminal, never wrapped; plain (no
     colours, no wrapping, no cropping) when stdout is piped or a file."""
-    from filewright.fs.paths import printable
-
     try:
         terminal = sys.stdout.isatty()
     except (AttributeError, ValueError):

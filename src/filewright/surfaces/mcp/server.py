@@ -51,6 +51,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import sys
 import threading
 import time
@@ -532,7 +533,6 @@ def stop_on_interrupt() -> None:
     """Ctrl-C ends the process at once: the SDK's terminal transport reads stdin on a
     worker thread that no cancellation reaches. Safe for files: every write is atomic
     (a temp file renamed into place), so an interrupted change leaves the old file."""
-    import signal
 
     def stop(_signum: int, _frame: Any) -> None:
         print("\nfilewright: stopped", file=sys.stderr, flush=True)
@@ -560,6 +560,7 @@ def run_server(
     `allow_no_token`. Raises ValueError for every usage problem, OSError when the address
     cannot be bound.
     """
+    # deferred: the HTTP transport loads uvicorn and starlette, only to serve over HTTP
     from filewright.surfaces.mcp import http as http_transport
 
     address = parse_http(http) if http else None
