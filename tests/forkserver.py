@@ -99,6 +99,7 @@ class ForkServer:
             stderr=subprocess.PIPE,
         )
         theirs.close()
+        self.lock = threading.Lock()  # one request and its answer at a time, across threads
         if self.sock.recv(64) != b"ready":
             _, err = self.proc.communicate(timeout=30)
             raise RuntimeError(f"fork server did not start: {err.decode(errors='replace')}")
@@ -111,15 +112,17 @@ class ForkServer:
         stdout_r, stdout_w = os.pipe()
         stderr_r, stderr_w = os.pipe()
         job = json.dumps({"argv": argv, "code": code}).encode()
-        socket.send_fds(self.sock, [job], [stdin_r, stdout_w, stderr_w])
+        with self.lock:
+            socket.send_fds(self.sock, [job], [stdin_r, stdout_w, stderr_w])
+            pid = int(self.sock.recv(64))
         for fd in (stdin_r, stdout_w, stderr_w):
             os.close(fd)
-        pid = int(self.sock.recv(64))
         return Forked(self, pid, stdin_w, stdout_r, stderr_r, text=text)
 
     def _wait(self, pid: int) -> int:
-        self.sock.send(json.dumps({"wait": pid}).encode())
-        return int(self.sock.recv(64))
+        with self.lock:
+            self.sock.send(json.dumps({"wait": pid}).encode())
+            return int(self.sock.recv(64))
 
     def close(self) -> None:
         self.sock.close()
