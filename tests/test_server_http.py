@@ -187,3 +187,47 @@ def test_rebinding_protection_on_every_loopback_address(tmp_path: Path, host: st
         ]:
             assert post(connect, port, WRITE, headers)[0] == code, headers
         assert (root / "a.txt").read_text() == "alpha\n"
+
+
+def test_usage_errors_are_found_before_the_mcp_sdk_is_imported(tmp_path: Path) -> None:
+    """Each usage error of `serve` exits 2 before the MCP SDK is imported (a second or
+    more of start-up): the toolset, the roots, the address, the token, the exposure, the
+    port. One process runs them all and says whether `mcp` was ever imported."""
+    root = tree(tmp_path)
+    (tmp_path / "short").write_text("abc\n", encoding="utf-8")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        http = ["--root", str(root), "--http"]
+        cases = [
+            ["--toolset", "nope"],
+            ["--root", str(tmp_path / "missing")],
+            [*http, "localhost:http"],
+            ["--root", str(root), "--token-file", str(tmp_path / "short")],
+            [*http, f"127.0.0.1:{free_port()}", "--token-file", str(tmp_path / "short")],
+            [*http, f"127.0.0.1:{free_port()}", "--token-file", str(tmp_path / "nope")],
+            [*http, f"0.0.0.0:{free_port()}"],
+            [*http, f"127.0.0.1:{busy.getsockname()[1]}"],
+        ]
+        script = (
+            "import json, sys\n"
+            "from filewright.surfaces.cli.main import main\n"
+            "codes = []\n"
+            "for args in json.loads(sys.argv[1]):\n"
+            "    try:\n"
+            "        main(['serve', *args])\n"
+            "    except SystemExit as exc:\n"
+            "        codes.append(exc.code)\n"
+            "print(json.dumps([codes, 'mcp' in sys.modules]))\n"
+        )
+        proc = subprocess.run(
+            [sys.executable, "-c", script, json.dumps(cases)], capture_output=True, text=True,
+            timeout=60, env={**os.environ, "FILEWRIGHT_TOKEN": ""}, cwd=tmp_path,
+        )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    codes, imported = json.loads(proc.stdout)
+    assert codes == [2] * len(cases), proc.stderr
+    messages = proc.stderr.strip().splitlines()
+    assert len(messages) == len(cases) and "Traceback" not in proc.stderr, proc.stderr
+    assert "serving" not in proc.stderr
+    assert not imported, "a usage error imported the MCP SDK"
