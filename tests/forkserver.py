@@ -8,8 +8,8 @@ per `spawn`: the child runs the real code (the `filewright` command's `main`, or
 in a process of its own, with its own pipes, and is killed and reaped like a `Popen`.
 
 Protocol (one packet each way per request, over a SOCK_SEQPACKET socketpair):
-  spawn: {"argv": [...], "code": "..." | null} with the child's stdin, stdout and stderr
-         pipe ends as SCM_RIGHTS  ->  "<pid>"
+  spawn: {"argv": [...], "code": "..." | null, "cwd": "..." | null, "env": {...} | null}
+         with the child's stdin, stdout and stderr pipe ends as SCM_RIGHTS  ->  "<pid>"
   wait:  {"wait": <pid>}  ->  "<returncode>"   (negative: killed by that signal, as in Popen)
 The server reaps a child only when asked, so a pid cannot be reused before the test has
 signalled it. Several children may run at once. When the test closes the socket (or dies),
@@ -26,6 +26,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from typing import IO, Any
 
 SERVER = r"""
@@ -43,6 +44,11 @@ def child(job, fds):
     sys.stdout = open(1, "w", closefd=False)
     sys.stderr = open(2, "w", closefd=False)
     sys.argv = job["argv"]
+    if job.get("cwd") is not None:
+        os.chdir(job["cwd"])
+    if job.get("env") is not None:
+        os.environ.clear()
+        os.environ.update(job["env"])
     code = 0
     try:
         if job["code"] is None:
@@ -104,14 +110,25 @@ class ForkServer:
             _, err = self.proc.communicate(timeout=30)
             raise RuntimeError(f"fork server did not start: {err.decode(errors='replace')}")
 
-    def spawn(self, argv: list[str], code: str | None = None, *, text: bool = False) -> Forked:
+    def spawn(
+        self,
+        argv: list[str],
+        code: str | None = None,
+        *,
+        text: bool = False,
+        cwd: str | os.PathLike[str] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> Forked:
         """Fork a child running `code` (a script, with `argv` as sys.argv) or, without
         code, the `filewright` command with argv[1:]. Its stdin/stdout/stderr are pipes
-        (text ones with `text`, as in `Popen`)."""
+        (text ones with `text`, as in `Popen`); `cwd` and `env` as in `Popen` (the
+        environment is set before the child runs its code: nothing filewright or the MCP
+        SDK reads from it is read at import)."""
         stdin_r, stdin_w = os.pipe()
         stdout_r, stdout_w = os.pipe()
         stderr_r, stderr_w = os.pipe()
-        job = json.dumps({"argv": argv, "code": code}).encode()
+        where = None if cwd is None else os.fspath(cwd)
+        job = json.dumps({"argv": argv, "code": code, "cwd": where, "env": env}).encode()
         with self.lock:
             socket.send_fds(self.sock, [job], [stdin_r, stdout_w, stderr_w])
             pid = int(self.sock.recv(64))
@@ -154,6 +171,9 @@ class Forked:
 
     def kill(self) -> None:
         self.send_signal(signal.SIGKILL)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
 
     def poll(self) -> int | None:
         """The return code once the child has exited (reaps it then), else None."""
@@ -198,7 +218,14 @@ class Forked:
         self.wait()
         return out, err
 
-    def wait(self) -> int:
+    def wait(self, timeout: float | None = None) -> int:
+        """The return code, once the child has exited (TimeoutExpired after `timeout` s)."""
+        if self.returncode is None and timeout is not None:
+            deadline = time.monotonic() + timeout
+            while self.poll() is None:
+                if time.monotonic() > deadline:
+                    raise subprocess.TimeoutExpired(self.server.proc.args, timeout)
+                time.sleep(0.01)
         if self.returncode is None:
             self.returncode = self.server._wait(self.pid)
         return self.returncode
