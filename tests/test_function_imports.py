@@ -15,7 +15,8 @@ server's own modules at the top; 122 and 81 with mcpfs's readers at the top, 202
 with the other toolsets' own imports at their tops; 56 and 0 with `regex` loaded inside
 `core.regexes`, the encoder apart from the decoder (`fs.textencode`), the companion's
 home apart from its toolset, the rest of the light ones at the top and every deferred one
-commented):
+commented; 55 and 0 with the history's size cap deferred again, out of a read's modules
+(tests/test_cli_fastpath.py now pins them), and the CLI's rich drawing in `cli.terminal`):
 lower them as imports move to the top, never raise them.
 """
 
@@ -26,7 +27,7 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "filewright"
 
-BOUND = 56
+BOUND = 55
 UNCOMMENTED_BOUND = 0
 GOAL = 40
 

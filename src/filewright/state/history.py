@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any
 
 from filewright.fs import held
 from filewright.fs.fsio import read_to_end
-from filewright.state.budget import prune, stored
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -623,6 +622,10 @@ class History:
 
     def total_bytes(self) -> int:
         """Bytes held by all backups and deltas of this state directory."""
+        # deferred: the size cap's accounting (state.budget) only for `history --prune` or
+        # a large record; a read, which opens the history, never loads it
+        from filewright.state.budget import stored
+
         return sum(item.size for item in stored(self))
 
     def prune(
@@ -630,6 +633,9 @@ class History:
     ) -> list[dict[str, Any]]:
         """Drop the oldest entries (of any file) until what is stored fits `max_bytes`
         (default: the history's own cap); see `state.budget.prune`."""
+        # deferred: as in `total_bytes`
+        from filewright.state.budget import prune
+
         return prune(self, self.max_bytes if max_bytes is None else max_bytes, keep_newest_of)
 
     def forget_through(self, d: Path, entry_id: int) -> str:

@@ -42,22 +42,10 @@ def report_usage_error(message: str, *, json_out: bool = True) -> int:
 
 def terminal_confirm(request: ConfirmRequest) -> bool:
     """Show the diff in colour on stderr and ask on the terminal."""
-    # deferred: rich: heavy, loaded only when this runs
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.syntax import Syntax
+    # deferred: rich: heavy, loaded only when a person is asked
+    from filewright.surfaces.cli.terminal import show_request
 
-    console = Console(stderr=True)
-    named = f"  (named {escape(printable(request.named))})" if request.named else ""
-    console.print(
-        f"[bold]{escape(request.operation)}[/bold] {escape(printable(request.path))}{named}"
-        f"  (risk: {request.risk})"
-    )
-    if request.diff:
-        # Escapes in the content must not redraw the terminal while a person reviews it.
-        diff = printable(request.diff)
-        console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default"))
-    console.print("Apply this change? \\[y/N] ", end="")
+    show_request(request)
     try:
         answer = sys.stdin.readline()
     except (OSError, KeyboardInterrupt):
@@ -215,13 +203,7 @@ def print_text(text: str, *, ok: bool = True, diff: str = "") -> None:
             shown = printable(diff)
             sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")
         return
-    # deferred: rich: heavy, loaded only when this runs
-    from rich.console import Console
-    from rich.syntax import Syntax
+    # deferred: rich: heavy, loaded only for output to a terminal
+    from filewright.surfaces.cli.terminal import print_coloured
 
-    console = Console(soft_wrap=True)
-    console.print(printable(text), style="green" if ok else "red", markup=False, highlight=False)
-    if diff:
-        console.print(
-            Syntax(printable(diff), "diff", theme="ansi_dark", background_color="default")
-        )
+    print_coloured(text, ok=ok, diff=diff)
