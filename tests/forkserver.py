@@ -188,9 +188,10 @@ class Forked:
             self.returncode = self.server._wait(self.pid)
         return self.returncode
 
-    def communicate(self, input: Any = None) -> tuple[Any, Any]:
+    def communicate(self, input: Any = None, timeout: float | None = None) -> tuple[Any, Any]:
         """Write `input`, close stdin, read both outputs to their end, reap the child
-        (str in and out with `text`; what the streams had buffered is not lost)."""
+        (str in and out with `text`; what the streams had buffered is not lost);
+        TimeoutExpired when the outputs have not ended after `timeout` seconds."""
         if self.stdin is not None:
             stdin, self.stdin = self.stdin, None
             with contextlib.suppress(BrokenPipeError):  # a child that stopped reading
@@ -207,8 +208,11 @@ class Forked:
         ]
         for reader in readers:
             reader.start()
+        deadline = None if timeout is None else time.monotonic() + timeout
         for reader in readers:
-            reader.join()
+            reader.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+            if reader.is_alive():
+                raise subprocess.TimeoutExpired(self.server.proc.args, timeout or 0)
         empty = "" if self.text else b""
         out, err = results.get("out", empty), results.get("err", empty)
         for stream in (self.stdout, self.stderr):
