@@ -470,3 +470,28 @@ def test_progress_hook() -> None:
 
     with progress_reporter(broken):
         report_progress(1)  # a failing reporter never breaks the tool
+
+
+@pytest.mark.parametrize("name", ["default", "claude", "gemini", "mcpfs", "text_editor"])
+def test_a_call_does_not_rebuild_the_toolset_s_tools(tmp_path: Path, name: str) -> None:
+    """A toolset's tools are built once and found by name (issue 32: `tool(name)` rebuilt
+    every tool definition for every call); what is found is what `tools()` lists first."""
+    tools = Workspace(tmp_path).toolset(name)
+    built = [0]
+    listed = type(tools).tools
+
+    def counting(self: Any) -> Any:
+        built[0] += 1
+        return listed(self)
+
+    type(tools).tools = counting  # type: ignore[method-assign]
+    try:
+        first = {t.name: t for t in reversed(listed(tools))}
+        for _ in range(3):
+            for tool_name in first:
+                found = tools.tool(tool_name)
+                assert found is not None and found.name == tool_name
+        assert tools.tool("no such tool") is None
+        assert built[0] <= 1
+    finally:
+        type(tools).tools = listed  # type: ignore[method-assign]

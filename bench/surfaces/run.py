@@ -104,7 +104,7 @@ anyio.run(NoOp(name="noop", log_level="WARNING").run_stdio_async)
 NOOPS = ("sdk-noop (sdk stdio)", "sdk-noop (filewright stdio)")
 
 
-def servers(root: Path, node: Path | None) -> list[Server]:
+def servers(root: Path, node: Path | None, baseline: Path | None = None) -> list[Server]:
     fw = StdioServerParameters(
         command=sys.executable,
         args=[
@@ -124,6 +124,16 @@ def servers(root: Path, node: Path | None) -> list[Server]:
             lambda p, old, new: ("edit", {"path": p, "old_string": old, "new_string": new}),
         )
     ]
+    if baseline is not None:  # the same server from another source tree (before/after)
+        env = {**os.environ, "PYTHONPATH": str(baseline / "src")}
+        out.append(
+            Server(
+                "filewright (baseline)",
+                StdioServerParameters(command=fw.command, args=fw.args, cwd=str(root), env=env),
+                out[0].read,
+                out[0].edit,
+            )
+        )
     for label, transport in zip(NOOPS, ("sdk-stdio", "filewright-stdio"), strict=True):
         out.append(
             Server(
@@ -150,10 +160,42 @@ def servers(root: Path, node: Path | None) -> list[Server]:
     return out
 
 
+def server_pid() -> int | None:
+    """The process this bench started last (the server the client runs): the newest
+    child of this process, from /proc (None where there is no /proc)."""
+    me, found = str(os.getpid()), []
+    for entry in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = entry.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == me:  # ppid
+            found.append((int(fields[19]), int(entry.parent.name)))  # start time, pid
+    return max(found)[1] if found else None
+
+
+def process_cpu(pid: int | None) -> float:
+    """CPU time of every thread of `pid` so far (seconds, nanosecond-precise from each
+    thread's schedstat; a thread that ended is no longer counted: the servers' threads
+    live through a measured phase). 0.0 without /proc."""
+    if pid is None:
+        return 0.0
+    total = 0
+    for stat in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+        try:
+            total += int(stat.read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total / 1e9
+
+
 async def time_calls(server: Server, path: str, calls: int, mode: str) -> dict[str, list[float]]:
-    """Per-call wall times for `calls` reads and `calls` edits (after a warm-up)."""
-    times: dict[str, list[float]] = {"read": [], "edit": []}
+    """Per-call wall times for `calls` reads and `calls` edits (after a warm-up), and the
+    server process's CPU per call (`read_cpu`, `edit_cpu`: all its threads, measured over
+    the `calls` reads, then over the `calls` edits)."""
+    times: dict[str, list[float]] = {"read": [], "edit": [], "read_cpu": [], "edit_cpu": []}
     async with Client(server.params, mode=mode) as client:
+        pid = server_pid()
         pairs = [
             ("line 20: the quick brown fox", "line 20: the quick brown cat"),
             ("line 20: the quick brown cat", "line 20: the quick brown fox"),
@@ -164,17 +206,15 @@ async def time_calls(server: Server, path: str, calls: int, mode: str) -> dict[s
         for i in range(2):
             name, args = server.edit(path, *pairs[i % 2])
             await client.call_tool(name, args)
-        for i in range(calls):
-            name, args = server.read(path)
-            t0 = time.perf_counter()
-            result = await client.call_tool(name, args)
-            times["read"].append(time.perf_counter() - t0)
-            assert not result.is_error, result
-            name, args = server.edit(path, *pairs[i % 2])
-            t0 = time.perf_counter()
-            result = await client.call_tool(name, args)
-            times["edit"].append(time.perf_counter() - t0)
-            assert not result.is_error, result
+        for op in ("read", "edit"):
+            c0 = process_cpu(pid)
+            for i in range(calls):
+                name, args = server.read(path) if op == "read" else server.edit(path, *pairs[i % 2])
+                t0 = time.perf_counter()
+                result = await client.call_tool(name, args)
+                times[op].append(time.perf_counter() - t0)
+                assert not result.is_error, result
+            times[op + "_cpu"].append((process_cpu(pid) - c0) / calls)
     return times
 
 
@@ -203,7 +243,7 @@ def bench_in_process(calls: int) -> dict[str, float]:
     return {op: statistics.median(v) for op, v in times.items()}
 
 
-def bench_mcp(calls: int, rounds: int) -> dict[str, dict[str, float]]:
+def bench_mcp(calls: int, rounds: int, baseline: Path | None = None) -> dict[str, dict[str, float]]:
     node = node_server()
     if node is None:
         print("Node filesystem server unavailable (no node/npm or install failed): "
@@ -211,16 +251,16 @@ def bench_mcp(calls: int, rounds: int) -> dict[str, dict[str, float]]:
     results: dict[str, dict[str, list[float]]] = {}
     with tempfile.TemporaryDirectory(prefix="fw-mcpbench-") as tmp:
         root = Path(tmp).resolve()
-        plan = servers(root, node)
+        plan = servers(root, node, baseline)
         for server in plan:
             (root / f"{server.label}.txt").write_text(SMALL, encoding="utf-8")
         for _ in range(rounds):  # alternate servers, so load changes hit both alike
             for server in plan:
                 path = str(root / f"{server.label}.txt")
                 got = anyio.run(time_calls, server, path, calls // rounds, "legacy")
-                slot = results.setdefault(server.label, {"read": [], "edit": []})
+                slot = results.setdefault(server.label, {})
                 for op, values in got.items():
-                    slot[op].extend(values)
+                    slot.setdefault(op, []).extend(values)
     return {
         label: {op: statistics.median(v) for op, v in ops.items()} for label, ops in results.items()
     }
@@ -294,11 +334,19 @@ def main() -> None:
     )
     parser.add_argument("--startup-runs", type=int, default=21)
     parser.add_argument("--json", action="store_true", help="also print the numbers as JSON")
+    parser.add_argument("--mcp-only", action="store_true", help="skip the start-up table")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="a source tree (e.g. `git archive main | tar -x -C DIR`) whose filewright server "
+        "is measured too, in the same rounds: before/after",
+    )
     args = parser.parse_args()
 
-    mcp = bench_mcp(args.calls, args.rounds)
+    mcp = bench_mcp(args.calls, args.rounds, args.baseline)
     engine = bench_in_process(args.calls)
-    startup = bench_startup(args.startup_runs)
+    startup = {} if args.mcp_only else bench_startup(args.startup_runs)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
 
     print("\nMCP round trip per call over stdio (median; same Python MCP client; target ≤ 1.0×)")
     print(f"{'operation':<10}{'filewright':>14}{'node-filesystem':>18}{'ratio':>10}"
@@ -310,6 +358,23 @@ def main() -> None:
         print(
             f"{op:<10}{ms(fw):>14}{ms(node) if node else '   n/a':>18}{ratio:>10}{ms(engine[op]):>22}"
         )
+    print("\nServer CPU per call (all its threads; median of the rounds; the client's share,")
+    print(f"the same for both, is not in it). Load average at the end: {load:.1f}")
+    print(f"{'operation':<10}{'filewright':>14}{'node-filesystem':>18}{'ratio':>10}")
+    for op in ("read_cpu", "edit_cpu"):
+        fw = mcp["filewright"][op]
+        node = mcp.get("node-filesystem", {}).get(op)
+        ratio = f"{fw / node:9.2f}×" if node else "      n/a"
+        name = op.removesuffix("_cpu")
+        print(f"{name:<10}{ms(fw):>14}{ms(node) if node else '   n/a':>18}{ratio:>10}")
+    if "filewright (baseline)" in mcp:
+        base = mcp["filewright (baseline)"]
+        print("\nBefore/after, same rounds: the baseline tree's server (wall; server CPU)")
+        for op in ("read", "edit"):
+            print(
+                f"{op:<10}{ms(base[op])} -> {ms(mcp['filewright'][op])};"
+                f"{ms(base[op + '_cpu'])} -> {ms(mcp['filewright'][op + '_cpu'])}"
+            )
     node_read = mcp.get("node-filesystem", {}).get("read")
     print("\nThe Python SDK's own per-call floor: a no-op MCPServer (constant read-sized result)")
     print(f"{'server':<30}{'per call':>12}{'vs node read':>16}")
@@ -328,7 +393,9 @@ def main() -> None:
         print(f"{label + ', wall':<28}{ms(fw_wall):>24}{ms(py_wall):>24}{fw_wall / py_wall:9.2f}×")
         print(f"{label + ', cpu':<28}{ms(fw_cpu):>24}{ms(py_cpu):>24}{fw_cpu / py_cpu:9.2f}×")
     if args.json:
-        print(json.dumps({"mcp": mcp, "engine": engine, "startup": startup}, indent=2))
+        print(
+            json.dumps({"mcp": mcp, "engine": engine, "startup": startup, "load": load}, indent=2)
+        )
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ not followed, ignore files of the searched tree only (no global gitignore, no
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import selectors
@@ -27,12 +26,6 @@ from typing import IO, BinaryIO, cast
 
 from filewright.search.anchored import Binary, iter_lines, open_below
 from filewright.search.results import WINDOW_CHARS, LineSink
-
-try:
-    import fcntl
-    import resource
-except ImportError:  # pragma: no cover - not POSIX: no pipe sizing, no memory cap
-    fcntl = resource = None  # type: ignore[assignment]
 
 BASE_ARGS: tuple[str, ...] = (
     "--no-config",
@@ -152,10 +145,12 @@ OUT_OF_MEMORY = "ripgrep stopped: a line is too long to search in memory"
 
 def cap_memory(pid: int) -> None:
     """Apply :data:`RG_DATA_BYTES` to the ripgrep just started (where the OS allows)."""
-    if resource is None:  # pragma: no cover - not POSIX
-        return
-    with contextlib.suppress(AttributeError, OSError, ValueError):
+    try:
+        import resource
+
         resource.prlimit(pid, resource.RLIMIT_DATA, (RG_DATA_BYTES, RG_DATA_BYTES))
+    except (ImportError, AttributeError, OSError, ValueError):
+        pass
 
 
 Record = tuple[int, bool, bytes]
@@ -405,10 +400,12 @@ third of its core to walkers running ahead)."""
 
 def shrink_pipe(proc: subprocess.Popen[bytes]) -> None:
     """Give ``proc``'s stdout pipe :data:`WAITING_PIPE_BYTES` where the OS allows."""
-    if fcntl is None:  # pragma: no cover - not POSIX
-        return
-    with contextlib.suppress(AttributeError, OSError):
+    try:
+        import fcntl
+
         fcntl.fcntl(proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, WAITING_PIPE_BYTES)  # type: ignore[union-attr,attr-defined]
+    except (ImportError, AttributeError, OSError):
+        pass
 
 
 def iter_path_batches(*streams: IO[bytes]) -> Iterator[list[bytes]]:
