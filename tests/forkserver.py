@@ -6,6 +6,8 @@ for the MCP server, the `mcp` package) before it does any of the work the test i
 `ForkServer` starts one interpreter that imports what is asked of it, then forks a child
 per `spawn`: the child runs the real code (the `filewright` command's `main`, or a script)
 in a process of its own, with its own pipes, and is killed and reaped like a `Popen`.
+A child has the environment and working directory the server had when it started, and
+the modules it imported (imported, nothing more: the server runs nothing else).
 
 Protocol (one packet each way per request, over a SOCK_SEQPACKET socketpair):
   spawn: {"argv": [...], "code": "..." | null} with the child's stdin, stdout and stderr
@@ -31,8 +33,11 @@ from typing import IO, Any
 SERVER = r"""
 import importlib, json, os, socket, sys
 sock = socket.socket(fileno=int(sys.argv[1]))
-for name in sys.argv[2:]:
-    importlib.import_module(name)
+for name in sys.argv[2:]:  # only saves the children the import: a moved module is no error
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        pass
 
 def child(job, fds):
     os.close(sock.detach())
