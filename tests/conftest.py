@@ -9,6 +9,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,6 +17,7 @@ import pytest
 # skip entries by name).
 from adversarial.support import Snapshot, take_snapshot
 from hypothesis import HealthCheck, settings
+from xdist_plan import PlannedWorkStealing
 
 # Python writes its bytecode caches while the suite runs, even where the environment says
 # not to (PYTHONDONTWRITEBYTECODE is set on the machines this project is developed on):
@@ -57,6 +59,15 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     if named and all("::" in arg or arg.endswith(".py") for arg in named):
         return 0
     return 4
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist worksteal` (pyproject's addopts) hands out whole modules, heaviest first
+    (tests/xdist_plan.py); other `--dist` modes are xdist's own."""
+    if config.getvalue("dist") != "worksteal":
+        return None
+    return PlannedWorkStealing(config, log)
 
 
 @pytest.fixture

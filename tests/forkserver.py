@@ -10,8 +10,8 @@ A child has the environment and working directory the server had when it started
 the modules it imported (imported, nothing more: the server runs nothing else).
 
 Protocol (one packet each way per request, over a SOCK_SEQPACKET socketpair):
-  spawn: {"argv": [...], "code": "..." | null} with the child's stdin, stdout and stderr
-         pipe ends as SCM_RIGHTS  ->  "<pid>"
+  spawn: {"argv": [...], "code": "..." | null, "cwd": "..." | null, "env": {...} | null}
+         with the child's stdin, stdout and stderr pipe ends as SCM_RIGHTS  ->  "<pid>"
   wait:  {"wait": <pid>}  ->  "<returncode>"   (negative: killed by that signal, as in Popen)
 The server reaps a child only when asked, so a pid cannot be reused before the test has
 signalled it. Several children may run at once. When the test closes the socket (or dies),
@@ -28,6 +28,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from typing import IO, Any
 
 SERVER = r"""
@@ -48,6 +49,11 @@ def child(job, fds):
     sys.stdout = open(1, "w", closefd=False)
     sys.stderr = open(2, "w", closefd=False)
     sys.argv = job["argv"]
+    if job.get("cwd") is not None:
+        os.chdir(job["cwd"])
+    if job.get("env") is not None:
+        os.environ.clear()
+        os.environ.update(job["env"])
     code = 0
     try:
         if job["code"] is None:
@@ -104,27 +110,41 @@ class ForkServer:
             stderr=subprocess.PIPE,
         )
         theirs.close()
+        self.lock = threading.Lock()  # one request and its answer at a time, across threads
         if self.sock.recv(64) != b"ready":
             _, err = self.proc.communicate(timeout=30)
             raise RuntimeError(f"fork server did not start: {err.decode(errors='replace')}")
 
-    def spawn(self, argv: list[str], code: str | None = None, *, text: bool = False) -> Forked:
+    def spawn(
+        self,
+        argv: list[str],
+        code: str | None = None,
+        *,
+        text: bool = False,
+        cwd: str | os.PathLike[str] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> Forked:
         """Fork a child running `code` (a script, with `argv` as sys.argv) or, without
         code, the `filewright` command with argv[1:]. Its stdin/stdout/stderr are pipes
-        (text ones with `text`, as in `Popen`)."""
+        (text ones with `text`, as in `Popen`); `cwd` and `env` as in `Popen` (the
+        environment is set before the child runs its code: nothing filewright or the MCP
+        SDK reads from it is read at import)."""
         stdin_r, stdin_w = os.pipe()
         stdout_r, stdout_w = os.pipe()
         stderr_r, stderr_w = os.pipe()
-        job = json.dumps({"argv": argv, "code": code}).encode()
-        socket.send_fds(self.sock, [job], [stdin_r, stdout_w, stderr_w])
+        where = None if cwd is None else os.fspath(cwd)
+        job = json.dumps({"argv": argv, "code": code, "cwd": where, "env": env}).encode()
+        with self.lock:
+            socket.send_fds(self.sock, [job], [stdin_r, stdout_w, stderr_w])
+            pid = int(self.sock.recv(64))
         for fd in (stdin_r, stdout_w, stderr_w):
             os.close(fd)
-        pid = int(self.sock.recv(64))
         return Forked(self, pid, stdin_w, stdout_r, stderr_r, text=text)
 
     def _wait(self, pid: int) -> int:
-        self.sock.send(json.dumps({"wait": pid}).encode())
-        return int(self.sock.recv(64))
+        with self.lock:
+            self.sock.send(json.dumps({"wait": pid}).encode())
+            return int(self.sock.recv(64))
 
     def close(self) -> None:
         self.sock.close()
@@ -157,6 +177,9 @@ class Forked:
     def kill(self) -> None:
         self.send_signal(signal.SIGKILL)
 
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
     def poll(self) -> int | None:
         """The return code once the child has exited (reaps it then), else None."""
         if self.returncode is None:
@@ -170,9 +193,10 @@ class Forked:
             self.returncode = self.server._wait(self.pid)
         return self.returncode
 
-    def communicate(self, input: Any = None) -> tuple[Any, Any]:
+    def communicate(self, input: Any = None, timeout: float | None = None) -> tuple[Any, Any]:
         """Write `input`, close stdin, read both outputs to their end, reap the child
-        (str in and out with `text`; what the streams had buffered is not lost)."""
+        (str in and out with `text`; what the streams had buffered is not lost);
+        TimeoutExpired when the outputs have not ended after `timeout` seconds."""
         if self.stdin is not None:
             stdin, self.stdin = self.stdin, None
             with contextlib.suppress(BrokenPipeError):  # a child that stopped reading
@@ -189,8 +213,11 @@ class Forked:
         ]
         for reader in readers:
             reader.start()
+        deadline = None if timeout is None else time.monotonic() + timeout
         for reader in readers:
-            reader.join()
+            reader.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+            if reader.is_alive():
+                raise subprocess.TimeoutExpired(self.server.proc.args, timeout or 0)
         empty = "" if self.text else b""
         out, err = results.get("out", empty), results.get("err", empty)
         for stream in (self.stdout, self.stderr):
@@ -200,7 +227,14 @@ class Forked:
         self.wait()
         return out, err
 
-    def wait(self) -> int:
+    def wait(self, timeout: float | None = None) -> int:
+        """The return code, once the child has exited (TimeoutExpired after `timeout` s)."""
+        if self.returncode is None and timeout is not None:
+            deadline = time.monotonic() + timeout
+            while self.poll() is None:
+                if time.monotonic() > deadline:
+                    raise subprocess.TimeoutExpired(self.server.proc.args, timeout)
+                time.sleep(0.01)
         if self.returncode is None:
             self.returncode = self.server._wait(self.pid)
         return self.returncode

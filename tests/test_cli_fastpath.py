@@ -207,3 +207,79 @@ def test_a_plain_read_loads_no_change_machinery(tmp_path: Path) -> None:
     )
     assert json.loads(proc.stdout)["ok"] is True
     assert proc.stderr.strip() == "[] 0"
+
+
+# Every filewright module `filewright call read` loads (issue 32: start-up light by
+# layout). A module joining this list costs every CLI read its import time; make it a
+# deliberate choice (and say why here), not a side effect of an import at some top.
+READ_MODULES = {
+    "filewright",
+    "filewright.core",
+    "filewright.core.budget",
+    "filewright.core.messages",
+    "filewright.core.progress",
+    "filewright.core.result",
+    "filewright.core.version",
+    "filewright.engine",
+    "filewright.engine.registry",
+    "filewright.engine.workspace",
+    "filewright.fs",
+    "filewright.fs.bigfile",
+    "filewright.fs.cjk",
+    "filewright.fs.fsio",
+    "filewright.fs.held",
+    "filewright.fs.paths",
+    "filewright.fs.textfile",
+    "filewright.policy",
+    "filewright.policy.index",
+    "filewright.policy.names",
+    "filewright.policy.rules",
+    "filewright.policy.verdicts",
+    "filewright.policy.visibility",
+    "filewright.read",
+    "filewright.read.linestream",
+    "filewright.read.media",
+    "filewright.read.memorylines",
+    "filewright.read.readers",
+    "filewright.read.textread",
+    "filewright.state",
+    "filewright.state.history",
+    "filewright.surfaces",
+    "filewright.surfaces.cli",
+    "filewright.surfaces.cli.calls",
+    "filewright.surfaces.cli.main",
+    "filewright.tools",
+    "filewright.tools.arguments",
+    "filewright.tools.base",
+    "filewright.tools.precomputed",
+    "filewright.toolsets",
+    "filewright.toolsets.common",
+    "filewright.toolsets.companion_home",
+    "filewright.toolsets.default",
+    "filewright.toolsets.default_files",
+    "filewright.toolsets.default_read",
+}
+
+
+def test_a_plain_read_loads_exactly_the_pinned_modules(tmp_path: Path) -> None:
+    """The filewright modules of a `call read` are `READ_MODULES`, and everything else it
+    loads is the standard library's (no third-party package at all)."""
+    (tmp_path / "a.txt").write_text("one\n", encoding="utf-8")
+    code = (
+        "import sys\n"
+        "sys.argv = ['filewright', 'call', 'read', '{\"path\": \"a.txt\"}']\n"
+        "from filewright.surfaces.cli.main import main\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+        "import json\n"
+        "ours = sorted(m for m in sys.modules if m.split('.')[0] == 'filewright')\n"
+        "other = sorted({m.split('.')[0] for m in sys.modules}\n"
+        "    - set(sys.stdlib_module_names) - {'filewright', '__main__'})\n"
+        "print(json.dumps([ours, other]), file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert json.loads(proc.stdout)["ok"] is True
+    ours, other = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert set(ours) == READ_MODULES
+    assert other == []

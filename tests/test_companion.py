@@ -11,7 +11,7 @@ import pytest
 
 from filewright import ConfirmRequest, Workspace
 from filewright.tools.schemas import FORMATS
-from filewright.toolsets.companion import default_workspace
+from filewright.toolsets.companion_home import default_workspace
 
 SOUL_TEXT = "# 人格\n性格：温柔、耐心\n说话风格：简洁\n"
 USER_TEXT = "# 用户\n姓名：小明\n城市：北京\n职业：学生\n"

@@ -8,8 +8,14 @@ the server's requests as the host would (roots from the project directory; elici
 as the user would: accept or decline), and checks that a write and an edit succeed when
 the user approves and are refused (file unchanged) when the user declines.
 
+The replayed servers are `filewright serve` processes forked from one interpreter that
+has imported the MCP SDK (tests/forkserver.py: the command's `main` with the host's
+arguments, its own stdin/stdout/stderr), so each costs its work, not the SDK's import;
+tests/test_server_process.py starts the command from scratch.
+
 When the hosts themselves are installed (on PATH, or in `$FILEWRIGHT_HOSTS_BIN`), their
-own health checks (`claude mcp list`, `gemini mcp list`) run against the server too.
+own health checks (`claude mcp list`, `gemini mcp list`, each starting the server as a
+new process) run against the server too.
 """
 
 from __future__ import annotations
@@ -22,16 +28,29 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from forkserver import ForkServer
 
 HERE = Path(__file__).resolve().parent
 CLI = [sys.executable, "-c", "from filewright.surfaces.cli.main import main; main()"]
 CLAUDE_CODE = json.loads((HERE / "hosts" / "claude-code.json").read_text(encoding="utf-8"))
 GEMINI_CLI = json.loads((HERE / "hosts" / "gemini-cli.json").read_text(encoding="utf-8"))
+WARM = (
+    "filewright.surfaces.cli.app",
+    "filewright.surfaces.mcp.server",
+    *(f"filewright.toolsets.{name}" for name in ("claude.toolset", "gemini", "default")),
+    *(f"filewright.toolsets.{name}" for name in ("text_editor", "worker")),
+)
+
+
+@pytest.fixture(scope="module")
+def forks() -> Iterator[ForkServer]:
+    with ForkServer(*WARM) as server:
+        yield server
 
 
 class HostReplay:
@@ -40,16 +59,14 @@ class HostReplay:
 
     def __init__(
         self,
+        forks: ForkServer,
         serve_args: list[str],
         initialize: dict[str, Any],
         roots: list[Path],
         decide: Callable[[str], str] | None = None,
         cwd: Path | None = None,
     ) -> None:
-        self.proc = subprocess.Popen(
-            [*CLI, "serve", *serve_args],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
-        )  # fmt: skip
+        self.proc = forks.spawn(["filewright", "serve", *serve_args], cwd=cwd)
         self.roots = roots
         self.decide = decide
         self.asked: list[str] = []
@@ -147,13 +164,14 @@ def text(result: dict[str, Any]) -> str:
 
 
 @pytest.mark.parametrize("user", ["approves", "declines"])
-def test_claude_code_config(tmp_path: Path, user: str) -> None:
+def test_claude_code_config(forks: ForkServer, tmp_path: Path, user: str) -> None:
     """Claude Code asks before each tool call itself (its permission prompt) and declares
     elicitation, so the default `--confirm client` puts files under a `confirm` rule to
     the user with the diff: approve → changed; decline → refused, unchanged."""
     root = project(tmp_path)
     (root / ".filewright.toml").write_text('[[rules]]\npattern = "*.txt"\naccess = "confirm"\n')
     host = HostReplay(
+        forks,
         ["--toolset", "claude", "--root", str(root)],
         CLAUDE_CODE["initialize"],
         [root],
@@ -186,13 +204,14 @@ def test_claude_code_config(tmp_path: Path, user: str) -> None:
 
 
 @pytest.mark.parametrize("user", ["approves", "declines"])
-def test_gemini_cli_config(tmp_path: Path, user: str) -> None:
+def test_gemini_cli_config(forks: ForkServer, tmp_path: Path, user: str) -> None:
     """Gemini CLI declares no elicitation; it asks the user before every MCP tool call of
     a server it does not trust. With `--confirm host` a call that reaches the server was
     approved there: write_file and replace succeed. When the user declines, Gemini CLI
     sends no call at all, and nothing changes."""
     root = project(tmp_path)
     host = HostReplay(
+        forks,
         ["--toolset", "gemini", "--confirm", "host", "--root", str(root)],
         GEMINI_CLI["initialize"],
         [root],
@@ -219,13 +238,15 @@ def test_gemini_cli_config(tmp_path: Path, user: str) -> None:
         assert (root / "notes.txt").read_text() == "alpha\nbeta\n"
 
 
-def test_gemini_cli_without_confirm_host_is_refused_with_a_hint(tmp_path: Path) -> None:
+def test_gemini_cli_without_confirm_host_is_refused_with_a_hint(
+    forks: ForkServer, tmp_path: Path
+) -> None:
     """The reported failure: the gemini toolset asks before every change, Gemini CLI
     cannot be asked by elicitation, so with the default `--confirm client` each change is
     refused with the seed's words, and the structured content and stderr name the fix."""
     root = project(tmp_path)
     host = HostReplay(
-        ["--toolset", "gemini", "--root", str(root)], GEMINI_CLI["initialize"], [root]
+        forks, ["--toolset", "gemini", "--root", str(root)], GEMINI_CLI["initialize"], [root]
     )
     try:
         got = host.call("write_file", {"file_path": str(root / "new.txt"), "content": "x\n"})
@@ -237,9 +258,10 @@ def test_gemini_cli_without_confirm_host_is_refused_with_a_hint(tmp_path: Path) 
     assert not (root / "new.txt").exists()
 
 
-def test_confirm_none_refuses_and_says_so(tmp_path: Path) -> None:
+def test_confirm_none_refuses_and_says_so(forks: ForkServer, tmp_path: Path) -> None:
     root = project(tmp_path)
     host = HostReplay(
+        forks,
         ["--toolset", "gemini", "--confirm", "none", "--root", str(root)],
         CLAUDE_CODE["initialize"],
         [root],
@@ -267,10 +289,12 @@ def _path_descriptions(listing: dict[str, Any]) -> list[str]:
 
 @pytest.mark.parametrize("toolset", ["claude", "gemini", "default", "text_editor", "worker"])
 def test_the_roots_are_in_the_instructions_and_path_descriptions(
-    tmp_path: Path, toolset: str
+    forks: ForkServer, tmp_path: Path, toolset: str
 ) -> None:
     root = project(tmp_path)
-    host = HostReplay(["--toolset", toolset, "--root", str(root)], GEMINI_CLI["initialize"], [root])
+    host = HostReplay(
+        forks, ["--toolset", toolset, "--root", str(root)], GEMINI_CLI["initialize"], [root]
+    )
     try:
         listing = host.request("tools/list")
     finally:
@@ -280,11 +304,13 @@ def test_the_roots_are_in_the_instructions_and_path_descriptions(
     assert described and all(str(root) in d for d in described)
 
 
-def test_client_roots_are_described_and_kept_current(tmp_path: Path) -> None:
+def test_client_roots_are_described_and_kept_current(forks: ForkServer, tmp_path: Path) -> None:
     """Without --root, the client's roots are asked for the listing; after the client
     says its roots changed, the server says the tool list changed and lists the new ones."""
     first, second = project(tmp_path / "a"), project(tmp_path / "b")
-    host = HostReplay(["--toolset", "claude"], GEMINI_CLI["initialize"], [first], cwd=tmp_path)
+    host = HostReplay(
+        forks, ["--toolset", "claude"], GEMINI_CLI["initialize"], [first], cwd=tmp_path
+    )
     try:
         assert host.init["capabilities"]["tools"]["listChanged"] is True
         before = _path_descriptions(host.request("tools/list"))
@@ -301,11 +327,11 @@ def test_client_roots_are_described_and_kept_current(tmp_path: Path) -> None:
     assert not read["isError"]
 
 
-def test_claude_read_of_a_directory_lists_it(tmp_path: Path) -> None:
+def test_claude_read_of_a_directory_lists_it(forks: ForkServer, tmp_path: Path) -> None:
     root = project(tmp_path)
     (root / "src").mkdir()
     (root / "src" / "main.py").write_text("print(1)\n")
-    host = HostReplay(["--toolset", "claude", "--root", str(root)], CLAUDE_CODE["initialize"],
+    host = HostReplay(forks, ["--toolset", "claude", "--root", str(root)], CLAUDE_CODE["initialize"],
                       [root], decide=lambda _m: "decline")  # fmt: skip
     try:
         got = host.call("Read", {"file_path": str(root)})

@@ -12,21 +12,16 @@ the toolset in tests/test_server.py).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import subprocess
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from anthropic.lib.tools._beta_functions import ToolError
-from anthropic.tools import BetaLocalFilesystemMemoryTool
-from anthropic.types.beta import (
-    BetaMemoryTool20250818Command,
-    BetaMemoryTool20250818Param,
-    BetaToolUnionParam,
-)
 from pydantic import TypeAdapter
 
 from filewright import Result, Workspace
@@ -36,7 +31,31 @@ from filewright.surfaces.anthropic_memory import memory_tool
 from filewright.surfaces.dispatch import dispatch
 from filewright.toolsets.memory import MemoryToolset, size_text
 
+if TYPE_CHECKING:
+    from anthropic.tools import BetaLocalFilesystemMemoryTool
+
 BUILTIN = {"type": "memory_20250818", "name": "memory"}
+
+
+@functools.cache
+def anthropic_sdk() -> SimpleNamespace:
+    """The anthropic SDK's names used here, imported when a test first needs them: the SDK
+    costs ~2.5 s of CPU to import, which every xdist worker would pay at collection."""
+    from anthropic.lib.tools._beta_functions import ToolError
+    from anthropic.tools import BetaLocalFilesystemMemoryTool
+    from anthropic.types.beta import (
+        BetaMemoryTool20250818Command,
+        BetaMemoryTool20250818Param,
+        BetaToolUnionParam,
+    )
+
+    return SimpleNamespace(
+        ToolError=ToolError,
+        BetaLocalFilesystemMemoryTool=BetaLocalFilesystemMemoryTool,
+        BetaMemoryTool20250818Command=BetaMemoryTool20250818Command,
+        BetaMemoryTool20250818Param=BetaMemoryTool20250818Param,
+        BetaToolUnionParam=BetaToolUnionParam,
+    )
 
 
 def memory(root: Path, *, directory: str = "memories", **kw: Any) -> MemoryToolset:
@@ -65,7 +84,7 @@ def files(base: Path) -> dict[str, bytes]:
 def reference(tool: BetaLocalFilesystemMemoryTool, args: dict[str, Any]) -> tuple[bool, str]:
     try:
         return True, str(tool.call(args))
-    except ToolError as exc:
+    except anthropic_sdk().ToolError as exc:
         return False, str(exc.content)
 
 
@@ -76,9 +95,12 @@ def test_the_anthropic_definition_is_the_builtin_memory_tool(tmp_path: Path) -> 
     tools = memory(tmp_path)
     defs = tools.definitions("anthropic")
     assert defs == [BUILTIN]
-    TypeAdapter(BetaMemoryTool20250818Param).validate_python(defs[0])
-    TypeAdapter(BetaToolUnionParam).validate_python(defs[0])
-    assert defs[0] == BetaLocalFilesystemMemoryTool(base_path=str(tmp_path / "sdk")).to_dict()
+    TypeAdapter(anthropic_sdk().BetaMemoryTool20250818Param).validate_python(defs[0])
+    TypeAdapter(anthropic_sdk().BetaToolUnionParam).validate_python(defs[0])
+    assert (
+        defs[0]
+        == anthropic_sdk().BetaLocalFilesystemMemoryTool(base_path=str(tmp_path / "sdk")).to_dict()
+    )
     assert tools.anthropic_builtin() == BUILTIN
     assert not (tmp_path / "memories").exists()  # listing the tools writes nothing
 
@@ -93,7 +115,9 @@ def test_other_formats_get_a_function_schema_with_every_command_field(tmp_path: 
         "view", "create", "str_replace", "insert", "delete", "rename",
     ]  # fmt: skip
     fields: set[str] = set()
-    for command in TypeAdapter(BetaMemoryTool20250818Command).json_schema()["$defs"].values():
+    for command in (
+        TypeAdapter(anthropic_sdk().BetaMemoryTool20250818Command).json_schema()["$defs"].values()
+    ):
         fields |= set(command["properties"])
     assert fields == set(schema["properties"])
     (mcp,) = tools.definitions("mcp")
@@ -115,7 +139,7 @@ SDK_COMMANDS: list[dict[str, Any]] = [
 
 @pytest.mark.parametrize("args", SDK_COMMANDS, ids=lambda a: a["command"])
 def test_every_sdk_command_shape_is_accepted(tmp_path: Path, args: dict[str, Any]) -> None:
-    command = TypeAdapter(BetaMemoryTool20250818Command).validate_python(args)
+    command = TypeAdapter(anthropic_sdk().BetaMemoryTool20250818Command).validate_python(args)
     tools = memory(tmp_path)
     for earlier in SDK_COMMANDS[: SDK_COMMANDS.index(args)]:
         assert call(tools, **earlier).ok
@@ -221,7 +245,7 @@ def test_same_results_and_files_as_the_sdk_reference(
 ) -> None:
     ours_root, theirs_root = tmp_path / "ours", tmp_path / "theirs"
     ours_root.mkdir()
-    sdk = BetaLocalFilesystemMemoryTool(base_path=str(theirs_root))
+    sdk = anthropic_sdk().BetaLocalFilesystemMemoryTool(base_path=str(theirs_root))
     tools = memory(ours_root, confirm=True)  # a recursive delete asks; here it is approved
     for args in steps:
         want = reference(sdk, args)
@@ -706,7 +730,7 @@ def test_memory_tool_answers_as_the_sdk_reference_does(
 
     ours_root, theirs_root = tmp_path / "ours", tmp_path / "theirs"
     ours_root.mkdir()
-    sdk = BetaLocalFilesystemMemoryTool(base_path=str(theirs_root))
+    sdk = anthropic_sdk().BetaLocalFilesystemMemoryTool(base_path=str(theirs_root))
     tool = memory_tool(memory(ours_root, confirm=True))
     assert isinstance(tool, BetaAbstractMemoryTool)
     assert tool.to_dict() == sdk.to_dict() == BUILTIN and tool.name == "memory"
@@ -727,7 +751,7 @@ def test_memory_tool_methods_take_the_sdk_commands(tmp_path: Path) -> None:
         BetaMemoryTool20250818CreateCommand(command="create", path="/memories/a.md", file_text="a")
     )
     assert made == "File created successfully at: /memories/a.md"
-    with pytest.raises(ToolError) as refused:
+    with pytest.raises(anthropic_sdk().ToolError) as refused:
         tool.view(BetaMemoryTool20250818ViewCommand(command="view", path="/memories/../x"))
     assert refused.value.content == "Path /memories/../x would escape /memories directory"
     with pytest.raises(ValueError, match="memory toolset"):

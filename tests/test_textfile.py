@@ -22,11 +22,11 @@ from hypothesis import strategies as st
 
 from filewright.engine.pipeline import Change, apply_change
 from filewright.engine.workspace import Workspace
+from filewright.fs.textencode import encode
 from filewright.fs.textfile import (
     TextFileError,
     decode,
     detect_bom,
-    encode,
     looks_binary,
     normalise_newlines,
     split_eols,

@@ -1,5 +1,9 @@
 """Concurrency: CLI processes, Python processes and MCP servers on the same files at once.
 
+The CLI commands and Python workers that race are processes forked from one interpreter
+that has imported filewright (tests/forkserver.py; the `filewright` command's `main` with
+the same arguments), so that they race on the files rather than on interpreter start-ups.
+
 - No update is lost: every writer appends unique lines or edits lines of its own; at the
   end every successful append is there exactly once and every line holds its writer's last
   value (each change is a read-modify-write under the file's cross-process lock).
@@ -19,11 +23,13 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from forkserver import ForkServer
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -33,6 +39,14 @@ from .support import cli, filewright_exe, stress
 
 DEADLINE = 120.0
 ROUNDS = 40 if stress() else 8
+
+
+@pytest.fixture(scope="module")
+def forks() -> Iterator[ForkServer]:
+    preload = ("filewright.surfaces.cli.main", "filewright.toolsets.default")
+    with ForkServer(*preload) as server:
+        yield server
+
 
 PY_WORKER = r"""
 import json, sys
@@ -51,7 +65,9 @@ print(json.dumps(results))
 """
 
 
-def _cli_worker(root: Path, name: str, worker: str, rounds: int, mode: str, out: list[Any]) -> None:
+def _cli_worker(
+    forks: ForkServer, root: Path, name: str, worker: str, rounds: int, mode: str, out: list[Any]
+) -> None:
     results = []
     for i in range(rounds):
         if mode == "append":
@@ -62,35 +78,36 @@ def _cli_worker(root: Path, name: str, worker: str, rounds: int, mode: str, out:
                 "old_string": f"slot {worker}: {i}\n",
                 "new_string": f"slot {worker}: {i + 1}\n",
             }
-        proc = cli(["call", "--root", str(root), mode, json.dumps(args)], timeout=DEADLINE)
-        assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
-        reply = json.loads(proc.stdout)
+        argv = ["filewright", "call", "--root", str(root), mode, json.dumps(args)]
+        stdout, stderr = forks.spawn(argv, text=True).communicate()
+        assert "Traceback" not in stdout + stderr, stderr
+        reply = json.loads(stdout)
         results.append([reply["ok"], reply["data"].get("error")])
     out.append((worker, results))
 
 
 def _run_mix(
-    root: Path, name: str, mode: str, cli_workers: list[str], py_workers: list[str]
+    forks: ForkServer,
+    root: Path,
+    name: str,
+    mode: str,
+    cli_workers: list[str],
+    py_workers: list[str],
 ) -> dict[str, Any]:
     """CLI workers (threads running one command after another) and Python processes at once."""
     collected: list[Any] = []
     threads = [
-        threading.Thread(target=_cli_worker, args=(root, name, w, ROUNDS, mode, collected))
+        threading.Thread(target=_cli_worker, args=(forks, root, name, w, ROUNDS, mode, collected))
         for w in cli_workers
     ]
     procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", PY_WORKER, str(root), name, w, str(ROUNDS * 3), mode],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        forks.spawn(["worker", str(root), name, w, str(ROUNDS * 3), mode], PY_WORKER, text=True)
         for w in py_workers
     ]
     for t in threads:
         t.start()
     for w, proc in zip(py_workers, procs, strict=True):
-        out, err = proc.communicate(timeout=DEADLINE)
+        out, err = proc.communicate()
         assert proc.returncode == 0 and "Traceback" not in err, err
         collected.append((w, json.loads(out)))
     for t in threads:
@@ -100,11 +117,13 @@ def _run_mix(
 
 
 @pytest.mark.timeout(300)
-def test_concurrent_appends_from_cli_and_python_lose_nothing(tmp_path: Path) -> None:
+def test_concurrent_appends_from_cli_and_python_lose_nothing(
+    tmp_path: Path, forks: ForkServer
+) -> None:
     root = tmp_path / "ws"
     root.mkdir()
     (root / "log.txt").write_text("start\n", encoding="utf-8")
-    results = _run_mix(root, "log.txt", "append", ["c1", "c2", "c3"], ["p1", "p2"])
+    results = _run_mix(forks, root, "log.txt", "append", ["c1", "c2", "c3"], ["p1", "p2"])
     lines = (root / "log.txt").read_text(encoding="utf-8").splitlines()
     assert lines[0] == "start"
     expected = []
@@ -120,13 +139,13 @@ def test_concurrent_appends_from_cli_and_python_lose_nothing(tmp_path: Path) -> 
 
 
 @pytest.mark.timeout(300)
-def test_concurrent_edits_of_distinct_lines_lose_nothing(tmp_path: Path) -> None:
+def test_concurrent_edits_of_distinct_lines_lose_nothing(tmp_path: Path, forks: ForkServer) -> None:
     root = tmp_path / "ws"
     root.mkdir()
     workers_cli, workers_py = ["c1", "c2"], ["p1", "p2"]
     slots = [f"slot {w}: 0\n" for w in workers_cli + workers_py]
     (root / "slots.txt").write_text("header\n" + "".join(slots) + "footer\n", encoding="utf-8")
-    results = _run_mix(root, "slots.txt", "edit", workers_cli, workers_py)
+    results = _run_mix(forks, root, "slots.txt", "edit", workers_cli, workers_py)
     text = (root / "slots.txt").read_text(encoding="utf-8")
     for worker, outcome in results.items():
         assert all(ok for ok, _ in outcome), f"{worker}: {outcome}"
@@ -154,7 +173,7 @@ print(json.dumps([r.ok, r.data.get("error")]))
 
 
 @pytest.mark.timeout(300)
-def test_optimistic_lock_lets_one_writer_win(tmp_path: Path) -> None:
+def test_optimistic_lock_lets_one_writer_win(tmp_path: Path, forks: ForkServer) -> None:
     """Writers that all read the same version and send its hash: exactly one succeeds per
     round; the others are refused as stale (no blind overwrite of the winner)."""
     root = tmp_path / "ws"
@@ -165,16 +184,10 @@ def test_optimistic_lock_lets_one_writer_win(tmp_path: Path) -> None:
         expected = read.data["hash"]
         contents = [f"round {rnd} by w{i}\n" for i in range(4)]
         procs = [
-            subprocess.Popen(
-                [sys.executable, "-c", OPTIMISTIC_WORKER, str(root), content, expected],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
+            forks.spawn(["worker", str(root), content, expected], OPTIMISTIC_WORKER, text=True)
             for content in contents
         ]
-        outcomes = [p.communicate("go\n", timeout=DEADLINE) for p in procs]
+        outcomes = [p.communicate("go\n") for p in procs]
         results = [json.loads(out) for out, _ in outcomes]
         winners = [i for i, (ok, _) in enumerate(results) if ok]
         assert len(winners) == 1, results

@@ -1,14 +1,19 @@
 """Processes racing file management: moves against moves, moves against edits, deletes
 against writes, many mkdirs of one path. Nothing is lost or torn, and every refusal is
-an expected one (the other process got there first), never an internal error."""
+an expected one (the other process got there first), never an internal error.
+
+The racing processes are forked from one interpreter that has imported the engine
+(tests/forkserver.py), so that they race on the files rather than on start-ups."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
+from forkserver import ForkServer
 
 from filewright import Workspace
 from filewright.engine.undo import undo
@@ -41,19 +46,20 @@ print(json.dumps(codes))
 """
 
 
-def race(root: Path, roles: list[str], rounds: int = 40) -> Counter[str]:
+@pytest.fixture(scope="module")
+def forks() -> Iterator[ForkServer]:
+    preload = ("filewright", "filewright.engine.fileops", "filewright.engine.pipeline")
+    with ForkServer(*preload) as server:
+        yield server
+
+
+def race(forks: ForkServer, root: Path, roles: list[str], rounds: int = 40) -> Counter[str]:
     procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", WORKER, str(root), role, str(rounds)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for role in roles
+        forks.spawn(["worker", str(root), role, str(rounds)], WORKER, text=True) for role in roles
     ]
     codes: Counter[str] = Counter()
     for proc in procs:
-        out, err = proc.communicate(timeout=300)
+        out, err = proc.communicate()
         assert proc.returncode == 0, err
         codes.update(json.loads(out))
     return codes
@@ -63,18 +69,18 @@ def holders(root: Path) -> list[Path]:
     return [p for p in (root / "a.txt", root / "b.txt") if p.exists()]
 
 
-def test_racing_moves_keep_the_file_whole_in_one_place(tmp_path: Path) -> None:
+def test_racing_moves_keep_the_file_whole_in_one_place(tmp_path: Path, forks: ForkServer) -> None:
     (tmp_path / "a.txt").write_text("payload\n" * 1000)
-    codes = race(tmp_path, ["mover"] * 4)
+    codes = race(forks, tmp_path, ["mover"] * 4)
     assert set(codes) <= {"ok", "not_found", "exists", "busy"}, codes
     assert codes["ok"] > 0
     found = holders(tmp_path)
     assert len(found) == 1 and found[0].read_text() == "payload\n" * 1000
 
 
-def test_moves_racing_writes_never_tear_or_lose_the_file(tmp_path: Path) -> None:
+def test_moves_racing_writes_never_tear_or_lose_the_file(tmp_path: Path, forks: ForkServer) -> None:
     (tmp_path / "a.txt").write_text("v\n" * 500)
-    codes = race(tmp_path, ["mover", "mover", "editor", "editor"])
+    codes = race(forks, tmp_path, ["mover", "mover", "editor", "editor"])
     assert set(codes) <= {"ok", "not_found", "exists", "busy", "stale"}, codes
     found = holders(tmp_path)
     assert len(found) == 1
@@ -83,9 +89,11 @@ def test_moves_racing_writes_never_tear_or_lose_the_file(tmp_path: Path) -> None
     assert len(lines) == 1 and len(text.splitlines()) == 500  # one whole write, never a mix
 
 
-def test_deletes_racing_writes_then_undo_restores_every_kept_version(tmp_path: Path) -> None:
+def test_deletes_racing_writes_then_undo_restores_every_kept_version(
+    tmp_path: Path, forks: ForkServer
+) -> None:
     (tmp_path / "a.txt").write_text("first\n")
-    codes = race(tmp_path, ["deleter", "writer", "writer"], rounds=30)
+    codes = race(forks, tmp_path, ["deleter", "writer", "writer"], rounds=30)
     assert set(codes) <= {"ok", "not_found", "busy", "stale", "exists"}, codes
     engine = Workspace(str(tmp_path)).engine()
     for _ in range(400):  # undo everything that was recorded, newest first
@@ -98,8 +106,8 @@ def test_deletes_racing_writes_then_undo_restores_every_kept_version(tmp_path: P
         assert (tmp_path / "a.txt").read_text() in ("first\n", "w\n" * 500)
 
 
-def test_many_mkdirs_of_one_path_all_succeed(tmp_path: Path) -> None:
-    codes = race(tmp_path, ["mkdir"] * 4, rounds=12)
+def test_many_mkdirs_of_one_path_all_succeed(tmp_path: Path, forks: ForkServer) -> None:
+    codes = race(forks, tmp_path, ["mkdir"] * 4, rounds=12)
     assert set(codes) == {"ok"}, codes
     assert sorted(p.name for p in (tmp_path / "x" / "y" / "z").iterdir()) == ["0", "1", "2"]
 

@@ -10,6 +10,10 @@ clock of the call in progress (`core.budget.call_scope`, set by `Toolset.call`),
 pattern that costs a second on each line of a grep, or on each window of a streamed
 file, stops once the call's regex time is spent. Every regex a model's pattern reaches
 runs through this module (tests/test_call_budgets.py fails any other use of `regex`).
+
+The `regex` package itself loads with the first pattern compiled (`compile`, the one way
+in: every other function takes what it returned), so a module that may run a model's
+pattern imports this one at its top and costs nothing until a pattern is given.
 """
 
 from __future__ import annotations
@@ -17,16 +21,24 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
-from typing import Any
-
-import regex
+from typing import TYPE_CHECKING, Any
 
 from filewright.core import budget
 
+if TYPE_CHECKING:
+    import regex
+
 TIMEOUT_SECONDS = budget.REGEX_SECONDS
 error = re.error
-Pattern = regex.Pattern
-Match = regex.Match
+MULTILINE = re.MULTILINE  # the same flag value in `regex`
+
+
+class _NotLoaded(Exception):
+    """Stands for `regex.error` until `compile` has loaded the package (no operation runs
+    before it: each takes a pattern `compile` returned)."""
+
+
+_regex_error: list[type[Exception]] = [_NotLoaded]
 
 
 class RegexTimeout(Exception):
@@ -43,6 +55,11 @@ def compile(pattern: str, flags: int = 0) -> regex.Pattern[str]:
     """Compile with `re`-compatible syntax; raises `re.error` (with `re`'s message, the
     documented dialect) for an invalid pattern."""
     re.compile(pattern, flags)
+    # deferred: the `regex` package is heavy (tens of ms uncompiled), loaded on the first
+    # pattern a model gives, not by the modules that may run one
+    import regex
+
+    _regex_error[0] = regex.error
     try:
         return regex.compile(pattern, flags | regex.VERSION0)
     except regex.error as exc:
@@ -58,7 +75,7 @@ def _guard(call: Any, *args: Any, **kwargs: Any) -> Any:
     start = time.monotonic()
     try:
         return call(*args, timeout=clock.remaining, **kwargs)
-    except regex.error as exc:  # e.g. a bad group reference in a replacement template
+    except _regex_error[0] as exc:  # e.g. a bad group reference in a replacement template
         raise re.error(str(exc)) from None
     except TimeoutError:
         clock.remaining = 0
@@ -100,6 +117,3 @@ def finditer(rx: regex.Pattern[str], text: str, pos: int = 0) -> Iterator[regex.
 
 def count(rx: regex.Pattern[str], text: str) -> int:
     return len(_guard(rx.findall, text, overlapped=False))
-
-
-MULTILINE = regex.MULTILINE

@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from filewright.core import budget
+from filewright.core import budget, regexes
 from filewright.edit.carry import CannotCarry
 from filewright.edit.elision import place, split_elided
 from filewright.edit.matching import LADDER, find
@@ -232,8 +232,6 @@ def replace_regex(
     ``repl`` is a ``re`` template (``\\1``, ``\\g<name>``) unless ``literal_replacement``.
     A bad pattern or template gives ``invalid_regex`` with ``re``'s message.
     """
-    from filewright.core import regexes
-
     try:
         rx = regexes.compile(pattern, flags)
     except regexes.error as e:

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from filewright.core import regexes
 from filewright.edit.outcome import EditFailure, Result, edited
 from filewright.edit.suggest import closest, context_at, line_at
 
@@ -126,8 +127,6 @@ def replace_span(
             return _not_found(text, "search_after", search_after, 0)
         pos = i + len(search_after)
     if start_is_regex:
-        from filewright.core import regexes
-
         try:
             rx = regexes.compile(start_marker, regexes.MULTILINE)
             m = regexes.search(rx, text, pos)

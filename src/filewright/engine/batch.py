@@ -34,7 +34,8 @@ from filewright.engine.diffs import unified_diff
 from filewright.engine.workspace import Engine
 from filewright.fs import fsio
 from filewright.fs.paths import Location, PathRefused
-from filewright.fs.textfile import TextFile, TextFileError, content_hash, encode
+from filewright.fs.textencode import encode
+from filewright.fs.textfile import TextFile, TextFileError, content_hash
 from filewright.fs.textfile import normalise_newlines as _lf
 from filewright.policy.rules import Access, Risk, risk_of
 from filewright.state.history import ABSENT_HASH, LockTimeout, file_lock

@@ -21,7 +21,8 @@ from filewright.engine.sidecar import sidecar_backup
 from filewright.engine.workspace import Engine
 from filewright.fs import fsio
 from filewright.fs.paths import Location, PathRefused
-from filewright.fs.textfile import TextFile, TextFileError, content_hash, encode, normalise_newlines
+from filewright.fs.textencode import encode
+from filewright.fs.textfile import TextFile, TextFileError, content_hash, normalise_newlines
 from filewright.policy.rules import Access, risk_of
 from filewright.state.history import LockTimeout, file_lock
 
@@ -107,6 +108,8 @@ def _apply(engine: Engine, change: Change, outcome: Outcome) -> None:
     """The pipeline, top-down: each step is a function below, none calls back up."""
     loc, access = _resolve(engine, change, outcome)
     if change.streamed is not None and loc.exists:
+        # deferred: the streamed-change engine, for a large file's change only (a small file's
+        # change and every read load none of it: tests/test_cli_fastpath.py)
         from filewright.engine import streamed
 
         if streamed.should_stream(engine, change, loc) is not None:

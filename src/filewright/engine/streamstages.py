@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from filewright.core import budget
+from filewright.core import budget, regexes
 from filewright.core.result import fail
 from filewright.engine.streamops import (
     StreamBatch,
@@ -56,8 +56,6 @@ def transforms(op: Any, fmt: Format, path: str) -> list[Any]:
             else:
                 out.append(LiteralReplace(old, new, limit=limit, unique=one.mode == "unique"))
         elif isinstance(one, StreamRegex):
-            from filewright.core import regexes
-
             out.append(
                 RegexReplace(
                     one.pattern,

@@ -34,6 +34,7 @@ def undo(engine: Engine, path: str, *, dry_run: bool = False, force: bool = Fals
                 raise fail("no_history", path, message=f"no recorded change to undo for {path}")
             last = entries[-1]
             if last.size_after >= 0:  # recorded by the streamed path (a large file)
+                # deferred: the streamed-change engine, only to undo a large file's change
                 from filewright.engine.streamundo import undo_large
 
                 if access == Access.CONFIRM and not dry_run:

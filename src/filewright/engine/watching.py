@@ -13,6 +13,9 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
 from filewright.fs.textfile import content_hash
 
 if TYPE_CHECKING:
@@ -35,10 +38,6 @@ class Watcher:
         self._observer: Any = None
 
     def start(self) -> Watcher:
-        # deferred: watchdog: heavy, loaded only when this runs
-        from watchdog.events import FileSystemEvent, FileSystemEventHandler
-        from watchdog.observers import Observer
-
         watcher = self
 
         class Handler(FileSystemEventHandler):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from filewright.core.budget import OUTPUT_CHARS, REGEX_SECONDS
 from filewright.core.result import OperationFailed, fail
+from filewright.engine.registry import ToolsetLike, create
 from filewright.fs import fsio
 from filewright.fs.paths import Location, PathRefused, Sandbox
 from filewright.fs.textfile import TextFile, TextFileError, decode
@@ -27,7 +28,6 @@ from filewright.policy.visibility import CheckedVisibility, Visibility
 from filewright.state.history import History, ReadLedger, check_state_dir, ensure_state_dir
 
 if TYPE_CHECKING:
-    from filewright.engine.registry import ToolsetLike
     from filewright.engine.watching import Watcher
 
 DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -154,6 +154,7 @@ class Workspace:
         self._toolsets: dict[str, ToolsetLike] = {}
         self.watcher: Watcher | None = None
         if watch:
+            # deferred: watchdog (and its observer threads): heavy, loaded only to watch
             from filewright.engine.watching import Watcher
 
             self.watcher = Watcher(self.roots, self.state_dir, self.ledger).start()
@@ -187,8 +188,6 @@ class Workspace:
 
     def toolset(self, name: str, **options: Any) -> ToolsetLike:
         """The toolset called `name` (see `filewright.engine.registry`) on this workspace."""
-        from filewright.engine.registry import create
-
         key = name if not options else f"{name}:{sorted(options.items())!r}"
         if key not in self._toolsets:
             self._toolsets[key] = create(name, self, **options)

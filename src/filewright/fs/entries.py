@@ -27,9 +27,10 @@ def _parts(rel: str) -> list[str]:
 
 
 @functools.cache
-def _renameat2() -> Callable[..., int] | None:
-    """glibc's renameat2, or None where the C library has none (ctypes loads here, on
-    the first move, not with the module)."""
+def _renameat2() -> tuple[Callable[..., int], Callable[[], int]] | None:
+    """glibc's renameat2 and ctypes' `get_errno`, or None where the C library has no
+    renameat2."""
+    # deferred: ctypes costs more than the rest of this module, and only a move needs it
     import ctypes
 
     try:
@@ -39,18 +40,17 @@ def _renameat2() -> Callable[..., int] | None:
         return None
     fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
     fn.restype = ctypes.c_int
-    return fn
+    return fn, ctypes.get_errno
 
 
 def _rename_noreplace(sfd: int, sname: str, dfd: int, dname: str) -> None:
     """Rename sfd/sname to dfd/dname; FileExistsError when anything is at the target."""
-    fn = _renameat2()
-    if fn is not None:
+    found = _renameat2()
+    if found is not None:
+        fn, get_errno = found
         if fn(sfd, os.fsencode(sname), dfd, os.fsencode(dname), _RENAME_NOREPLACE) == 0:
             return
-        import ctypes
-
-        err = ctypes.get_errno()
+        err = get_errno()
         if err not in _NO_RENAMEAT2:
             raise OSError(err, os.strerror(err), dname)
     # No atomic no-replace rename here: check, then rename (the caller holds the lock).

@@ -408,6 +408,7 @@ def load_rules(path: Path) -> list[Rule]:
     Raises PolicyFileError (a ValueError) naming the file, the line and the problem for
     a file that cannot be read, is not TOML, or holds anything but such rules.
     """
+    # deferred: tomllib (and the datetime it parses with) only when a policy file is read
     import tomllib
 
     try:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from filewright.core import budget
 from filewright.core.result import OperationFailed, fail
 from filewright.engine.workspace import disk_failures
+from filewright.fs import fsio
 from filewright.fs.bigfile import fingerprint
 from filewright.fs.paths import Location
 from filewright.read.media import (
@@ -88,8 +89,6 @@ def locate_file(engine: Engine, target: str | Location) -> Location:
 @contextlib.contextmanager
 def open_file(engine: Engine, loc: Location) -> Iterator[tuple[int, int]]:
     """Open a regular file without following swapped symlinks; yields (fd, size)."""
-    from filewright.fs import fsio
-
     with disk_failures(loc.given):
         fd = fsio.open_for_reading(loc)
     try:

@@ -10,6 +10,7 @@ not followed, ignore files of the searched tree only (no global gitignore, no
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import selectors
@@ -26,6 +27,12 @@ from typing import IO, BinaryIO, cast
 
 from filewright.search.anchored import Binary, iter_lines, open_below
 from filewright.search.results import WINDOW_CHARS, LineSink
+
+try:
+    import fcntl
+    import resource
+except ImportError:  # pragma: no cover - not POSIX: no pipe sizing, no memory cap
+    fcntl = resource = None  # type: ignore[assignment]
 
 BASE_ARGS: tuple[str, ...] = (
     "--no-config",
@@ -145,12 +152,10 @@ OUT_OF_MEMORY = "ripgrep stopped: a line is too long to search in memory"
 
 def cap_memory(pid: int) -> None:
     """Apply :data:`RG_DATA_BYTES` to the ripgrep just started (where the OS allows)."""
-    try:
-        import resource
-
+    if resource is None:  # pragma: no cover - not POSIX
+        return
+    with contextlib.suppress(AttributeError, OSError, ValueError):
         resource.prlimit(pid, resource.RLIMIT_DATA, (RG_DATA_BYTES, RG_DATA_BYTES))
-    except (ImportError, AttributeError, OSError, ValueError):
-        pass
 
 
 Record = tuple[int, bool, bytes]
@@ -400,12 +405,10 @@ third of its core to walkers running ahead)."""
 
 def shrink_pipe(proc: subprocess.Popen[bytes]) -> None:
     """Give ``proc``'s stdout pipe :data:`WAITING_PIPE_BYTES` where the OS allows."""
-    try:
-        import fcntl
-
+    if fcntl is None:  # pragma: no cover - not POSIX
+        return
+    with contextlib.suppress(AttributeError, OSError):
         fcntl.fcntl(proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, WAITING_PIPE_BYTES)  # type: ignore[union-attr,attr-defined]
-    except (ImportError, AttributeError, OSError):
-        pass
 
 
 def iter_path_batches(*streams: IO[bytes]) -> Iterator[list[bytes]]:

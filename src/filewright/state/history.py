@@ -622,6 +622,8 @@ class History:
 
     def total_bytes(self) -> int:
         """Bytes held by all backups and deltas of this state directory."""
+        # deferred: the size cap's accounting (state.budget) only for `history --prune` or
+        # a large record; a read, which opens the history, never loads it
         from filewright.state.budget import stored
 
         return sum(item.size for item in stored(self))
@@ -631,6 +633,7 @@ class History:
     ) -> list[dict[str, Any]]:
         """Drop the oldest entries (of any file) until what is stored fits `max_bytes`
         (default: the history's own cap); see `state.budget.prune`."""
+        # deferred: as in `total_bytes`
         from filewright.state.budget import prune
 
         return prune(self, self.max_bytes if max_bytes is None else max_bytes, keep_newest_of)
@@ -692,6 +695,7 @@ def _unlink_stored(d: Path, entry_id: int) -> None:
     except OSError:
         return
     try:
+        # deferred: shutil (and what it imports) only to remove a deleted directory's copy
         import shutil
 
         # By descriptors, links not followed (shutil's fd-based rmtree).
@@ -796,15 +800,14 @@ class ReadLedger:
 
 
 def _now_iso() -> str:
-    from datetime import UTC, datetime
-
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+    """2025-01-12T10:30:00.000+00:00 (UTC, milliseconds)."""
+    now = time.time()
+    base = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now))
+    return f"{base}.{int(now * 1000) % 1000:03d}+00:00"
 
 
 def timestamp_for_filename() -> str:
     """2025-01-12T10-30-00-000Z, as in the claude seed's backup names."""
     now = time.time()
-    from datetime import UTC, datetime
-
-    base = datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%dT%H-%M-%S")
+    base = time.strftime("%Y-%m-%dT%H-%M-%S", time.gmtime(now))
     return f"{base}-{int(now * 1000) % 1000:03d}Z"

@@ -18,6 +18,8 @@ import importlib
 from types import SimpleNamespace
 from typing import Any
 
+from filewright.tools import precomputed
+
 # The models whose schemas are cached: module → names of the model classes in it.
 MODEL_MODULES: dict[str, tuple[str, ...]] = {
     "filewright.toolsets.default_params": (
@@ -169,8 +171,6 @@ def _copy(value: Any) -> Any:
 
 def cached_schema(module: str, name: str) -> dict[str, Any] | None:
     """The cached JSON schema of model `module:name`, or None if missing or stale."""
-    from filewright.tools import precomputed
-
     models = precomputed.section(module)
     schema = models.get(name) if models is not None else None
     return schema if isinstance(schema, dict) else None

@@ -108,6 +108,7 @@ class Tool:
 
 def __getattr__(name: str) -> Any:
     if name == "Params":  # the base model lives apart, so importing this module stays light
+        # deferred: pydantic: heavy, loaded when a model is first defined
         from filewright.tools.params import Params
 
         return Params
@@ -115,6 +116,7 @@ def __getattr__(name: str) -> Any:
 
 
 def _trace() -> str:
+    # deferred: traceback (linecache, tokenize) only when a tool fails unexpectedly
     import traceback
 
     return traceback.format_exc(limit=5)
@@ -213,6 +215,7 @@ class Toolset:
                 {"error": "bad_arguments"},
             )
         if _holds_null(args):  # strict mode's "not given" (see `definitions`)
+            # deferred: the schemas load pydantic, needed only for a strict-mode null
             from filewright.tools.schemas import drop_strict_nulls, parameters_schema
 
             args = drop_strict_nulls(parameters_schema(found), args)
@@ -248,6 +251,7 @@ class Toolset:
         """Function-calling definitions in `format`; see `filewright.tools.schemas.FORMATS`.
         `strict=True` (openai, openai-responses): OpenAI's strict mode, where a model sends
         null for an optional parameter it leaves out (`call` then drops it)."""
+        # deferred: the schemas load pydantic, needed only when definitions are asked for
         from filewright.tools.schemas import definitions
 
         return definitions(self, format, strict=strict)
@@ -265,6 +269,8 @@ class Toolset:
         return Result(False, self.text_for(failure, path), payload)
 
     def change(self, change: Change) -> Outcome:
+        # deferred: the change pipeline loads with the first change, never for a read
+        # (tests/test_cli_fastpath.py)
         from filewright.engine.pipeline import apply_change
 
         if self.options.get("allow_read_only"):  # the explicit opt-in for read-only files

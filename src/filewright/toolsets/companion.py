@@ -55,8 +55,6 @@ called, so flipping it on a live workspace takes effect at once.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any, ClassVar
 
 from filewright.core.messages import failure_text
@@ -136,24 +134,6 @@ def where_hint(failure: Failure, limit: int = 10) -> str:
         numbered = "\n".join(f"{first + i}: {line}" for i, line in enumerate(body))
         return f"\n\n最接近的内容（{span}）：\n{numbered}"
     return ""
-
-
-def default_workspace() -> Path:
-    """The companion's default workspace directory, created if missing.
-
-    `$FILEWRIGHT_COMPANION_DIR` when set, else `<user data dir>/filewright/companion`
-    (platformdirs `user_data_dir("filewright")`). `--root` on the command line overrides it.
-    """
-    override = os.environ.get("FILEWRIGHT_COMPANION_DIR")
-    if override:
-        path = Path(override).expanduser()
-    else:
-        # deferred: platformdirs: heavy, loaded only when this runs
-        from platformdirs import user_data_dir
-
-        path = Path(user_data_dir("filewright")) / "companion"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 class CompanionToolset(Toolset):

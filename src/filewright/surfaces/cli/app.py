@@ -8,6 +8,7 @@ contract's form: exit status 2, one line on stderr, and for `call` the JSON obje
 from __future__ import annotations
 
 import json
+import os
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -18,7 +19,7 @@ from typer._click.exceptions import NoArgsIsHelpError
 from typer._click.exceptions import UsageError as ClickUsageError
 
 from filewright.core.version import __version__
-from filewright.engine.registry import REGISTRY
+from filewright.engine.registry import REGISTRY, toolset_class
 from filewright.engine.workspace import Workspace
 from filewright.surfaces.cli.calls import (
     UsageError,
@@ -29,6 +30,7 @@ from filewright.surfaces.cli.calls import (
 )
 from filewright.surfaces.cli.changes import emit, run_history, run_undo, wants_json
 from filewright.surfaces.cli.policy import policy_app
+from filewright.surfaces.mcp.http import listen
 
 HELP = """Safe, precise and fast file tools for LLM agents.
 
@@ -228,6 +230,7 @@ def tools(
     ] = False,
 ) -> None:
     """List a toolset's tools, or print their function-calling definitions."""
+    # deferred: the schemas load pydantic, needed only when definitions are printed
     from filewright.tools.schemas import FORMATS, STRICT_FORMATS
 
     if format is not None and format not in FORMATS:
@@ -462,7 +465,17 @@ def serve(
     ] = False,
 ) -> None:
     """Serve a toolset over MCP (stdio by default). Logs go to stderr."""
+    # Usage errors before the MCP SDK is imported (a second or more): the toolset, the
+    # roots, the HTTP options, the port (bound here, served on once the server is built).
     try:
+        toolset_class(toolset)
+        if root:  # (as the server will open them)
+            Workspace([os.path.expanduser(r) for r in _roots(root) or []]).close()
+        listener = listen(http, token_file, allow_no_token)
+    except ValueError as exc:
+        raise _fail(UsageError(str(exc)), json_out=False) from None
+    try:
+        # deferred: mcp (the SDK, anyio, pydantic): heavy, loaded only to serve
         from filewright.surfaces.mcp.server import run_server
     except ImportError as exc:
         raise _fail(UsageError(f"the MCP server is not available: {exc}"), json_out=False) from None
@@ -470,13 +483,11 @@ def serve(
         run_server(
             roots=_roots(root),
             toolset=toolset,
-            http=http,
+            listener=listener,
             locale=locale.value,
             memory=memory == OnOff.on,
             yes=yes,
             confirm=confirm.value,
-            token_file=token_file,
-            allow_no_token=allow_no_token,
             describe_roots=not plain_descriptions,
         )
     except ValueError as exc:

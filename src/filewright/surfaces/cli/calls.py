@@ -11,9 +11,13 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any, cast
 
+from filewright.engine.workspace import Workspace
+from filewright.fs.paths import printable
+from filewright.toolsets.companion_home import default_workspace
+
 if TYPE_CHECKING:
     from filewright.core.result import Result
-    from filewright.engine.workspace import ConfirmRequest, Workspace
+    from filewright.engine.workspace import ConfirmRequest
     from filewright.tools.base import Toolset
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -38,24 +42,10 @@ def report_usage_error(message: str, *, json_out: bool = True) -> int:
 
 def terminal_confirm(request: ConfirmRequest) -> bool:
     """Show the diff in colour on stderr and ask on the terminal."""
-    # deferred: rich: heavy, loaded only when this runs
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.syntax import Syntax
+    # deferred: rich: heavy, loaded only when a person is asked
+    from filewright.surfaces.cli.terminal import show_request
 
-    from filewright.fs.paths import printable
-
-    console = Console(stderr=True)
-    named = f"  (named {escape(printable(request.named))})" if request.named else ""
-    console.print(
-        f"[bold]{escape(request.operation)}[/bold] {escape(printable(request.path))}{named}"
-        f"  (risk: {request.risk})"
-    )
-    if request.diff:
-        # Escapes in the content must not redraw the terminal while a person reviews it.
-        diff = printable(request.diff)
-        console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default"))
-    console.print("Apply this change? \\[y/N] ", end="")
+    show_request(request)
     try:
         answer = sys.stdin.readline()
     except (OSError, KeyboardInterrupt):
@@ -73,8 +63,6 @@ def open_workspace(
     toolset: str = "default",
 ) -> Workspace:
     """The CLI's workspace: confirm with --yes, on a terminal, or not at (refuse)."""
-    from filewright.engine.workspace import Workspace
-
     confirm: Any = None
     if yes:
         confirm = True
@@ -82,8 +70,6 @@ def open_workspace(
         confirm = terminal_confirm
     chosen: list[Any] = list(roots or [])
     if not chosen and toolset == "companion":
-        from filewright.toolsets.companion import default_workspace
-
         chosen = [str(default_workspace())]
     try:
         return Workspace(
@@ -138,6 +124,7 @@ def run_call(
         )
         ts = load_toolset(ws, toolset)
         if progress and _stderr_is_terminal():
+            # deferred: the progress display (and rich, once drawn) only on a terminal
             from filewright.surfaces.cli.progress import shown_during
 
             with shown_during(tool):  # erased before the result is printed
@@ -205,8 +192,6 @@ def print_human(result: Result) -> None:
 def print_text(text: str, *, ok: bool = True, diff: str = "") -> None:
     """Text and a diff for a person: coloured on a terminal, never wrapped; plain (no
     colours, no wrapping, no cropping) when stdout is piped or a file."""
-    from filewright.fs.paths import printable
-
     try:
         terminal = sys.stdout.isatty()
     except (AttributeError, ValueError):
@@ -218,13 +203,7 @@ def print_text(text: str, *, ok: bool = True, diff: str = "") -> None:
             shown = printable(diff)
             sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")
         return
-    # deferred: rich: heavy, loaded only when this runs
-    from rich.console import Console
-    from rich.syntax import Syntax
+    # deferred: rich: heavy, loaded only for output to a terminal
+    from filewright.surfaces.cli.terminal import print_coloured
 
-    console = Console(soft_wrap=True)
-    console.print(printable(text), style="green" if ok else "red", markup=False, highlight=False)
-    if diff:
-        console.print(
-            Syntax(printable(diff), "diff", theme="ansi_dark", background_color="default")
-        )
+    print_coloured(text, ok=ok, diff=diff)

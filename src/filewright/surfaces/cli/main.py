@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from filewright.core.version import __version__
 from filewright.surfaces.cli.calls import LOCALES, ON_OFF, run_call
 
 # -- the fast path for `call` ------------------------------------------------------------------
@@ -105,8 +106,6 @@ def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     args = sys.argv[1:] if argv is None else argv
     if args in (["--version"], ["-V"]):
-        from filewright.core.version import __version__
-
         print(f"filewright {__version__}")
         sys.exit(0)
     try:
@@ -126,6 +125,7 @@ def main(argv: list[str] | None = None) -> None:
                     progress=not fast["no_progress"],
                 )
             )
+        # deferred: typer (and click, rich): heavy, loaded for anything but a plain `call`
         from filewright.surfaces.cli.app import run_app
 
         sys.exit(run_app(args))
@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> None:
 def __getattr__(name: str) -> Any:
     """`filewright.surfaces.cli.main.app`: the typer app, imported on first use."""
     if name == "app":
-        from filewright.surfaces.cli.app import app
+        from filewright.surfaces.cli.app import app  # typer: heavy, loaded on first use
 
         return app
     raise AttributeError(name)

@@ -26,6 +26,9 @@ import time
 from collections.abc import Iterator
 from typing import IO, Any
 
+from filewright.core.progress import progress_reporter
+from filewright.fs.paths import printable
+
 DELAY_ENV = "FILEWRIGHT_PROGRESS_DELAY"
 DEFAULT_DELAY = 0.3
 DUMB_TERMS = ("dumb", "unknown")
@@ -49,8 +52,6 @@ def can_draw() -> bool:
 
 
 def _one_line(text: str) -> str:
-    from filewright.fs.paths import printable
-
     return printable(" ".join(text.split("\n")))
 
 
@@ -133,7 +134,6 @@ def shown_during(label: str) -> Iterator[TerminalProgress | None]:
     if not can_draw():
         yield None
         return
-    from filewright.core.progress import progress_reporter
 
     bar = TerminalProgress(label)
     try:

@@ -16,6 +16,9 @@
   closed at once, so idle sockets cannot use up the server's descriptors.
 - **Announce after bind.** The socket is bound and listening before "serving on …" is
   printed, so a port in use is a clear error, never a false announcement.
+- **Usage errors first.** `listen` checks the options and binds with the standard library
+  only, so `filewright serve` reports a bad address or token, a missing token, or a busy
+  port before it imports the MCP SDK (a second or more of start-up).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import os
 import socket
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 TOKEN_ENV = "FILEWRIGHT_TOKEN"
 MIN_TOKEN_LENGTH = 16
@@ -38,6 +41,44 @@ MAX_CONNECTIONS = 64
 KEEP_ALIVE = 5
 """Seconds an idle connection is kept between requests (uvicorn's default, made explicit)."""
 _BUSY = b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+
+
+class Listener(NamedTuple):
+    """A checked `--http` address, bound and listening, with the token to require."""
+
+    host: str
+    port: int
+    token: str | None
+    sock: socket.socket
+
+
+def parse_http(address: str) -> tuple[str, int]:
+    """HOST:PORT (IPv6 as [::1]:PORT; a bare PORT means 127.0.0.1) → (host, port)."""
+    host, sep, port = address.rpartition(":")
+    if not sep:
+        host, port = "127.0.0.1", address
+    host = host.strip("[]") or "127.0.0.1"
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"--http expects HOST:PORT, e.g. 127.0.0.1:8765, not {address!r}")
+    return host, int(port)
+
+
+def listen(http: str | None, token_file: str | None, allow_no_token: bool) -> Listener | None:
+    """Check the serve options about HTTP and bind the address: None over stdio (no `http`).
+    ValueError for every usage problem: a bad address, an unreadable or short token, an
+    address other machines reach without a token, a port that cannot be had."""
+    if not http:
+        if token_file or allow_no_token:
+            raise ValueError("--token-file and --allow-no-token apply to --http HOST:PORT only")
+        return None
+    host, port = parse_http(http)
+    token = load_token(token_file)
+    check_exposure(host, token, allow_no_token)
+    try:
+        sock = bind(host, port)
+    except OSError as exc:
+        raise ValueError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return Listener(host, port, token, sock)
 
 
 def load_token(token_file: str | None) -> str | None:
@@ -237,17 +278,13 @@ def server_config(
     )
 
 
-def serve(server: Any, address: tuple[str, int], token: str | None, toolset: str) -> None:
-    """Bind, announce on stderr, and serve until interrupted (Ctrl-C, SIGTERM)."""
+def serve(server: Any, listener: Listener, toolset: str) -> None:
+    """Announce on stderr and serve on `listener` until interrupted (Ctrl-C, SIGTERM)."""
     # deferred: anyio, uvicorn: heavy, loaded only when this runs
     import anyio
     import uvicorn
 
-    host, port = address
-    try:
-        sock = bind(host, port)
-    except OSError as exc:
-        raise ValueError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    host, sock, token = listener.host, listener.sock, listener.token
     bound_port = sock.getsockname()[1]
     app = http_app(server, host, bound_port, token)
     config = server_config(app, log_level=server.settings.log_level.lower())

@@ -10,6 +10,8 @@ from typing import Any
 
 import mcp_types as types
 
+from filewright.toolsets.companion_home import default_workspace
+
 PATH_PARAMETERS = ("path", "file_path", "dir_path", "absolute_path", "directory")
 
 
@@ -29,12 +31,7 @@ def root_paths(listing: types.ListRootsResult) -> list[str]:
 def fallback_roots(toolset: str) -> list[str]:
     """The roots when neither --root nor the client names any: cwd (companion: its home)."""
     if toolset == "companion":
-        try:
-            from filewright.toolsets.companion import default_workspace
-
-            return [str(default_workspace())]
-        except (ImportError, AttributeError):
-            pass
+        return [str(default_workspace())]
     return [os.getcwd()]
 
 

@@ -51,6 +51,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import sys
 import threading
 import time
@@ -73,6 +74,7 @@ from filewright.core.progress import progress_reporter
 from filewright.core.version import __version__
 from filewright.engine.workspace import Workspace
 from filewright.surfaces.dispatch import Document, documents_of, images_of
+from filewright.surfaces.mcp import http as http_transport
 from filewright.surfaces.mcp.confirm import (
     _CURRENT,
     CONFIRM_MODES,
@@ -486,17 +488,6 @@ def _run(
 # -- entry point -------------------------------------------------------------------------------
 
 
-def parse_http(address: str) -> tuple[str, int]:
-    """HOST:PORT (IPv6 as [::1]:PORT; a bare PORT means 127.0.0.1) → (host, port)."""
-    host, sep, port = address.rpartition(":")
-    if not sep:
-        host, port = "127.0.0.1", address
-    host = host.strip("[]") or "127.0.0.1"
-    if not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"--http expects HOST:PORT, e.g. 127.0.0.1:8765, not {address!r}")
-    return host, int(port)
-
-
 def build_server(
     roots: list[str] | None = None,
     toolset: str = "default",
@@ -532,7 +523,6 @@ def stop_on_interrupt() -> None:
     """Ctrl-C ends the process at once: the SDK's terminal transport reads stdin on a
     worker thread that no cancellation reaches. Safe for files: every write is atomic
     (a temp file renamed into place), so an interrupted change leaves the old file."""
-    import signal
 
     def stop(_signum: int, _frame: Any) -> None:
         print("\nfilewright: stopped", file=sys.stderr, flush=True)
@@ -544,41 +534,35 @@ def stop_on_interrupt() -> None:
 def run_server(
     roots: list[str] | None = None,
     toolset: str = "default",
-    http: str | None = None,
+    listener: http_transport.Listener | None = None,
     locale: str = "en",
     memory: bool = True,
     yes: bool = False,
     confirm: str = "client",
-    token_file: str | None = None,
-    allow_no_token: bool = False,
     describe_roots: bool = True,
 ) -> None:
-    """Serve `toolset` over stdio, or streamable HTTP at `http` ("HOST:PORT", path /mcp).
+    """Serve `toolset` over stdio, or streamable HTTP (path /mcp) on `listener`.
 
-    Over HTTP a bearer token (`token_file`, else `$FILEWRIGHT_TOKEN`) is required of every
-    request when one is given; a non-loopback address is refused without a token unless
-    `allow_no_token`. Raises ValueError for every usage problem, OSError when the address
-    cannot be bound.
+    The listener comes from `filewright.surfaces.mcp.http.listen`, which checks the HTTP
+    options (address, bearer token, exposure) and binds. Raises ValueError for an unknown
+    toolset or an invalid root.
     """
-    from filewright.surfaces.mcp import http as http_transport
-
-    address = parse_http(http) if http else None
-    if address is None and (token_file or allow_no_token):
-        raise ValueError("--token-file and --allow-no-token apply to --http HOST:PORT only")
-    token = http_transport.load_token(token_file) if address is not None else None
-    if address is not None:
-        http_transport.check_exposure(address[0], token, allow_no_token)
-    server = build_server(
-        roots,
-        toolset,
-        http=address is not None,
-        locale=locale,
-        memory=memory,
-        yes=yes,
-        confirm=confirm,
-        describe_roots=describe_roots,
-    )
-    if address is None:
+    try:
+        server = build_server(
+            roots,
+            toolset,
+            http=listener is not None,
+            locale=locale,
+            memory=memory,
+            yes=yes,
+            confirm=confirm,
+            describe_roots=describe_roots,
+        )
+    except BaseException:
+        if listener is not None:
+            listener.sock.close()
+        raise
+    if listener is None:
         if _stdin_is_terminal():
             print(
                 f"filewright: serving toolset {toolset!r} over stdio: an MCP client (agent host) "
@@ -588,14 +572,13 @@ def run_server(
             stop_on_interrupt()
         anyio.run(server.run_stdio_async)
         return
-    http_transport.serve(server, address, token, toolset)
+    http_transport.serve(server, listener, toolset)
 
 
 __all__ = [
     "FilewrightServer",
     "approved",
     "build_server",
-    "parse_http",
     "question",
     "request_key",
     "root_paths",

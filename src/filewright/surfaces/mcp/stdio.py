@@ -19,6 +19,7 @@ instead of being dropped while the client waits.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import logging
 import os
@@ -333,7 +334,6 @@ def claimed_stdio() -> Iterator[tuple[int, int] | None]:
     ):
         yield None
         return
-    import fcntl
 
     claimed: list[tuple[int, int, bool]] = []  # (std fd, private duplicate, was blocking)
     try:
