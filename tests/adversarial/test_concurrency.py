@@ -1,8 +1,10 @@
 """Concurrency: CLI processes, Python processes and MCP servers on the same files at once.
 
-The CLI commands and Python workers that race are processes forked from one interpreter
-that has imported filewright (tests/forkserver.py; the `filewright` command's `main` with
-the same arguments), so that they race on the files rather than on interpreter start-ups.
+The CLI commands, Python workers and MCP servers that race are processes forked from one
+interpreter that has imported filewright and the MCP SDK (tests/forkserver.py; the
+`filewright` command's `main` with the same arguments; the official client talks to the
+servers over their stdin/stdout through tests/forked_mcp.py), so that they race on the
+files rather than on interpreter start-ups.
 
 - No update is lost: every writer appends unique lines or edits lines of its own; at the
   end every successful append is there exactly once and every line holds its writer's last
@@ -29,13 +31,13 @@ from typing import Any
 
 import anyio
 import pytest
+from forked_mcp import forked_stdio
 from forkserver import ForkServer
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from filewright import Workspace
 
-from .support import cli, filewright_exe, stress
+from .support import cli, stress
 
 DEADLINE = 120.0
 ROUNDS = 40 if stress() else 8
@@ -43,7 +45,13 @@ ROUNDS = 40 if stress() else 8
 
 @pytest.fixture(scope="module")
 def forks() -> Iterator[ForkServer]:
-    preload = ("filewright.surfaces.cli.main", "filewright.toolsets.default")
+    preload = (
+        "filewright.surfaces.cli.main",
+        "filewright.surfaces.cli.app",
+        "filewright.surfaces.mcp.server",
+        "filewright.toolsets.default",
+        "filewright.toolsets.claude.toolset",
+    )
     with ForkServer(*preload) as server:
         yield server
 
@@ -384,16 +392,13 @@ def test_stale_edit_refused_through_the_cli(tmp_path: Path) -> None:
     assert f.read_text(encoding="utf-8") == "one\ntwo\nthree\n"
 
 
-def _stdio(root: Path, toolset: str) -> StdioServerParameters:
-    return StdioServerParameters(
-        command=filewright_exe(),
-        args=["serve", "--toolset", toolset, "--root", str(root), "--yes"],
-        cwd=str(root),
-    )
+def _stdio(forks: ForkServer, root: Path, toolset: str) -> Any:
+    argv = ["filewright", "serve", "--toolset", toolset, "--root", str(root), "--yes"]
+    return forked_stdio(forks, argv, cwd=root)
 
 
 @pytest.mark.timeout(300)
-def test_several_mcp_servers_on_one_root(tmp_path: Path) -> None:
+def test_several_mcp_servers_on_one_root(tmp_path: Path, forks: ForkServer) -> None:
     """Three `filewright serve` processes, one client each, at once: unique appends and edits
     of distinct lines all land; a stale edit (read in one server, write through another,
     edit in the first) is refused; everything finishes within the deadline."""
@@ -406,7 +411,7 @@ def test_several_mcp_servers_on_one_root(tmp_path: Path) -> None:
     failures: list[str] = []
 
     async def client_work(i: int) -> None:
-        async with Client(_stdio(root, "default")) as client:
+        async with Client(_stdio(forks, root, "default")) as client:
             for j in range(rounds):
                 got = await client.call_tool(
                     "append", {"path": "log.txt", "content": f"m{i} line {j}\n"}
@@ -426,8 +431,8 @@ def test_several_mcp_servers_on_one_root(tmp_path: Path) -> None:
 
     async def stale_scenario() -> None:
         async with (
-            Client(_stdio(root, "claude")) as first,
-            Client(_stdio(root, "claude")) as second,
+            Client(_stdio(forks, root, "claude")) as first,
+            Client(_stdio(forks, root, "claude")) as second,
         ):
             shared = str(root / "shared.txt")
             assert not (await first.call_tool("Read", {"file_path": shared})).is_error
