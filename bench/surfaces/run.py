@@ -8,16 +8,19 @@
    a bare `MCPServer` whose tools return a constant at once, on the SDK's stdio
    transport and on filewright's pipe streams (`filewright.surfaces.mcp.stdio.MessageReader`/`Writer`).
 2. Start-up: `filewright call read` of a small file, end to end as a process, vs
-   `python -c "import json"` with the same interpreter. Target ≤ 4×.
+   `python -c "import json"` with the same interpreter. Target ≤ 3×.
 
     uv run python bench/surfaces/run.py [--calls 200] [--rounds 5] [--startup-runs 21]
+    uv run python bench/surfaces/run.py --startup-only     # the start-up table alone
 
 Wall times are medians; the MCP table also shows the same read / edit as a direct
 toolset call in-process (the engine's share of the round trip). Start-up also reports
 the children's CPU time (user + system), which a loaded machine disturbs much less than
-wall time, and is measured twice: with the environment as it is, and with a bytecode
-cache forced on (PYTHONPYCACHEPREFIX in the bench cache, PYTHONDONTWRITEBYTECODE unset),
-as after `uv sync --compile-bytecode` or a pip install.
+wall time, and is measured twice: without bytecode for filewright (its `__pycache__`
+directories removed, PYTHONDONTWRITEBYTECODE=1: every start compiles filewright's modules,
+as on a fresh checkout in this environment), and with a bytecode cache forced on
+(PYTHONPYCACHEPREFIX in the bench cache, PYTHONDONTWRITEBYTECODE unset), as after
+`uv sync --compile-bytecode` or a pip install.
 """
 
 from __future__ import annotations
@@ -302,6 +305,14 @@ def filewright_command() -> list[str]:
     return [sys.executable, "-c", "from filewright.surfaces.cli.main import main; main()"]
 
 
+def remove_package_bytecode() -> None:
+    """Remove the `__pycache__` directories of the filewright package being measured (a
+    test run or an earlier start may have written them), so that every start compiles it."""
+    package = REPO / "src" / "filewright"
+    for cache in sorted(package.rglob("__pycache__")):
+        shutil.rmtree(cache, ignore_errors=True)
+
+
 def bench_startup(runs: int) -> dict[str, dict[str, tuple[float, float]]]:
     out: dict[str, dict[str, tuple[float, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="fw-startup-") as tmp:
@@ -309,10 +320,13 @@ def bench_startup(runs: int) -> dict[str, dict[str, tuple[float, float]]]:
         (root / "small.txt").write_text(SMALL, encoding="utf-8")
         fw = [*filewright_command(), "call", "read", '{"path": "small.txt"}']
         baseline = [sys.executable, "-c", "import json"]
-        as_is = dict(os.environ)
+        bare = {k: v for k, v in os.environ.items() if k != "PYTHONPYCACHEPREFIX"}
+        bare["PYTHONDONTWRITEBYTECODE"] = "1"
         cached = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         cached["PYTHONPYCACHEPREFIX"] = str(CACHE / "pycache")
-        for label, env in (("environment as is", as_is), ("bytecode cache on", cached)):
+        for label, env in (("no bytecode (filewright)", bare), ("bytecode cache on", cached)):
+            if env is bare:
+                remove_package_bytecode()
             out[label] = measure_pair(
                 {"filewright call read": fw, "python -c 'import json'": baseline}, env, root, runs
             )
@@ -320,6 +334,18 @@ def bench_startup(runs: int) -> dict[str, dict[str, tuple[float, float]]]:
 
 
 # -- report --------------------------------------------------------------------------------------
+
+
+def print_startup(startup: dict[str, dict[str, tuple[float, float]]]) -> None:
+    print("\nStart-up, end to end as a process (median; target ≤ 3×)")
+    print(f"{'':<34}{'filewright call read':>22}{'python -c import json':>24}{'ratio':>10}")
+    for label, rows in startup.items():
+        (fw_wall, fw_cpu), (py_wall, py_cpu) = (
+            rows["filewright call read"],
+            rows["python -c 'import json'"],
+        )
+        print(f"{label + ', wall':<34}{ms(fw_wall):>22}{ms(py_wall):>24}{fw_wall / py_wall:9.2f}×")
+        print(f"{label + ', cpu':<34}{ms(fw_cpu):>22}{ms(py_cpu):>24}{fw_cpu / py_cpu:9.2f}×")
 
 
 def ms(seconds: float) -> str:
@@ -336,6 +362,9 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="also print the numbers as JSON")
     parser.add_argument("--mcp-only", action="store_true", help="skip the start-up table")
     parser.add_argument(
+        "--startup-only", action="store_true", help="only the start-up table (no MCP servers)"
+    )
+    parser.add_argument(
         "--baseline",
         type=Path,
         help="a source tree (e.g. `git archive main | tar -x -C DIR`) whose filewright server "
@@ -343,6 +372,14 @@ def main() -> None:
     )
     args = parser.parse_args()
 
+    if args.startup_only:
+        startup = bench_startup(args.startup_runs)
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        print_startup(startup)
+        print(f"Load average at the end: {load:.1f}")
+        if args.json:
+            print(json.dumps({"startup": startup, "load": load}, indent=2))
+        return
     mcp = bench_mcp(args.calls, args.rounds, args.baseline)
     engine = bench_in_process(args.calls)
     startup = {} if args.mcp_only else bench_startup(args.startup_runs)
@@ -383,15 +420,8 @@ def main() -> None:
         versus = f"{floor / node_read:15.2f}×" if node_read else "            n/a"
         print(f"{label:<30}{ms(floor):>12}{versus:>16}")
 
-    print("\nStart-up, end to end as a process (median; target ≤ 4×)")
-    print(f"{'':<28}{'filewright call read':>24}{'python -c import json':>24}{'ratio':>10}")
-    for label, rows in startup.items():
-        (fw_wall, fw_cpu), (py_wall, py_cpu) = (
-            rows["filewright call read"],
-            rows["python -c 'import json'"],
-        )
-        print(f"{label + ', wall':<28}{ms(fw_wall):>24}{ms(py_wall):>24}{fw_wall / py_wall:9.2f}×")
-        print(f"{label + ', cpu':<28}{ms(fw_cpu):>24}{ms(py_cpu):>24}{fw_cpu / py_cpu:9.2f}×")
+    if startup:
+        print_startup(startup)
     if args.json:
         print(
             json.dumps({"mcp": mcp, "engine": engine, "startup": startup, "load": load}, indent=2)

@@ -248,37 +248,13 @@ def tools(
     except UsageError as exc:
         raise _fail(exc, json_out=False) from None
     if format is None and not strict and sys.stdout.isatty():
-        _print_table(ts, toolset)
+        # deferred: rich and the schemas (pydantic): heavy, loaded only to draw the table
+        from filewright.surfaces.cli.tables import print_tools_table
+
+        print_tools_table(ts, toolset)
         return
     shown = ts.definitions(format or "openai", strict=strict)
     sys.stdout.write(json.dumps(shown, ensure_ascii=False, indent=2) + "\n")
-
-
-def _print_table(ts: object, name: str) -> None:
-    # deferred: rich: heavy, loaded only when this runs
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
-    from filewright.tools.schemas import parameters_schema
-
-    table = Table(title=f"filewright toolset: {name}", show_lines=True)
-    for column in ("tool", "parameters ([optional])", "kind", "description"):
-        table.add_column(escape(column), overflow="fold")
-    for t in ts.tools():  # type: ignore[attr-defined]
-        schema = parameters_schema(t)
-        required = set(schema.get("required", []))
-        params = ", ".join(p if p in required else f"[{p}]" for p in schema.get("properties", {}))
-        params = escape(params)  # "[offset]" is rich markup otherwise, and vanishes
-        if t.read_only:
-            kind = "read-only"
-        elif t.destructive:
-            kind = "changes (destructive)"
-        else:
-            kind = "changes (additive)"
-        first = t.description.strip().split("\n")[0]
-        table.add_row(escape(t.name), params, kind, escape(first[:160]))
-    Console().print(table)
 
 
 AsJson = Annotated[
