@@ -13,20 +13,19 @@ import contextvars
 import io
 import json
 import re
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from forked_mcp import forked_stdio
+from forkserver import ForkServer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp import Client, types
-from mcp.client.stdio import StdioServerParameters
 
 from filewright import Result, Workspace
 from filewright.surfaces.dispatch import report_progress
@@ -634,23 +633,31 @@ def test_filesystem_root_is_never_the_implicit_workspace(
 
 
 # -- stdio as a process: filewright's pipe streams ------------------------------------------------
+# Each server here is a `filewright serve` process of its own on real pipes, forked from one
+# interpreter that has imported the MCP SDK (tests/forkserver.py: the command's `main`);
+# tests/test_server_process.py starts the command from scratch.
 
-SERVE = [sys.executable, "-c", "from filewright.surfaces.cli.main import main; main()", "serve"]
+SERVE = ["filewright", "serve"]
+
+
+@pytest.fixture(scope="module")
+def forks() -> Iterator[ForkServer]:
+    with ForkServer("filewright.surfaces.cli.app", "filewright.surfaces.mcp.server") as server:
+        yield server
 
 
 @pytest.mark.parametrize("era", ERAS)
-def test_stdio_process_asks_by_elicitation(tmp_path: Path, era: str) -> None:
+def test_stdio_process_asks_by_elicitation(forks: ForkServer, tmp_path: Path, era: str) -> None:
     """Over real pipes: the question goes out and the answer comes back through the
     server's own stdio streams while the tool call waits on its worker thread."""
     root = confirm_tree(tmp_path)
     asked: list[str] = []
-    params = StdioServerParameters(
-        command=SERVE[0], args=[*SERVE[1:], "--root", str(root)], cwd=str(root)
-    )
 
     async def main() -> None:
         async with Client(
-            params, mode=era, elicitation_callback=elicitor("accept", asked, {"approve": True})
+            forked_stdio(forks, [*SERVE, "--root", str(root)], cwd=root),
+            mode=era,
+            elicitation_callback=elicitor("accept", asked, {"approve": True}),
         ) as client:
             got = await client.call_tool("edit", EDIT)
             assert not got.is_error, text_of(got)
@@ -662,7 +669,7 @@ def test_stdio_process_asks_by_elicitation(tmp_path: Path, era: str) -> None:
     assert len(asked) == 1 and "+ALPHA" in asked[0]
 
 
-def test_stdio_process_long_lines_crlf_and_garbage(tmp_path: Path) -> None:
+def test_stdio_process_long_lines_crlf_and_garbage(forks: ForkServer, tmp_path: Path) -> None:
     """Requests longer than a pipe read, replies longer than the pipe buffer, CRLF and CR
     line ends and a line that is not JSON (answered with a parse error): every reply arrives
     whole, on stdout only."""
@@ -682,12 +689,7 @@ def test_stdio_process_long_lines_crlf_and_garbage(tmp_path: Path) -> None:
             "name": "read", "arguments": {"path": "big.txt", "limit": 40_000}}}, "\r"),
         ({"jsonrpc": "2.0", "id": 4, "method": "ping"}, "\n"),
     ]  # fmt: skip
-    proc = subprocess.Popen(
-        [*SERVE, "--root", str(root)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = forks.spawn([*SERVE, "--root", str(root)])
     assert proc.stdin is not None and proc.stdout is not None
     replies = []
     try:
@@ -715,16 +717,13 @@ def test_stdio_process_long_lines_crlf_and_garbage(tmp_path: Path) -> None:
     assert replies[3]["result"] == {}
 
 
-def test_stdio_process_outlives_a_client_that_stops_reading(tmp_path: Path) -> None:
+def test_stdio_process_outlives_a_client_that_stops_reading(
+    forks: ForkServer, tmp_path: Path
+) -> None:
     """Replies to a closed stdout are dropped (EPIPE), the server keeps reading, and it
     exits cleanly when stdin closes."""
     root = make_tree(tmp_path / "ws")
-    proc = subprocess.Popen(
-        [*SERVE, "--root", str(root)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = forks.spawn([*SERVE, "--root", str(root)])
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
@@ -754,22 +753,22 @@ os.write(1, b"restored\\n")
 """
 
 
-def test_stdio_claim_diverts_and_restores_the_standard_descriptors(tmp_path: Path) -> None:
-    piped = subprocess.run(
-        [sys.executable, "-c", CLAIM_PROBE], input=b"", capture_output=True, timeout=60
-    )
-    assert piped.returncode == 0, piped.stderr
-    assert piped.stdout == b"nonblocking\nrestored\n"
-    assert piped.stderr == b"claimed\nstray output\n"
+def test_stdio_claim_diverts_and_restores_the_standard_descriptors(
+    forks: ForkServer, tmp_path: Path
+) -> None:
+    piped = forks.spawn(["probe"], CLAIM_PROBE)
+    out, err = piped.communicate(b"", timeout=60)
+    assert piped.returncode == 0, err
+    assert out == b"nonblocking\nrestored\n"
+    assert err == b"claimed\nstray output\n"
     # Not a pipe (a regular file as stdin): left to the SDK's own transport.
     plain = tmp_path / "stdin.txt"
     plain.write_text("")
-    with plain.open("rb") as stdin:
-        filed = subprocess.run(
-            [sys.executable, "-c", CLAIM_PROBE], stdin=stdin, capture_output=True, timeout=60
-        )
-    assert filed.returncode == 0, filed.stderr
-    assert filed.stdout == b"restored\n" and filed.stderr == b"not claimed\n"
+    as_stdin = f"import os\nos.dup2(os.open({str(plain)!r}, os.O_RDONLY), 0)\n"
+    filed = forks.spawn(["probe"], as_stdin + CLAIM_PROBE)
+    out, err = filed.communicate(timeout=60)
+    assert filed.returncode == 0, err
+    assert out == b"restored\n" and err == b"not claimed\n"
 
 
 ALPHABET = [b"a", b"{", b"\n", b"\r", "é".encode(), b"\xff", b"\xc3"]
