@@ -43,7 +43,8 @@ from .support import assert_clean_result, stress
 KILLS = 200 if stress() else 20
 SERVER_KILLS = 30 if stress() else 4
 NAME = "big.txt"
-# What `filewright call`, `undo` and `serve` import, so that the forked commands need not.
+# What `filewright call` and `undo` import, so that the forked commands need not; `serve`
+# also imports the MCP server (1.2 s of CPU: only the server test's fork server does).
 PRELOAD = (
     "filewright.surfaces.cli.main",
     "filewright.surfaces.cli.app",
@@ -51,7 +52,6 @@ PRELOAD = (
     "filewright.engine.pipeline",
     "filewright.engine.streamed",
     "filewright.tools.arguments",
-    "filewright.surfaces.mcp.server",
 )
 
 
@@ -285,7 +285,12 @@ class RawServer:
 
 
 @pytest.mark.timeout(300)
-def test_sigkill_mcp_server_mid_call(tmp_path: Path, forks: ForkServer) -> None:
+def test_sigkill_mcp_server_mid_call(tmp_path: Path) -> None:
+    with ForkServer(*PRELOAD, "filewright.surfaces.mcp.server") as forks:
+        _sigkill_mcp_server_mid_call(tmp_path, forks)
+
+
+def _sigkill_mcp_server_mid_call(tmp_path: Path, forks: ForkServer) -> None:
     root = tmp_path / "ws"
     root.mkdir()
     path = root / NAME
