@@ -141,6 +141,22 @@ class ForkServer:
             os.close(fd)
         return Forked(self, pid, stdin_w, stdout_r, stderr_r, text=text)
 
+    def run(
+        self,
+        argv: list[str],
+        *,
+        input: str | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        env: dict[str, str] | None = None,
+        timeout: float | None = None,
+    ) -> subprocess.CompletedProcess[str]:
+        """`subprocess.run(argv, capture_output=True, text=True, ...)` for the `filewright`
+        command (argv[0] is its name): a forked child, its output and return code. Without
+        `env`, the child has this process's environment as it is now (as with Popen)."""
+        child = self.spawn(argv, text=True, cwd=cwd, env=dict(os.environ) if env is None else env)
+        out, err = child.communicate(input, timeout=timeout)
+        return subprocess.CompletedProcess(argv, child.wait(), out, err)
+
     def _wait(self, pid: int) -> int:
         with self.lock:
             self.sock.send(json.dumps({"wait": pid}).encode())

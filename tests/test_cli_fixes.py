@@ -1,5 +1,9 @@
 """The command line a newcomer meets: each fix of issue 19 with its test (real processes;
-a pseudo-terminal where the behaviour depends on one)."""
+a pseudo-terminal where the behaviour depends on one).
+
+Commands on pipes are processes forked from one interpreter that has imported the CLI
+(tests/forkserver.py: the `filewright` command's `main` with the same arguments); those on
+a pseudo-terminal, `python -m filewright` and `filewright serve` start from scratch."""
 
 from __future__ import annotations
 
@@ -12,18 +16,30 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from forkserver import ForkServer
 
 CLI = [sys.executable, "-c", "from filewright.surfaces.cli.main import main; main()"]
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
+_FORKS: list[ForkServer] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def forks() -> Iterator[ForkServer]:
+    with ForkServer("filewright.surfaces.cli.app") as server:
+        _FORKS.append(server)
+        yield server
+        _FORKS.clear()
+
+
 def run(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, *args], cwd=cwd, capture_output=True, text=True, timeout=120, input=stdin
-    )
+    """`filewright ARGS` on pipes (forked), to its end."""
+    return _FORKS[0].run(["filewright", *args], cwd=cwd, input=stdin, timeout=120)
 
 
 def on_terminal(*args: str, cwd: Path, columns: int = 100) -> str:
