@@ -13,6 +13,7 @@ Protocol (one packet each way per request, over a SOCK_SEQPACKET socketpair):
   spawn: {"argv": [...], "code": "..." | null, "cwd": "..." | null, "env": {...} | null}
          with the child's stdin, stdout and stderr pipe ends as SCM_RIGHTS  ->  "<pid>"
   wait:  {"wait": <pid>}  ->  "<returncode>"   (negative: killed by that signal, as in Popen)
+  poll:  {"wait": <pid>, "block": false}  ->  "<returncode>", or "running" (not reaped)
 The server reaps a child only when asked, so a pid cannot be reused before the test has
 signalled it. Several children may run at once. When the test closes the socket (or dies),
 the server kills and reaps the children still there.
@@ -84,8 +85,11 @@ while True:
         break
     job = json.loads(msg)
     if "wait" in job:
-        _, status = os.waitpid(job["wait"], 0)
-        alive.discard(job["wait"])
+        pid, status = os.waitpid(job["wait"], 0 if job.get("block", True) else os.WNOHANG)
+        if pid == 0:
+            sock.send(b"running")
+            continue
+        alive.discard(pid)
         sock.send(b"%d" % os.waitstatus_to_exitcode(status))
         continue
     pid = os.fork()
@@ -162,6 +166,12 @@ class ForkServer:
             self.sock.send(json.dumps({"wait": pid}).encode())
             return int(self.sock.recv(64))
 
+    def _poll(self, pid: int) -> int | None:
+        with self.lock:
+            self.sock.send(json.dumps({"wait": pid, "block": False}).encode())
+            answer = self.sock.recv(64)
+        return None if answer == b"running" else int(answer)
+
     def close(self) -> None:
         self.sock.close()
         self.proc.communicate(timeout=30)
@@ -199,14 +209,7 @@ class Forked:
     def poll(self) -> int | None:
         """The return code once the child has exited (reaps it then), else None."""
         if self.returncode is None:
-            try:
-                with open(f"/proc/{self.pid}/stat", "rb") as stat:
-                    state = stat.read()
-            except FileNotFoundError:  # pragma: no cover - not Linux
-                return None
-            if state.rsplit(b")", 1)[1].split()[0] != b"Z":
-                return None
-            self.returncode = self.server._wait(self.pid)
+            self.returncode = self.server._poll(self.pid)
         return self.returncode
 
     def communicate(self, input: Any = None, timeout: float | None = None) -> tuple[Any, Any]:

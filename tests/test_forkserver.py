@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,3 +58,18 @@ def test_children_run_at_once_and_outlive_nothing(tmp_path: Path) -> None:
     for pid in pids:  # closing the server killed and reaped them
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def test_poll_reports_an_exit_without_blocking(forks: ForkServer) -> None:
+    child = forks.spawn(["child"], "import sys; sys.stdin.readline(); sys.exit(5)", text=True)
+    assert child.poll() is None  # waiting for its line: running, and poll did not block
+    assert child.stdin is not None and child.stdout is not None
+    child.stdin.write("go\n")
+    child.stdin.flush()
+    assert child.stdout.read() == ""  # its end: it has exited or is exiting
+    for _ in range(1000):
+        if child.poll() is not None:
+            break
+        time.sleep(0.01)
+    assert child.returncode == 5
+    child.communicate()
