@@ -21,7 +21,7 @@ from mcp import Client, types
 from mcp.client.stdio import StdioServerParameters
 from test_server import EDIT, ERAS, REPO, available, make_tree, run, text_of
 
-from filewright.surfaces.mcp.http import parse_http
+from filewright.surfaces.mcp.listen import parse_http
 
 SERVE = [sys.executable, "-c", "from filewright.surfaces.cli.main import main; main()", "serve"]
 

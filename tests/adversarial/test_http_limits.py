@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from filewright.surfaces.mcp import http
+from filewright.surfaces.mcp import http, listen
 from filewright.surfaces.mcp.server import build_server
 
 INIT = json.dumps(
@@ -49,7 +49,7 @@ def running(root: Path, *, timeout: float, limit: int) -> Iterator[int]:
     import anyio
     import uvicorn
 
-    sock = http.bind("127.0.0.1", 0)
+    sock = listen.bind("127.0.0.1", 0)
     port = sock.getsockname()[1]
     app = http.http_app(build_server([str(root)], http=True), "127.0.0.1", port, None)
     config = http.server_config(

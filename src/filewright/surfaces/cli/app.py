@@ -30,7 +30,7 @@ from filewright.surfaces.cli.calls import (
 )
 from filewright.surfaces.cli.changes import emit, run_history, run_undo, wants_json
 from filewright.surfaces.cli.policy import policy_app
-from filewright.surfaces.mcp.http import listen
+from filewright.surfaces.mcp.listen import listen
 
 HELP = """Safe, precise and fast file tools for LLM agents.
 

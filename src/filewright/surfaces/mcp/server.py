@@ -74,7 +74,6 @@ from filewright.core.progress import progress_reporter
 from filewright.core.version import __version__
 from filewright.engine.workspace import Workspace
 from filewright.surfaces.dispatch import Document, documents_of, images_of
-from filewright.surfaces.mcp import http as http_transport
 from filewright.surfaces.mcp.confirm import (
     _CURRENT,
     CONFIRM_MODES,
@@ -88,6 +87,7 @@ from filewright.surfaces.mcp.confirm import (
     question,
     request_key,
 )
+from filewright.surfaces.mcp.listen import Listener
 from filewright.surfaces.mcp.roots import (
     fallback_roots,
     instructions_for,
@@ -534,7 +534,7 @@ def stop_on_interrupt() -> None:
 def run_server(
     roots: list[str] | None = None,
     toolset: str = "default",
-    listener: http_transport.Listener | None = None,
+    listener: Listener | None = None,
     locale: str = "en",
     memory: bool = True,
     yes: bool = False,
@@ -543,7 +543,7 @@ def run_server(
 ) -> None:
     """Serve `toolset` over stdio, or streamable HTTP (path /mcp) on `listener`.
 
-    The listener comes from `filewright.surfaces.mcp.http.listen`, which checks the HTTP
+    The listener comes from `filewright.surfaces.mcp.listen.listen`, which checks the HTTP
     options (address, bearer token, exposure) and binds. Raises ValueError for an unknown
     toolset or an invalid root.
     """
@@ -572,6 +572,10 @@ def run_server(
             stop_on_interrupt()
         anyio.run(server.run_stdio_async)
         return
+    # deferred: the HTTP transport loads uvicorn, h11 and the SDK's HTTP parts: only to
+    # serve over HTTP, never for stdio
+    from filewright.surfaces.mcp import http as http_transport
+
     http_transport.serve(server, listener, toolset)
 
 
