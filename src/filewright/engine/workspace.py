@@ -212,10 +212,7 @@ def user_policy_path() -> Path:
     if sys.platform.startswith("linux"):
         base = os.environ.get("XDG_CONFIG_HOME", "").strip() or os.path.expanduser("~/.config")
         return Path(base) / "filewright" / "policy.toml"
-    # deferred: platformdirs: heavy, loaded only when this runs
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir("filewright")) / "policy.toml"
+    return Path(platform_dir("config")) / "policy.toml"
 
 
 def user_state_home() -> Path:
@@ -228,10 +225,17 @@ def user_state_home() -> Path:
     if sys.platform.startswith("linux"):
         base = os.environ.get("XDG_STATE_HOME", "").strip() or os.path.expanduser("~/.local/state")
         return Path(base) / "filewright"
-    # deferred: platformdirs: heavy, loaded only when this runs
-    from platformdirs import user_state_dir
+    return Path(platform_dir("state"))
 
-    return Path(user_state_dir("filewright"))
+
+def platform_dir(kind: str) -> str:
+    """filewright's user `kind` directory ("config", "state", "data") as platformdirs
+    names it on this system (`user_config_dir("filewright")`, ...)."""
+    # deferred: platformdirs: loaded only where no XDG path is at hand (off Linux) or for
+    # the companion's home; every CLI call reads the policy path
+    import platformdirs
+
+    return str(getattr(platformdirs, f"user_{kind}_dir")("filewright"))
 
 
 def roots_key(roots: list[Path]) -> str:

@@ -42,7 +42,6 @@ from filewright.read.media import (
     Image,
     MediaError,
     PdfText,
-    extract_pdf,
     image_block_anthropic,
     image_block_mcp,
     image_from_bytes,
@@ -373,6 +372,9 @@ def _read_any(
             )
             return out
         if found.kind == "pdf":
+            # deferred: pypdf: heavy, loaded only for a PDF
+            from filewright.read.pdf import extract_pdf
+
             _check_size(size, cap, loc.given, "the PDF")
             with os.fdopen(os.dup(fd), "rb") as stream:
                 chars = min(max_output_chars or PDF_MAX_CHARS, PDF_MAX_CHARS) + 1

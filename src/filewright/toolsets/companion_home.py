@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from filewright.engine.workspace import platform_dir
+
 
 def default_workspace() -> Path:
     """The companion's default workspace directory, created if missing.
@@ -14,12 +16,6 @@ def default_workspace() -> Path:
     (platformdirs `user_data_dir("filewright")`). `--root` on the command line overrides it.
     """
     override = os.environ.get("FILEWRIGHT_COMPANION_DIR")
-    if override:
-        path = Path(override).expanduser()
-    else:
-        # deferred: platformdirs: heavy, loaded only when this runs
-        from platformdirs import user_data_dir
-
-        path = Path(user_data_dir("filewright")) / "companion"
+    path = Path(override).expanduser() if override else Path(platform_dir("data")) / "companion"
     path.mkdir(parents=True, exist_ok=True)
     return path
