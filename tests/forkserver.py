@@ -257,3 +257,40 @@ class Forked:
         if self.returncode is None:
             self.returncode = self.server._wait(self.pid)
         return self.returncode
+
+
+# Everything the `filewright` command may import before it does any work: its app, the MCP
+# server (with the SDK) and every built-in toolset.
+WARM = (
+    "filewright.surfaces.cli.main",
+    "filewright.surfaces.cli.app",
+    "filewright.surfaces.mcp.server",
+    "filewright.toolsets.default",
+    "filewright.toolsets.claude.toolset",
+    "filewright.toolsets.text_editor",
+    "filewright.toolsets.gemini",
+    "filewright.toolsets.worker",
+    "filewright.toolsets.companion",
+    "filewright.toolsets.memo",
+    "filewright.toolsets.apply_patch",
+    "filewright.toolsets.mcpfs",
+    "filewright.toolsets.memory",
+)
+_SHARED: list[ForkServer] = []
+
+
+def shared(session: Any) -> ForkServer:
+    """The fork server of this test process (one per xdist worker), warmed with `WARM`:
+    started on first use, closed (its children killed, itself reaped) when the pytest
+    `session` ends. Modules whose children run the `filewright` command share it, so the
+    SDK is imported once per worker, not once per module."""
+    if not _SHARED:
+        server = ForkServer(*WARM)
+        _SHARED.append(server)
+
+        def close() -> None:
+            _SHARED.remove(server)
+            server.close()
+
+        session.addfinalizer(close)
+    return _SHARED[0]

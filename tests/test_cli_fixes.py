@@ -16,11 +16,10 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from forkserver import ForkServer
+from forkserver import ForkServer, shared
 
 CLI = [sys.executable, "-c", "from filewright.surfaces.cli.main import main; main()"]
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -30,11 +29,10 @@ _FORKS: list[ForkServer] = []
 
 
 @pytest.fixture(scope="module", autouse=True)
-def forks() -> Iterator[ForkServer]:
-    with ForkServer("filewright.surfaces.cli.app") as server:
-        _FORKS.append(server)
-        yield server
-        _FORKS.clear()
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    server = shared(request.session)
+    _FORKS[:] = [server]
+    return server
 
 
 def run(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -28,29 +28,22 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from forkserver import ForkServer
+from forkserver import ForkServer, shared
 
 HERE = Path(__file__).resolve().parent
 CLI = [sys.executable, "-c", "from filewright.surfaces.cli.main import main; main()"]
 CLAUDE_CODE = json.loads((HERE / "hosts" / "claude-code.json").read_text(encoding="utf-8"))
 GEMINI_CLI = json.loads((HERE / "hosts" / "gemini-cli.json").read_text(encoding="utf-8"))
-WARM = (
-    "filewright.surfaces.cli.app",
-    "filewright.surfaces.mcp.server",
-    *(f"filewright.toolsets.{name}" for name in ("claude.toolset", "gemini", "default")),
-    *(f"filewright.toolsets.{name}" for name in ("text_editor", "worker")),
-)
 
 
 @pytest.fixture(scope="module")
-def forks() -> Iterator[ForkServer]:
-    with ForkServer(*WARM) as server:
-        yield server
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    return shared(request.session)
 
 
 class HostReplay:

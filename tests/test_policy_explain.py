@@ -9,12 +9,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from forkserver import ForkServer
+from forkserver import ForkServer, shared
 
 from filewright import Workspace
 from filewright.engine.explain import explain
@@ -36,9 +35,8 @@ access = "write"
 
 
 @pytest.fixture(scope="module")
-def forks() -> Iterator[ForkServer]:
-    with ForkServer("filewright.surfaces.cli.app") as server:
-        yield server
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    return shared(request.session)
 
 
 def run(

@@ -15,14 +15,14 @@ import json
 import re
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from forked_mcp import forked_stdio
-from forkserver import ForkServer
+from forkserver import ForkServer, shared
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp import Client, types
@@ -641,9 +641,8 @@ SERVE = ["filewright", "serve"]
 
 
 @pytest.fixture(scope="module")
-def forks() -> Iterator[ForkServer]:
-    with ForkServer("filewright.surfaces.cli.app", "filewright.surfaces.mcp.server") as server:
-        yield server
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    return shared(request.session)
 
 
 @pytest.mark.parametrize("era", ERAS)

@@ -23,7 +23,7 @@ from typing import Any
 
 import anyio
 import pytest
-from forkserver import ForkServer
+from forkserver import ForkServer, shared
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -36,9 +36,8 @@ WRITE = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
 
 
 @pytest.fixture(scope="module")
-def forks() -> Iterator[ForkServer]:
-    with ForkServer("filewright.surfaces.cli.app", "filewright.surfaces.mcp.server") as server:
-        yield server
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    return shared(request.session)
 
 
 def run_serve(

@@ -12,11 +12,11 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from forkserver import ForkServer, shared
 from mcp import Client, types
 from mcp.client.stdio import StdioServerParameters
 from test_server import EDIT, ERAS, REPO, available, make_tree, run, text_of
@@ -117,6 +117,11 @@ def test_parse_http() -> None:
         parse_http("host:99999")
 
 
+@pytest.fixture(scope="module")
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    return shared(request.session)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -124,22 +129,16 @@ def free_port() -> int:
 
 
 @pytest.mark.parametrize("era", ERAS)
-def test_streamable_http(tmp_path: Path, era: str) -> None:
+def test_streamable_http(forks: ForkServer, tmp_path: Path, era: str) -> None:
+    """Over HTTP, the server forked from a warm interpreter (tests/forkserver.py; the stdio
+    tests above start the command from scratch)."""
     root = make_tree(tmp_path / "ws")
     (root / ".filewright.toml").write_text('[[rules]]\npattern = "notes.txt"\naccess = "confirm"\n')
     port = free_port()
-    proc = subprocess.Popen(
-        [*SERVE, "--root", str(root), "--http", f"127.0.0.1:{port}"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = forks.spawn(["filewright", "serve", "--root", str(root), "--http", f"127.0.0.1:{port}"])
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
+        assert proc.stderr is not None  # "serving on" is said once the port is bound
+        assert b"serving toolset" in proc.stderr.readline()
 
         async def main() -> None:
             asked: list[str] = []

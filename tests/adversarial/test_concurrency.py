@@ -25,14 +25,13 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from forked_mcp import forked_stdio
-from forkserver import ForkServer
+from forkserver import ForkServer, shared
 from mcp import Client
 
 from filewright import Workspace
@@ -44,16 +43,8 @@ ROUNDS = 40 if stress() else 8
 
 
 @pytest.fixture(scope="module")
-def forks() -> Iterator[ForkServer]:
-    preload = (
-        "filewright.surfaces.cli.main",
-        "filewright.surfaces.cli.app",
-        "filewright.surfaces.mcp.server",
-        "filewright.toolsets.default",
-        "filewright.toolsets.claude.toolset",
-    )
-    with ForkServer(*preload) as server:
-        yield server
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    return shared(request.session)
 
 
 PY_WORKER = r"""
