@@ -103,6 +103,8 @@ class Arena:
         (self.evil / "x.txt").write_text(f"{SECRET} evil\n", encoding="utf-8")
         (self.base / "ws.txt").write_text(f"{SECRET} sibling\n", encoding="utf-8")
         self.root.mkdir()
+        self._fixture = self._fixture_tree()
+        self._expected: dict[str, tuple[str, int, bytes | str]] | None = None
         # Age the canary tree so that any touch shows as an mtime change.
         for dirpath, dirnames, filenames in os.walk(self.base):
             if Path(dirpath) == self.root:
@@ -115,43 +117,109 @@ class Arena:
     # -- the workspace ----------------------------------------------------------------------
 
     def reset_root(self) -> None:
-        """Empty the root and fill it with the standard fixture tree."""
+        """Make the root hold exactly the standard fixture tree.
+
+        Only what differs from the tree is undone: every entry under the root is compared
+        with the tree (kind, mode, bytes of each file, target of each link); extra entries
+        (filewright's state directory included) are removed and changed or missing ones
+        are written anew. The result is the same tree a from-scratch rebuild gives (only
+        the mtimes of untouched entries are older), at a fraction of the file-system
+        writes: most fuzzed calls change nothing."""
+        if self._expected is not None and self._restore_root(self._expected):
+            return
         for entry in list(self.root.iterdir()):
-            if entry.is_dir() and not entry.is_symlink():
-                _rmtree(entry)
-            else:
-                entry.unlink()
-        r = self.root
-        (r / "a.txt").write_text(f"alpha\nbeta\ngamma\n{ROOT_SECRET}\n", encoding="utf-8")
-        (r / "crlf.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
-        (r / "sub").mkdir()
-        (r / "sub" / "b.py").write_text("def f():\n    return 1\n", encoding="utf-8")
-        (r / "SOUL.md").write_text("# Soul\ncalm\n", encoding="utf-8")
-        (r / "USER.md").write_text("# User\nname: A\n", encoding="utf-8")
-        (r / "MEMORY.md").write_text("# Memory\n## one\nx\n## two\ny\n", encoding="utf-8")
-        (r / ".git" / "hooks").mkdir(parents=True)
-        (r / ".git" / "config").write_text("[core]\n\tbare = false\n", encoding="utf-8")
-        (r / ".env").write_text("TOKEN=root\n", encoding="utf-8")
-        (r / "uv.lock").write_text("version = 1\n", encoding="utf-8")
-        # Links inside the root that lead outside it (existing, dangling, through /proc).
-        os.symlink(self.outside, r / "linkout")
-        os.symlink(self.outside / "secret.txt", r / "secretlink")
-        os.symlink(self.outside / "not-there.txt", r / "dangling")
-        os.symlink(self.outside / "newdir" / "deeper", r / "dangling-dir")
-        os.symlink("chain2", r / "chain1")
-        os.symlink("linkout/dir", r / "chain2")
-        os.symlink("loop-b", r / "loop-a")
-        os.symlink("loop-a", r / "loop-b")
-        os.symlink("/proc/self/root", r / "procroot")
-        os.symlink(self.evil, r / "evil-link")
-        # Links inside the root that lead to protected places.
-        os.symlink(".git", r / "innocent")
-        os.symlink(".vscode", r / "vs")
-        os.symlink(".mcp.json", r / "mcp-link")
-        os.symlink(".filewright.toml", r / "policy-link")
-        os.symlink(".filewright", r / "state-link")
-        # A link inside the root to a file inside it (followed: harmless).
-        os.symlink("a.txt", r / "a-link")
+            _remove(entry)
+        for rel in self._fixture:
+            self._create(rel)
+        self._expected = _tree_state(self.root)
+
+    def _fixture_tree(self) -> dict[str, tuple[str, bytes | str]]:
+        """The standard fixture tree: relative path -> (kind, bytes or link target), each
+        directory before what it holds."""
+        return {
+            "a.txt": ("file", f"alpha\nbeta\ngamma\n{ROOT_SECRET}\n".encode()),
+            "crlf.txt": ("file", b"one\r\ntwo\r\nthree\r\n"),
+            "sub": ("dir", ""),
+            "sub/b.py": ("file", b"def f():\n    return 1\n"),
+            "SOUL.md": ("file", b"# Soul\ncalm\n"),
+            "USER.md": ("file", b"# User\nname: A\n"),
+            "MEMORY.md": ("file", b"# Memory\n## one\nx\n## two\ny\n"),
+            ".git": ("dir", ""),
+            ".git/hooks": ("dir", ""),
+            ".git/config": ("file", b"[core]\n\tbare = false\n"),
+            ".env": ("file", b"TOKEN=root\n"),
+            "uv.lock": ("file", b"version = 1\n"),
+            # Links inside the root that lead outside it (existing, dangling, through /proc).
+            "linkout": ("link", str(self.outside)),
+            "secretlink": ("link", str(self.outside / "secret.txt")),
+            "dangling": ("link", str(self.outside / "not-there.txt")),
+            "dangling-dir": ("link", str(self.outside / "newdir" / "deeper")),
+            "chain1": ("link", "chain2"),
+            "chain2": ("link", "linkout/dir"),
+            "loop-a": ("link", "loop-b"),
+            "loop-b": ("link", "loop-a"),
+            "procroot": ("link", "/proc/self/root"),
+            "evil-link": ("link", str(self.evil)),
+            # Links inside the root that lead to protected places.
+            "innocent": ("link", ".git"),
+            "vs": ("link", ".vscode"),
+            "mcp-link": ("link", ".mcp.json"),
+            "policy-link": ("link", ".filewright.toml"),
+            "state-link": ("link", ".filewright"),
+            # A link inside the root to a file inside it (followed: harmless).
+            "a-link": ("link", "a.txt"),
+        }
+
+    def _create(self, rel: str) -> None:
+        kind, payload = self._fixture[rel]
+        path = os.path.join(self.root, rel)
+        if kind == "dir":
+            os.mkdir(path)
+        elif kind == "link":
+            assert isinstance(payload, str)
+            os.symlink(payload, path)
+        else:
+            assert isinstance(payload, bytes)
+            with open(path, "xb") as f:
+                f.write(payload)
+
+    def _restore_root(self, expected: dict[str, tuple[str, int, bytes | str]]) -> bool:
+        """Undo every difference between the root and `expected` (the state a full reset
+        left); False when the root itself was changed (then nothing was done)."""
+        try:
+            st = os.lstat(self.root)
+        except OSError:
+            return False
+        if not stat.S_ISDIR(st.st_mode) or stat.S_IMODE(st.st_mode) != expected[""][1]:
+            return False
+        missing: set[str] = set()
+
+        def visit(directory: str, prefix: str) -> None:
+            with os.scandir(directory) as entries:
+                found = list(entries)
+            for entry in found:
+                rel = prefix + entry.name
+                want = expected.get(rel)
+                if want is None:
+                    _remove(Path(entry.path))
+                    continue
+                if _entry_state(entry.path, os.lstat(entry.path)) == want:
+                    if want[0] == "dir":
+                        visit(entry.path, rel + "/")
+                    continue
+                _remove(Path(entry.path))
+                missing.add(rel)
+            present = {prefix + entry.name for entry in found}
+            for rel in expected:
+                child = rel.startswith(prefix) and "/" not in rel[len(prefix) :]
+                if rel and child and rel not in present:
+                    missing.add(rel)
+
+        visit(str(self.root), "")
+        for rel in self._fixture:  # parents before children
+            if rel in missing or any(rel.startswith(m + "/") for m in missing):
+                self._create(rel)
+        return True
 
     def workspace(self, confirm: Any = True, **kwargs: Any) -> Workspace:
         return Workspace(str(self.root), confirm=confirm, **kwargs)
@@ -172,6 +240,38 @@ class Arena:
         )
         st = os.stat(self.base)
         assert st.st_mtime_ns == OLD * 10**9, "an entry was created or removed next to the root"
+
+
+def _entry_state(path: str, st: os.stat_result) -> tuple[str, int, bytes | str]:
+    """(kind, permission bits, bytes of a file or target of a link) of one entry."""
+    mode = stat.S_IMODE(st.st_mode)
+    if stat.S_ISLNK(st.st_mode):
+        return ("link", 0, os.readlink(path))
+    if stat.S_ISREG(st.st_mode):
+        try:
+            return ("file", mode, Path(path).read_bytes())
+        except OSError:
+            return ("unreadable", mode, "")
+    if stat.S_ISDIR(st.st_mode):
+        return ("dir", mode, "")
+    return ("other", mode, "")
+
+
+def _tree_state(root: Path) -> dict[str, tuple[str, int, bytes | str]]:
+    """Every entry under `root` (never following links) by relative path ("" is the root)."""
+    out = {"": _entry_state(str(root), os.lstat(root))}
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        for name in [*dirnames, *filenames]:
+            full = os.path.join(dirpath, name)
+            out[os.path.relpath(full, root)] = _entry_state(full, os.lstat(full))
+    return out
+
+
+def _remove(entry: Path) -> None:
+    if entry.is_dir() and not entry.is_symlink():
+        _rmtree(entry)
+    else:
+        entry.unlink()
 
 
 def _rmtree(path: Path) -> None:

@@ -433,30 +433,37 @@ def schema_strategy(
     return junk_value()
 
 
+JUNK = junk_value()
+ROLL = st.integers(min_value=0, max_value=19)
+EXTRA_ROLL = st.integers(min_value=0, max_value=9)
+EXTRA_NAMES = st.sampled_from(["__proto__", "constructor", "path2", "root", "sudo", "", "\x00"])
+
+
 def object_strategy(
     schema: dict[str, Any], defs: dict[str, Any], key: tuple[str, str], arena: Arena
 ) -> st.SearchStrategy[dict[str, Any]]:
     props: dict[str, Any] = schema.get("properties", {})
     required = set(schema.get("required", []))
+    # Each property's strategy is built once, not on every draw (building and validating
+    # strategies cost more than drawing from them); the draws are the same.
+    values = {name: schema_strategy(sub, defs, (*key, name), arena) for name, sub in props.items()}
 
     @st.composite
     def build(draw: st.DrawFn) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for name, sub in props.items():
-            roll = draw(st.integers(min_value=0, max_value=19))
+        for name in props:
+            roll = draw(ROLL)
             if roll == 0 and name in required:
                 continue  # missing required field
             if roll == 1:
-                out[name] = draw(junk_value())  # wrong type
+                out[name] = draw(JUNK)  # wrong type
                 continue
             if name not in required and roll < 8:
                 continue  # optional field left out
-            out[name] = draw(schema_strategy(sub, defs, (*key, name), arena))
-        if draw(st.integers(min_value=0, max_value=9)) == 0:
-            extra = draw(
-                st.sampled_from(["__proto__", "constructor", "path2", "root", "sudo", "", "\x00"])
-            )
-            out[extra] = draw(junk_value())
+            out[name] = draw(values[name])
+        if draw(EXTRA_ROLL) == 0:
+            extra = draw(EXTRA_NAMES)
+            out[extra] = draw(JUNK)
         return out
 
     return build()

@@ -7,6 +7,7 @@ this module decides where an edit goes.
 
 from __future__ import annotations
 
+import heapq
 import re
 from difflib import SequenceMatcher
 from typing import Any
@@ -18,11 +19,33 @@ from filewright.edit.normalize import fold_typography
 _MAX_QUERIES = 6
 _PER_QUERY = 6
 _MAX_LINE = 300
+_MAX_COMPARE = 2_000
+"""Characters of one line (or one text sent as a line) that similarity looks at, and
+`_MAX_COMPARE * 4` of a block: a hint over a huge text or a huge `old` costs what these
+cost, not the product of the two lengths (a 3 MB `old` against a 3 MB line took minutes)."""
+_MAX_TOKENS = 600
+"""Characters of two long lines whose tokens are compared: those around their first
+difference."""
+_MAX_LINES = 1_000
+"""Lines of each side that `describe_differences` aligns (its labels come from the first
+differences anyway)."""
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
 def _clip(line: str) -> str:
     return line if len(line) <= _MAX_LINE else line[:_MAX_LINE] + "…"
+
+
+def _block(lines: list[str], limit: int = _MAX_COMPARE * 4) -> str:
+    """The lines joined by newlines, stopping once `limit` characters are reached."""
+    out: list[str] = []
+    size = 0
+    for line in lines:
+        out.append(line)
+        size += len(line) + 1
+        if size > limit:
+            break
+    return "\n".join(out)[:limit]
 
 
 def line_starts(text: str) -> list[int]:
@@ -56,14 +79,15 @@ def describe_differences(old: str, real: str, *, limit: int = 3) -> list[str]:
         return out
     if "".join(old.split()) == "".join(real.split()):
         return ["whitespace"]
-    if fold_typography(old) == fold_typography(real):
+    folded_old, folded_real = fold_typography(old), fold_typography(real)
+    if folded_old == folded_real:
         return ["typography"]
-    if fold_typography(old).lower() == fold_typography(real).lower():
+    if folded_old.lower() == folded_real.lower():
         return ["typography", "case"]
     if len(olines) != len(rlines):
         out.append(f"line count: old has {len(olines)} lines, file has {len(rlines)}")
-    ostrip = [fold_typography(x.strip()) for x in olines]
-    rstrip = [fold_typography(x.strip()) for x in rlines]
+    ostrip = [fold_typography(x.strip()) for x in olines[:_MAX_LINES]]
+    rstrip = [fold_typography(x.strip()) for x in rlines[:_MAX_LINES]]
     lines_sm = SequenceMatcher(None, ostrip, rstrip, autojunk=False)
     for tag, i1, i2, j1, j2 in lines_sm.get_opcodes():
         if tag == "equal":
@@ -71,6 +95,8 @@ def describe_differences(old: str, real: str, *, limit: int = 3) -> list[str]:
         pairs = list(zip(ostrip[i1:i2], rstrip[j1:j2], strict=False))
         for o, r in pairs:
             out.extend(_token_diff(o, r))
+            if len(out) > limit:
+                break
         out.extend(f"line only in old: '{_clip(o)}'" for o in ostrip[i1 + len(pairs) : i2])
         out.extend(f"line only in file: '{_clip(r)}'" for r in rstrip[j1 + len(pairs) : j2])
         if len(out) > limit:
@@ -80,7 +106,24 @@ def describe_differences(old: str, real: str, *, limit: int = 3) -> list[str]:
     return out[: limit + 1]
 
 
+def _first_difference(a: str, b: str) -> int:
+    """The length of the common prefix of `a` and `b` (a binary search of slice compares)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 def _token_diff(old: str, real: str) -> list[str]:
+    if len(old) > _MAX_TOKENS or len(real) > _MAX_TOKENS:
+        # Long lines: the tokens around where they first differ (aligning tokens costs
+        # the product of their counts).
+        start = max(0, _first_difference(old, real) - _MAX_TOKENS // 6)
+        old, real = old[start : start + _MAX_TOKENS], real[start : start + _MAX_TOKENS]
     otok, rtok = _TOKEN.findall(old), _TOKEN.findall(real)
     out: list[str] = []
     if otok == rtok:
@@ -112,31 +155,27 @@ def closest(text: str, old: str, *, limit: int = 3) -> list[dict[str, Any]]:
     lines = text.split("\n")
     olines = body.split("\n")
     m = len(olines)
-    stripped = [x.strip() for x in lines]
-    queries = sorted(
-        {(x.strip(), k) for k, x in enumerate(olines) if x.strip()},
-        key=lambda q: (-len(q[0]), q[1]),
-    )
-    seen_q: set[str] = set()
+    stripped = [x.strip()[:_MAX_COMPARE] for x in lines]
+    first: dict[str, int] = {}  # each distinct line of old: where it first is
+    for k, x in enumerate(olines):
+        q = x.strip()[:_MAX_COMPARE]
+        if q and q not in first:
+            first[q] = k
+    queries = heapq.nsmallest(_MAX_QUERIES, first.items(), key=lambda q: (-len(q[0]), q[1]))
     starts: set[int] = set()
     scorers = (fuzz.ratio, fuzz.partial_ratio) if m == 1 else (fuzz.ratio,)
     for q, k in queries:
-        if q in seen_q:
-            continue
-        seen_q.add(q)
-        if len(seen_q) > _MAX_QUERIES:
-            break
         for scorer in scorers:
             for _choice, _score, li in process.extract(
                 q, stripped, scorer=scorer, limit=_PER_QUERY, score_cutoff=30
             ):
                 starts.add(max(0, min(li - k, len(lines) - 1)))
-    target = "\n".join(x.strip() for x in olines)
+    target = _block([x.strip()[:_MAX_COMPARE] for x in olines[: _MAX_COMPARE * 4]])
     scored: list[tuple[float, int, int]] = []
     for s in starts:
         for size in {m, m - 1, m + 1} - {0}:
             e = min(len(lines), s + size)
-            window = "\n".join(stripped[s:e])
+            window = _block(stripped[s:e])
             score = fuzz.ratio(target, window)
             if m == 1:
                 score = max(score, fuzz.partial_ratio(target, window) * 0.9)

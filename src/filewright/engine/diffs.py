@@ -234,6 +234,13 @@ def _one_hunk(
     for index, (mark, text, lo, hi) in enumerate(parts):
         pos = lo
         while pos < hi:
+            cut, lines = _lines_that_fit(text, pos, hi, limit - size)
+            if cut > pos:  # whole lines that fit, marked at C speed
+                out.append(mark + text[pos : cut - 1].replace("\n", "\n" + mark) + "\n")
+                size += (cut - pos) + lines
+                pos = cut
+                if pos >= hi:
+                    break
             nl = text.find("\n", pos, hi)
             end = nl + 1 if nl >= 0 else hi
             piece = mark + text[pos:end]
@@ -252,6 +259,21 @@ def _one_hunk(
             size += len(piece)
             pos = end
     return "".join(out)
+
+
+def _lines_that_fit(text: str, pos: int, hi: int, budget: int) -> tuple[int, int]:
+    """(end, count) of the whole lines of text[pos:hi] that, each with its one-character
+    mark, fit in `budget` characters (end == pos: none)."""
+    end = min(hi, pos + budget)
+    while end > pos:
+        cut = text.rfind("\n", pos, end) + 1
+        if cut <= pos:
+            return pos, 0
+        lines = text.count("\n", pos, cut)
+        if (cut - pos) + lines <= budget:
+            return cut, lines
+        end = pos + (cut - pos) * budget // ((cut - pos) + lines)  # < cut: shrinks
+    return pos, 0
 
 
 def changed_lines(old: str, new: str) -> tuple[int, int] | None:

@@ -1,0 +1,67 @@
+"""Failure hints and previews over huge texts cost what their budgets cost.
+
+`suggest.closest` (the closest real text a refused edit shows) compared whole lines and
+whole blocks with each other: a 3 MB `old` against a 3 MB line took minutes, and a 3 MB
+`old` against a small memory file about a second (found by the tool-call fuzzer, whose
+huge strings hit it on every edit tool). `diffs._one_hunk` (the preview of a change to a
+big region) wrote its megabyte of diff one line at a time.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from filewright.edit.suggest import closest, describe_differences
+from filewright.engine.diffs import CLIPPED_NOTE, unified_diff
+
+HUGE_LINE = "x" * (3 << 20)
+MEMORY = "# Memory\n## one\nx\n## two\ny\n"
+
+
+@pytest.mark.timeout(
+    60, method="thread"
+)  # a bound on the old hang (minutes), not a speed assertion
+def test_closest_to_a_huge_line_names_where_it_differs() -> None:
+    hints = closest(HUGE_LINE, HUGE_LINE[:-1] + "z")
+    assert [(h["start_line"], h["end_line"]) for h in hints] == [(1, 1)]
+    assert hints[0]["similarity"] == 1.0
+    (label,) = hints[0]["differs"]
+    assert label.startswith("token: '") and "z' vs '" in label, label
+
+
+@pytest.mark.timeout(60, method="thread")
+def test_closest_with_a_huge_old_text() -> None:
+    hints = closest(MEMORY, HUGE_LINE)
+    assert hints and all(1 <= h["start_line"] <= h["end_line"] <= 5 for h in hints)
+    lines = "line of text\n" * 120_000
+    hints = closest(MEMORY, lines)
+    assert hints[0]["differs"][0] == "line count: old has 120000 lines, file has 5"
+    hints = closest(lines, "q" + lines[1:])
+    assert hints[0]["start_line"] == 1 and hints[0]["similarity"] == 1.0
+
+
+def test_long_lines_are_told_apart_where_they_differ() -> None:
+    a = "word " * 10_000
+    assert describe_differences(a + "end", a + "END") == ["case"]
+    assert describe_differences(a + "one", a + "two") == ["token: 'one' vs 'two'"]
+    assert describe_differences("start " + a, "begin " + a) == ["token: 'start' vs 'begin'"]
+
+
+def _reference_hunk(new: str, limit: int) -> str:
+    """The preview of adding `new` (whole lines) to an empty file, written line by line."""
+    lines = new.splitlines(keepends=True)
+    out = f"--- a/f\n+++ b/f\n@@ -0,0 +1,{len(lines)} @@\n"
+    for index, line in enumerate(lines):
+        if len(out) + 1 + len(line) > limit:
+            rest = lines[index:]
+            chars = sum(len(x) for x in rest) + len(rest)
+            return out + f"{CLIPPED_NOTE}{len(rest)} more lines, {chars} more characters)\n"
+        out += "+" + line
+    return out
+
+
+@pytest.mark.parametrize("limit", [0, 60, 61, 62, 1000, 54_321, 1_000_000, 10_000_000])
+def test_a_big_preview_is_cut_at_the_same_line_as_line_by_line(limit: int) -> None:
+    new = "".join(f"line {i}\n" + "\n" * (i % 3) for i in range(150_000))
+    assert len(new) > 1 << 20
+    assert unified_diff("", new, "f", limit=limit) == _reference_hunk(new, limit)
