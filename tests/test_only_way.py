@@ -48,7 +48,7 @@ ALLOWED = {
 }
 # (module, call) pairs allowed outside those modules, with why.
 ALLOWED_CALLS = {
-    ("toolsets/companion.py", "path.mkdir"): "makes the default root before it is a workspace",
+    ("toolsets/companion_home.py", "path.mkdir"): "makes the default root before it is a workspace",
 }
 
 
