@@ -56,7 +56,7 @@ def test_killed_commit_leaves_whole_files_each_undoable(tmp_path: Path) -> None:
         # kills land from the command's start to a little after its end.
         reset(tmp_path)
         started = time.monotonic()
-        out, err = forks.spawn(args).communicate()
+        out, err = forks.spawn(args).communicate(timeout=60)
         duration = time.monotonic() - started
         assert json.loads(out)["ok"] is True, err
         assert all((tmp_path / name).read_text() == new_text(name) for name in FILES)
@@ -65,7 +65,7 @@ def test_killed_commit_leaves_whole_files_each_undoable(tmp_path: Path) -> None:
             proc = forks.spawn(args)
             time.sleep(rng.uniform(0.0, 1.2) * duration)
             proc.send_signal(signal.SIGKILL)
-            proc.communicate()
+            proc.communicate(timeout=30)
             _check(tmp_path, outcomes)
     print("files with their new content after each kill:", sorted(outcomes))
     assert outcomes & {0, len(FILES)}, outcomes  # the kills landed before and after

@@ -58,17 +58,14 @@ def _spawn(forks: ForkServer, root: Path, name: str) -> Forked:
     assert child.stdout is not None
     line = child.stdout.readline()
     if line != "ready\n":
-        _, err = child.communicate()
+        _, err = child.communicate(timeout=10)
         pytest.fail(f"writer child did not start: {line!r}\n{err}")
     return child
 
 
 def _kill(child: subprocess.Popen[str] | Forked) -> None:
     child.send_signal(signal.SIGKILL)
-    if isinstance(child, Forked):
-        child.communicate()
-    else:
-        child.communicate(timeout=10)
+    child.communicate(timeout=10)
     assert child.returncode == -signal.SIGKILL, child.returncode
 
 
@@ -132,7 +129,7 @@ def test_sigkill_during_cli_writes_never_tears_the_file(
         child.stdin = None
         time.sleep(rng.uniform(0.6, 1.05) * duration)
         child.send_signal(signal.SIGKILL)
-        child.communicate()
+        child.communicate(timeout=30)
         _check(path, kill)
 
     # Whatever the kills interrupted (locks, history, the read ledger), the next call works.

@@ -69,7 +69,7 @@ def _spawn(forks: ForkServer, root: Path, mode: str) -> Forked:
     assert child.stdout is not None
     line = child.stdout.readline()
     if line != b"ready\n":
-        _, err = child.communicate()
+        _, err = child.communicate(timeout=30)
         pytest.fail(f"child did not start: {line!r}\n{err.decode(errors='replace')}")
     return child
 
@@ -80,10 +80,10 @@ def _run_and_kill(child: Forked, delay: float) -> None:
     child.stdin.flush()
     time.sleep(delay)
     if child.poll() is not None:
-        _, err = child.communicate()
+        _, err = child.communicate(timeout=10)
         pytest.fail(f"child exited on its own ({child.returncode}): {err[-2000:]!r}")
     child.send_signal(signal.SIGKILL)
-    child.communicate()
+    child.communicate(timeout=10)
     assert child.returncode == -signal.SIGKILL, child.returncode
 
 

@@ -56,7 +56,7 @@ def forks() -> Iterator[ForkServer]:
 
 def kill(child: Forked) -> None:
     child.send_signal(signal.SIGKILL)
-    child.communicate()
+    child.communicate(timeout=30)
     assert child.returncode == -signal.SIGKILL, child.returncode
 
 
@@ -100,7 +100,7 @@ def test_sigkill_during_file_management_loses_nothing(
         child = forks.spawn(["child", str(root), op], CHILD, text=True)
         assert child.stdout is not None and child.stdin is not None
         line = child.stdout.readline()
-        assert line == "ready\n", child.communicate()[1]
+        assert line == "ready\n", child.communicate(timeout=30)[1]
         child.stdin.write("go\n")
         child.stdin.flush()
         time.sleep(rng.uniform(0.005, 0.08))

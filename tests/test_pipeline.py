@@ -249,7 +249,7 @@ def test_concurrent_processes_lose_no_update(tmp_path: Path) -> None:
             for p in range(procs)
         ]
         for proc in running:
-            _, err = proc.communicate()
+            _, err = proc.communicate(timeout=240)
             assert proc.returncode == 0, err
     final = (tmp_path / "shared.txt").read_text().splitlines()
     assert final == [line.replace("todo", "done") for line in lines]

@@ -78,7 +78,7 @@ def _cli_worker(
                 "new_string": f"slot {worker}: {i + 1}\n",
             }
         argv = ["filewright", "call", "--root", str(root), mode, json.dumps(args)]
-        stdout, stderr = forks.spawn(argv, text=True).communicate()
+        stdout, stderr = forks.spawn(argv, text=True).communicate(timeout=DEADLINE)
         assert "Traceback" not in stdout + stderr, stderr
         reply = json.loads(stdout)
         results.append([reply["ok"], reply["data"].get("error")])
@@ -106,7 +106,7 @@ def _run_mix(
     for t in threads:
         t.start()
     for w, proc in zip(py_workers, procs, strict=True):
-        out, err = proc.communicate()
+        out, err = proc.communicate(timeout=DEADLINE)
         assert proc.returncode == 0 and "Traceback" not in err, err
         collected.append((w, json.loads(out)))
     for t in threads:
@@ -186,7 +186,7 @@ def test_optimistic_lock_lets_one_writer_win(tmp_path: Path, forks: ForkServer) 
             forks.spawn(["worker", str(root), content, expected], OPTIMISTIC_WORKER, text=True)
             for content in contents
         ]
-        outcomes = [p.communicate("go\n") for p in procs]
+        outcomes = [p.communicate("go\n", timeout=DEADLINE) for p in procs]
         results = [json.loads(out) for out, _ in outcomes]
         winners = [i for i, (ok, _) in enumerate(results) if ok]
         assert len(winners) == 1, results

@@ -91,7 +91,7 @@ def _kill(proc: Forked) -> bool:
     """SIGKILL; True when the process was still running (a real interruption)."""
     running = proc.poll() is None
     proc.send_signal(signal.SIGKILL)
-    out, err = proc.communicate()
+    out, err = proc.communicate(timeout=30)
     assert b"Traceback" not in out + err, err.decode(errors="replace")
     return running
 
@@ -100,7 +100,7 @@ def _timed_run(pool: Pool, args: dict[str, Any]) -> float:
     """Run one call to completion; its duration calibrates the kill delays."""
     start = time.monotonic()
     proc = pool.start(args)
-    out, err = proc.communicate()
+    out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, (out + err).decode(errors="replace")
     return time.monotonic() - start
 
@@ -145,9 +145,8 @@ def _final_undo_chain(forks: ForkServer, root: Path, versions: dict[str, bytes |
     """Real `filewright undo` until it refuses: every restored content is a known version."""
     restored = 0
     for _ in range(12):
-        stdout, stderr = forks.spawn(
-            ["filewright", "undo", "--root", str(root), NAME]
-        ).communicate()
+        undo = forks.spawn(["filewright", "undo", "--root", str(root), NAME])
+        stdout, stderr = undo.communicate(timeout=120)
         assert b"Traceback" not in stdout + stderr, stderr.decode(errors="replace")
         out = json.loads(stdout)
         if not out["ok"]:
@@ -280,7 +279,7 @@ class RawServer:
 
     def kill(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
-        _, err = self.proc.communicate()
+        _, err = self.proc.communicate(timeout=30)
         assert "Traceback" not in err, err
 
 

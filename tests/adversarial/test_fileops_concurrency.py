@@ -59,7 +59,7 @@ def race(forks: ForkServer, root: Path, roles: list[str], rounds: int = 40) -> C
     ]
     codes: Counter[str] = Counter()
     for proc in procs:
-        out, err = proc.communicate()
+        out, err = proc.communicate(timeout=300)
         assert proc.returncode == 0, err
         codes.update(json.loads(out))
     return codes
