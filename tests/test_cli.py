@@ -1,5 +1,9 @@
 """The real `filewright` command, run in a subprocess: the public contract of design.md.
 
+Each command is a process forked from a warm interpreter (tests/forkserver.py: the
+command's `main`, the console script's entry point, with the same arguments, directory,
+environment and stdin); tests/test_cli_fastpath.py runs the installed script from scratch.
+
 filewright call [--root DIR]... [--toolset NAME] [--dry-run] [--yes] TOOL ['JSON-ARGS']
 exit status 0 when ok, 1 when the tool reported a failure, 2 for a usage error
 """
@@ -8,13 +12,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from forkserver import ForkServer, shared
 
 
 @dataclass(frozen=True)
@@ -32,18 +36,14 @@ class Run:
         return value
 
 
-def run(exe: Path, *args: str, cwd: Path | None = None, stdin: str | None = None) -> Run:
+@pytest.fixture(scope="module")
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    return shared(request.session)
+
+
+def run(forks: ForkServer, *args: str, cwd: Path | None = None, stdin: str | None = None) -> Run:
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
-    done = subprocess.run(
-        [str(exe), *args],
-        input=stdin,
-        stdin=subprocess.DEVNULL if stdin is None else None,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=cwd,
-        env=env,
-    )
+    done = forks.run(["filewright", *args], input=stdin, cwd=cwd, env=env, timeout=120)
     assert "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
     return Run(done.returncode, done.stdout, done.stderr)
 
@@ -55,11 +55,9 @@ def _state(path: Path) -> tuple[bytes, int]:
 # -- success and tool failure ------------------------------------------------------------------
 
 
-def test_write_append_read(tmp_path: Path, filewright_exe: Path) -> None:
+def test_write_append_read(tmp_path: Path, forks: ForkServer) -> None:
     root = ["--root", str(tmp_path)]
-    done = run(
-        filewright_exe, "call", *root, "write", '{"path": "notes/a.txt", "content": "héllo\\n"}'
-    )
+    done = run(forks, "call", *root, "write", '{"path": "notes/a.txt", "content": "héllo\\n"}')
     assert done.returncode == 0, done
     result = done.json
     assert result["ok"] is True
@@ -67,32 +65,28 @@ def test_write_append_read(tmp_path: Path, filewright_exe: Path) -> None:
     assert result["data"]["path"] == str(tmp_path / "notes" / "a.txt")
     assert (tmp_path / "notes" / "a.txt").read_bytes() == "héllo\n".encode()
 
-    done = run(
-        filewright_exe, "call", *root, "append", '{"path": "notes/a.txt", "content": "wörld\\n"}'
-    )
+    done = run(forks, "call", *root, "append", '{"path": "notes/a.txt", "content": "wörld\\n"}')
     assert done.returncode == 0, done
     assert done.json["ok"] is True
     assert (tmp_path / "notes" / "a.txt").read_bytes() == "héllo\nwörld\n".encode()
 
     # cwd is the default root; arguments may come on stdin with '-'
-    done = run(filewright_exe, "call", "read", "-", cwd=tmp_path, stdin='{"path": "notes/a.txt"}')
+    done = run(forks, "call", "read", "-", cwd=tmp_path, stdin='{"path": "notes/a.txt"}')
     assert done.returncode == 0, done
     result = done.json
     assert result["ok"] is True
     assert "héllo" in result["text"] and "wörld" in result["text"]
 
 
-def test_tool_failure_exits_1(tmp_path: Path, filewright_exe: Path) -> None:
-    done = run(filewright_exe, "call", "--root", str(tmp_path), "read", '{"path": "missing.txt"}')
+def test_tool_failure_exits_1(tmp_path: Path, forks: ForkServer) -> None:
+    done = run(forks, "call", "--root", str(tmp_path), "read", '{"path": "missing.txt"}')
     assert done.returncode == 1, done
     result = done.json
     assert result["ok"] is False
     assert result["data"]["error"] == "not_found"
     assert "missing.txt" in result["text"]
 
-    done = run(
-        filewright_exe, "call", "--root", str(tmp_path), "read", '{"path": "../outside.txt"}'
-    )
+    done = run(forks, "call", "--root", str(tmp_path), "read", '{"path": "../outside.txt"}')
     assert done.returncode == 1, done
     assert done.json["data"]["error"] == "outside"
 
@@ -124,7 +118,7 @@ USAGE: list[tuple[str, list[str], str]] = [
 
 
 @pytest.fixture(scope="module")
-def usage_runs(tmp_path_factory: pytest.TempPathFactory, filewright_exe: Path) -> dict[str, Run]:
+def usage_runs(tmp_path_factory: pytest.TempPathFactory, forks: ForkServer) -> dict[str, Run]:
     """All usage-error cases, run concurrently once (each is a separate process)."""
     root = tmp_path_factory.mktemp("usage")
     (root / "x.txt").write_text("x\n")
@@ -133,7 +127,7 @@ def usage_runs(tmp_path_factory: pytest.TempPathFactory, filewright_exe: Path) -
     def one(args: list[str]) -> Run:
         if args and args[0] == "call" and "--root" not in args:
             args = [args[0], "--root", str(root), *args[1:]]
-        return run(filewright_exe, *args, cwd=root)
+        return run(forks, *args, cwd=root)
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         results = list(pool.map(one, [c[1] for c in cases]))
@@ -157,53 +151,53 @@ def test_usage_error_exits_2_with_one_line(
 # -- dry run, roots, definitions, confirmation ---------------------------------------------------
 
 
-def test_dry_run_writes_nothing(tmp_path: Path, filewright_exe: Path) -> None:
+def test_dry_run_writes_nothing(tmp_path: Path, forks: ForkServer) -> None:
     target = tmp_path / "keep.txt"
     target.write_bytes(b"one\r\ntwo\r\n")
     os.utime(target, ns=(1_000_000_000, 1_000_000_000))
     before = _state(target)
     args = ["call", "--root", str(tmp_path), "--dry-run"]
-    done = run(filewright_exe, *args, "write", '{"path": "keep.txt", "content": "changed\\n"}')
+    done = run(forks, *args, "write", '{"path": "keep.txt", "content": "changed\\n"}')
     assert done.returncode == 0, done
     result = done.json
     assert result["ok"] is True and result["data"]["dry_run"] is True
     assert "-two" in result["data"]["diff"]
-    done = run(filewright_exe, *args, "write", '{"path": "new/file.txt", "content": "x\\n"}')
+    done = run(forks, *args, "write", '{"path": "new/file.txt", "content": "x\\n"}')
     assert done.returncode == 0, done
     assert _state(target) == before
     assert not (tmp_path / "new").exists()
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != ".filewright") == ["keep.txt"]
 
 
-def test_multiple_roots(tmp_path: Path, filewright_exe: Path) -> None:
+def test_multiple_roots(tmp_path: Path, forks: ForkServer) -> None:
     first, second = tmp_path / "first", tmp_path / "second"
     first.mkdir()
     second.mkdir()
     (tmp_path / "outside.txt").write_text("outside\n")
     roots = ["--root", str(first), "--root", str(second)]
-    done = run(filewright_exe, "call", *roots, "write", '{"path": "rel.txt", "content": "1\\n"}')
+    done = run(forks, "call", *roots, "write", '{"path": "rel.txt", "content": "1\\n"}')
     assert done.returncode == 0, done
     assert (first / "rel.txt").read_text() == "1\n"
     assert not (second / "rel.txt").exists()
     args = json.dumps({"path": str(second / "abs.txt"), "content": "2\n"})
-    done = run(filewright_exe, "call", *roots, "write", args)
+    done = run(forks, "call", *roots, "write", args)
     assert done.returncode == 0, done
     assert (second / "abs.txt").read_text() == "2\n"
     args = json.dumps({"path": str(tmp_path / "outside.txt"), "content": "3\n"})
-    done = run(filewright_exe, "call", *roots, "write", args)
+    done = run(forks, "call", *roots, "write", args)
     assert done.returncode == 1, done
     assert done.json["data"]["error"] == "outside"
     assert (tmp_path / "outside.txt").read_text() == "outside\n"
 
 
-def test_tools_prints_json_definitions_without_a_tty(tmp_path: Path, filewright_exe: Path) -> None:
-    done = run(filewright_exe, "tools", cwd=tmp_path)
+def test_tools_prints_json_definitions_without_a_tty(tmp_path: Path, forks: ForkServer) -> None:
+    done = run(forks, "tools", cwd=tmp_path)
     assert done.returncode == 0, done
     definitions = json.loads(done.stdout)
     assert isinstance(definitions, list)
     names = {d["function"]["name"] for d in definitions}
     assert {"read", "write", "edit", "append"} <= names
-    done = run(filewright_exe, "tools", "--format", "anthropic", cwd=tmp_path)
+    done = run(forks, "tools", "--format", "anthropic", cwd=tmp_path)
     assert done.returncode == 0, done
     assert {"read", "write"} <= {d["name"] for d in json.loads(done.stdout)}
 
@@ -218,7 +212,7 @@ def _confirm_workspace(tmp_path: Path) -> Path:
 
 
 def test_confirmation_refused_without_yes_and_without_a_tty(
-    tmp_path: Path, filewright_exe: Path
+    tmp_path: Path, forks: ForkServer
 ) -> None:
     target = _confirm_workspace(tmp_path)
     before = _state(target)
@@ -229,7 +223,7 @@ def test_confirmation_refused_without_yes_and_without_a_tty(
         "write",
         '{"path": "needs-ok.txt", "content": "after\\n"}',
     ]
-    done = run(filewright_exe, *args)  # stdin is /dev/null: nobody can be asked
+    done = run(forks, *args)  # stdin is /dev/null: nobody can be asked
     assert done.returncode == 1, done
     result = done.json
     assert result["ok"] is False
@@ -238,10 +232,10 @@ def test_confirmation_refused_without_yes_and_without_a_tty(
     assert _state(target) == before
 
 
-def test_yes_approves(tmp_path: Path, filewright_exe: Path) -> None:
+def test_yes_approves(tmp_path: Path, forks: ForkServer) -> None:
     target = _confirm_workspace(tmp_path)
     done = run(
-        filewright_exe,
+        forks,
         "call",
         "--root",
         str(tmp_path),

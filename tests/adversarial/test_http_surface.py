@@ -11,14 +11,13 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
+from forkserver import ForkServer, shared
 
-from .support import filewright_exe
 from .test_http_limits import assert_connection_limit
 
 INIT = {
@@ -31,6 +30,11 @@ INIT = {
         "clientInfo": {"name": "browser", "version": "1"},
     },
 }
+
+
+@pytest.fixture(scope="module")
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    return shared(request.session)
 
 
 def _free_port() -> int:
@@ -58,25 +62,16 @@ def _post(port: int, headers: dict[str, str]) -> tuple[int, str]:
 
 
 @pytest.mark.timeout(120)
-def test_http_server_refuses_foreign_origin_and_host(tmp_path: Path) -> None:
+def test_http_server_refuses_foreign_origin_and_host(forks: ForkServer, tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()
     port = _free_port()
-    server = subprocess.Popen(
-        [filewright_exe(), "serve", "--http", f"127.0.0.1:{port}", "--root", str(root), "--yes"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    # The command forked from the test process's warm interpreter (tests/forkserver.py).
+    argv = ["filewright", "serve", "--http", f"127.0.0.1:{port}", "--root", str(root), "--yes"]
+    server = forks.spawn(argv, text=True)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    break
-            except OSError:
-                assert server.poll() is None and time.monotonic() < deadline, "server did not start"
-                time.sleep(0.2)
+        assert server.stderr is not None  # "serving on" is said once the port is bound
+        assert "serving toolset" in server.stderr.readline(), "server did not start"
         status, _ = _post(port, {"Origin": "http://evil.example"})
         assert status in (403, 421), status
         status, _ = _post(port, {"Host": f"evil.example:{port}"})
@@ -90,7 +85,7 @@ def test_http_server_refuses_foreign_origin_and_host(tmp_path: Path) -> None:
     finally:
         server.terminate()
         try:
-            server.wait(timeout=20)
+            server.communicate(timeout=20)
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
