@@ -178,7 +178,7 @@ def test_streamed_expected_count_gives_the_in_memory_verdict(tmp_path: Path, exp
     assert not mem.ok and not big.ok, big.text
     assert mem_text == big_text == text
     assert mem.data.get("error") == big.data.get("error")
-    assert mem.text.splitlines()[0] == big.text.splitlines()[0]  # the count, the verdict
+    assert mem.text == big.text  # the count and every place with its lines, as in memory
 
 
 def test_streamed_replace_all_is_leftmost_non_overlapping(tmp_path: Path) -> None:
@@ -205,3 +205,21 @@ def test_stream_counting_sees_overlaps_across_chunks() -> None:
                 list(stage.feed(chunk))
             list(stage.finish())
         assert caught.value.code == "ambiguous", cut
+
+
+@pytest.mark.parametrize("toolset", STREAMING)
+def test_streamed_refusal_shows_nearby_places_with_their_lines(
+    tmp_path: Path, toolset: str
+) -> None:
+    """Two places a line apart: the second one's context starts before the first one ends,
+    and the streamed refusal shows the lines before it as the in-memory one does."""
+    text = "top\ndup = 1\nmid\ndup = 1\n" + "".join(f"filler {i}\n" for i in range(30))
+    tool, args = _call(toolset, tmp_path, "dup = 1\n", "dup = 2\n")
+    name = toolset.removesuffix("-multi")
+    (mem, _), (big, _) = both_ways(
+        tmp_path, tmp_path / "f.txt", text, name, tool, args, confirm=True
+    )
+    assert not mem.ok and not big.ok
+    for key in ("count", "occurrences", "locations", "matches"):
+        assert mem.data.get(key) == big.data.get(key), key
+    assert mem.text == big.text

@@ -6,6 +6,7 @@ those lines), and the refusal of omission placeholders the old file does not hol
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,6 +15,7 @@ from filewright.engine.diffs import unified_diff
 from filewright.engine.streamops import StreamBatch, StreamRegex, StreamReplace
 from filewright.fs import bigfile
 from filewright.fs.chunked import (
+    CONTEXT_BYTES,
     Format,
     LiteralReplace,
     Occurs,
@@ -272,19 +274,21 @@ def ambiguous_detail(op: Any, fmt: Format, fd: int, detail: dict[str, Any]) -> d
     if one.describe is None:
         return detail
     shown: list[Any] = []
-    pos, line, prefix = 0, 1, ""  # where the next search starts: offset, line, line so far
+    pos, line = 0, 1  # where the next search starts: its offset and line
     o = _text(fmt, old)
     step = o[:1] if overlaps else o  # the next place may start one character on
     step_bytes = len(fmt.encode(step)) if overlaps else len(old)
     while len(shown) < LOCATIONS_SHOWN:
-        found = first_match_context(bigfile.chunks(fd, pos), old)
+        # read from up to CONTEXT_BYTES before the search start: the lines before a match
+        # next to the previous one are its context too, as in memory
+        base = max(0, pos - CONTEXT_BYTES)
+        base_line = line - os.pread(fd, pos - base, base).count(b"\n") if pos else 1
+        found = first_match_context(bigfile.chunks(fd, base), old, skip=pos - base)
         if found is None:
             break
         before, after, first, offset = found
         b = "" if before is None else _text(fmt, before)
-        start = line + first - 1
-        if before is not None and offset == len(before) and pos:  # from mid-line
-            b = prefix + b
+        start = base_line + first - 1
         at = b.count("\n") + 1
         shown += one.describe(
             # (its last line is the one its last character is on, as in memory)
@@ -292,9 +296,8 @@ def ambiguous_detail(op: Any, fmt: Format, fd: int, detail: dict[str, Any]) -> d
             [(len(b), at, at + o.count("\n", 0, len(o) - 1))],
             start,
         )
-        pos += offset + step_bytes
+        pos = base + offset + step_bytes
         line = start + at - 1 + step.count("\n")
-        prefix = (b + step).rsplit("\n", 1)[-1]
     detail["locations"] = shown
     return detail
 

@@ -236,14 +236,15 @@ CONTEXT_BYTES = 4096
 
 
 def first_match_context(
-    chunks: Iterable[bytes], needle: bytes, around: int = CONTEXT_BYTES
+    chunks: Iterable[bytes], needle: bytes, around: int = CONTEXT_BYTES, *, skip: int = 0
 ) -> tuple[bytes | None, bytes | None, int, int] | None:
     """The whole lines around the first `needle` in a stream, within `around` bytes on
     each side: (the text before it, the text after it, the 1-based line number where the
     text before it starts, the match's offset); None when it does not occur. A line cut
     by the window is left out, unless the window reaches the stream's start or end; a side
     is None when even the match's own line does not fit in it (the line number is then
-    the match's)."""
+    the match's). A match that begins before offset `skip` is passed over (its bytes are
+    still context for a later one)."""
     if not needle:
         raise ValueError("needle must not be empty")
     window = b""
@@ -253,7 +254,7 @@ def first_match_context(
     it = iter(chunks)
     for chunk in it:
         window += chunk
-        found = window.find(needle)
+        found = window.find(needle, max(0, skip - start))
         if found >= 0:
             break
         keep = around + len(needle)  # (one byte more: whether the context starts a line)
