@@ -45,7 +45,7 @@ from filewright.edit.elision import place, split_elided
 from filewright.edit.matching import LADDER, find
 from filewright.edit.outcome import Edited, EditFailure, Result, changed_range, edited
 from filewright.edit.placeholders import omission_placeholders
-from filewright.edit.replacement import adapt_replacement
+from filewright.edit.replacement import adapt_replacement, replacement_for
 from filewright.edit.spans import replace_span
 from filewright.edit.suggest import closest, locations, real_text
 
@@ -116,10 +116,11 @@ def replace(
         )
     parts: list[str] = []
     pos = size = 0
+    replacement = replacement_for(out, text, new)
     for r in out.regions:
         parts.append(text[pos : r.start])
         try:
-            parts.append(adapt_replacement(out, r, text, new))
+            parts.append(replacement(r))
         except CannotCarry as e:
             return EditFailure(
                 "no_match",
