@@ -127,23 +127,33 @@ class ForkServer:
         text: bool = False,
         cwd: str | os.PathLike[str] | None = None,
         env: dict[str, str] | None = None,
+        stdin: int | None = None,
+        stdout: int | None = None,
+        stderr: int | None = None,
     ) -> Forked:
         """Fork a child running `code` (a script, with `argv` as sys.argv) or, without
         code, the `filewright` command with argv[1:]. Its stdin/stdout/stderr are pipes
-        (text ones with `text`, as in `Popen`); `cwd` and `env` as in `Popen` (the
-        environment is set before the child runs its code: nothing filewright or the MCP
-        SDK reads from it is read at import)."""
-        stdin_r, stdin_w = os.pipe()
-        stdout_r, stdout_w = os.pipe()
-        stderr_r, stderr_w = os.pipe()
+        (text ones with `text`, as in `Popen`) unless a descriptor is given for one (a
+        pseudo-terminal's end, say: the child gets a copy, and `Forked` no stream for it);
+        `cwd` and `env` as in `Popen` (the environment is set before the child runs its
+        code: nothing filewright or the MCP SDK reads from it is read at import)."""
+        given = (stdin, stdout, stderr)
+        pipes = [None if fd is not None else os.pipe() for fd in given]
+        # The child's end: the read end of stdin's pipe, the write end of the others.
+        theirs = [
+            fd if pipe is None else pipe[0 if i == 0 else 1]
+            for i, (fd, pipe) in enumerate(zip(given, pipes, strict=True))
+        ]
+        ours = [None if pipe is None else pipe[1 if i == 0 else 0] for i, pipe in enumerate(pipes)]
         where = None if cwd is None else os.fspath(cwd)
         job = json.dumps({"argv": argv, "code": code, "cwd": where, "env": env}).encode()
         with self.lock:
-            socket.send_fds(self.sock, [job], [stdin_r, stdout_w, stderr_w])
+            socket.send_fds(self.sock, [job], [fd for fd in theirs if fd is not None])
             pid = int(self.sock.recv(64))
-        for fd in (stdin_r, stdout_w, stderr_w):
-            os.close(fd)
-        return Forked(self, pid, stdin_w, stdout_r, stderr_r, text=text)
+        for fd, pipe in zip(theirs, pipes, strict=True):
+            if pipe is not None and fd is not None:
+                os.close(fd)
+        return Forked(self, pid, ours[0], ours[1], ours[2], text=text)
 
     def run(
         self,
@@ -187,13 +197,20 @@ class Forked:
     """A forked child, used like a `subprocess.Popen` (binary pipes unless `text`)."""
 
     def __init__(
-        self, server: ForkServer, pid: int, stdin: int, stdout: int, stderr: int, *, text: bool
+        self,
+        server: ForkServer,
+        pid: int,
+        stdin: int | None,
+        stdout: int | None,
+        stderr: int | None,
+        *,
+        text: bool,
     ) -> None:
         self.server, self.pid, self.text = server, pid, text
         mode = "" if text else "b"
-        self.stdin: IO[Any] | None = os.fdopen(stdin, "w" + mode)
-        self.stdout: IO[Any] | None = os.fdopen(stdout, "r" + mode)
-        self.stderr: IO[Any] | None = os.fdopen(stderr, "r" + mode)
+        self.stdin: IO[Any] | None = None if stdin is None else os.fdopen(stdin, "w" + mode)
+        self.stdout: IO[Any] | None = None if stdout is None else os.fdopen(stdout, "r" + mode)
+        self.stderr: IO[Any] | None = None if stderr is None else os.fdopen(stderr, "r" + mode)
         self.returncode: int | None = None
 
     def send_signal(self, sig: int) -> None:

@@ -1,9 +1,10 @@
 """The command line a newcomer meets: each fix of issue 19 with its test (real processes;
 a pseudo-terminal where the behaviour depends on one).
 
-Commands on pipes are processes forked from one interpreter that has imported the CLI
-(tests/forkserver.py: the `filewright` command's `main` with the same arguments); those on
-a pseudo-terminal, `python -m filewright` and `filewright serve` start from scratch."""
+Commands are processes forked from one interpreter that has imported the CLI
+(tests/forkserver.py: the `filewright` command's `main` with the same arguments, on pipes
+or on a pseudo-terminal's end); `python -m filewright` and `filewright serve` on a
+terminal (stopped by Ctrl-C) start from scratch."""
 
 from __future__ import annotations
 
@@ -45,8 +46,8 @@ def on_terminal(*args: str, cwd: Path, columns: int = 100) -> str:
     master, slave = pty.openpty()
     env = {**os.environ, "COLUMNS": str(columns), "TERM": "xterm"}
     env.pop("NO_COLOR", None)
-    proc = subprocess.Popen([*CLI, *args], cwd=cwd, stdin=slave, stdout=slave, stderr=slave,
-                            env=env, start_new_session=True)  # fmt: skip
+    proc = _FORKS[0].spawn(["filewright", *args], cwd=cwd, env=env, stdin=slave, stdout=slave,
+                           stderr=slave)  # fmt: skip
     os.close(slave)
     out = b""
     deadline = time.monotonic() + 120

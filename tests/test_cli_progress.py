@@ -1,7 +1,9 @@
 """The progress bar of `filewright call`: on a real pseudo-terminal (stderr), never on stdout.
 
 The CLI runs as a real subprocess over a generated tree of a few thousand files, with
-stderr on a pty (a person watching) or a pipe (a program reading). The bar normally
+stderr on a pty (a person watching) or a pipe (a program reading): forked from a warm
+interpreter (tests/forkserver.py: the same entry point and arguments) where only the
+output matters, a new interpreter where what it imports is the point. The bar normally
 waits `FILEWRIGHT_PROGRESS_DELAY` seconds before it appears; these tests set it to 0, so
 that whether it is drawn does not depend on how fast the machine searches.
 """
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from forkserver import Forked, ForkServer, shared
 
 from filewright.surfaces.cli import main as cli
 
@@ -34,6 +37,11 @@ TYPER = (
 )
 GREP = ["grep", '{"pattern": "needle", "max_matches": 10000}']
 SEARCH = ["--toolset", "gemini", "search_file_content", '{"pattern": "needle"}']
+
+
+@pytest.fixture(scope="module")
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    return shared(request.session)
 
 
 @pytest.fixture(scope="module")
@@ -71,14 +79,34 @@ def command(entry: str, root: Path, args: list[str]) -> list[str]:
     return [sys.executable, "-c", entry, "call", "--root", str(root), *args]
 
 
+def forked(forks: ForkServer, argv: list[str], env: dict[str, str], **fds: int) -> Forked:
+    """`command(entry, ...)` forked from the warm interpreter: the same entry point and
+    arguments (sys.argv as `python -c` sets it), stdin at its end at once (as /dev/null)."""
+    assert argv[:2] == [sys.executable, "-c"], argv
+    entry, rest = argv[2], argv[3:]
+    if entry == FAST:
+        child = forks.spawn(["filewright", *rest], env=env, **fds)
+    else:
+        child = forks.spawn(["-c", *rest], entry, env=env, **fds)
+    assert child.stdin is not None
+    child.stdin.close()
+    child.stdin = None
+    return child
+
+
 def run_on_pty(
-    argv: list[str], env: dict[str, str], timeout: float = 120.0
+    argv: list[str], env: dict[str, str], timeout: float = 120.0, forks: ForkServer | None = None
 ) -> tuple[int, bytes, bytes]:
-    """Run with stderr on a pty (100 columns) and stdout on a pipe: (status, stdout, pty)."""
+    """Run with stderr on a pty (100 columns) and stdout on a pipe: (status, stdout, pty);
+    forked from the warm interpreter when `forks` is given, else a new interpreter."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
-    proc = subprocess.Popen(
-        argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave, env=env
+    proc: Any = (
+        forked(forks, argv, env, stderr=slave)
+        if forks is not None
+        else subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave, env=env
+        )
     )
     os.close(slave)
     assert proc.stdout is not None
@@ -109,8 +137,17 @@ def run_on_pty(
     return code, chunks[out_fd], chunks[master]
 
 
-def run_piped(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, env=env, timeout=120)
+def run_piped(
+    argv: list[str], env: dict[str, str], forks: ForkServer | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run with stdout and stderr on pipes (forked when `forks` is given)."""
+    if forks is None:
+        return subprocess.run(
+            argv, stdin=subprocess.DEVNULL, capture_output=True, env=env, timeout=120
+        )
+    child = forked(forks, argv, env)
+    out, err = child.communicate(timeout=120)
+    return subprocess.CompletedProcess(argv, child.wait(), out, err)
 
 
 def assert_bar_drawn_and_erased(terminal: bytes, label: bytes) -> None:
@@ -121,13 +158,15 @@ def assert_bar_drawn_and_erased(terminal: bytes, label: bytes) -> None:
 
 
 @pytest.mark.parametrize("entry", [FAST, TYPER], ids=["fast-path", "typer"])
-def test_grep_draws_a_bar_on_the_terminal_and_stdout_stays_the_same(tree: Path, entry: str) -> None:
-    code, out, terminal = run_on_pty(command(entry, tree, GREP), environment())
+def test_grep_draws_a_bar_on_the_terminal_and_stdout_stays_the_same(
+    forks: ForkServer, tree: Path, entry: str
+) -> None:
+    code, out, terminal = run_on_pty(command(entry, tree, GREP), environment(), forks=forks)
     assert code == 0, terminal
     assert_bar_drawn_and_erased(terminal, b"grep")
     assert COLOUR.search(terminal)
 
-    piped = run_piped(command(entry, tree, GREP), environment())
+    piped = run_piped(command(entry, tree, GREP), environment(), forks=forks)
     assert piped.returncode == 0
     assert piped.stderr == b""  # stderr is not a terminal: no bar, nothing at all
     assert out == piped.stdout  # byte-identical JSON either way
@@ -136,39 +175,47 @@ def test_grep_draws_a_bar_on_the_terminal_and_stdout_stays_the_same(tree: Path, 
     assert result["ok"] is True and result["data"]["total_matches"] > 1000
 
 
-def test_search_file_content_draws_a_bar_too(tree: Path) -> None:
-    code, out, terminal = run_on_pty(command(FAST, tree, SEARCH), environment())
+def test_search_file_content_draws_a_bar_too(forks: ForkServer, tree: Path) -> None:
+    code, out, terminal = run_on_pty(command(FAST, tree, SEARCH), environment(), forks=forks)
     assert code == 0, terminal
     assert_bar_drawn_and_erased(terminal, b"search_file_content")
-    piped = run_piped(command(FAST, tree, SEARCH), environment())
+    piped = run_piped(command(FAST, tree, SEARCH), environment(), forks=forks)
     assert piped.stderr == b"" and out == piped.stdout
     assert json.loads(out)["ok"] is True
 
 
-def test_human_output_is_printed_after_the_bar_is_gone(tree: Path) -> None:
-    code, out, terminal = run_on_pty(command(FAST, tree, ["--human", *GREP]), environment())
+def test_human_output_is_printed_after_the_bar_is_gone(forks: ForkServer, tree: Path) -> None:
+    code, out, terminal = run_on_pty(
+        command(FAST, tree, ["--human", *GREP]), environment(), forks=forks
+    )
     assert code == 0, terminal
     assert_bar_drawn_and_erased(terminal, b"grep")
     assert out.startswith(b"Found ") and BAR_TEXT not in out
 
 
 @pytest.mark.parametrize("entry", [FAST, TYPER], ids=["fast-path", "typer"])
-def test_no_progress_draws_nothing(tree: Path, entry: str) -> None:
-    code, out, terminal = run_on_pty(command(entry, tree, ["--no-progress", *GREP]), environment())
+def test_no_progress_draws_nothing(forks: ForkServer, tree: Path, entry: str) -> None:
+    code, out, terminal = run_on_pty(
+        command(entry, tree, ["--no-progress", *GREP]), environment(), forks=forks
+    )
     assert code == 0
     assert terminal == b""
-    piped = run_piped(command(entry, tree, GREP), environment())
+    piped = run_piped(command(entry, tree, GREP), environment(), forks=forks)
     assert out == piped.stdout
 
 
-def test_dumb_terminal_draws_nothing(tree: Path) -> None:
-    code, out, terminal = run_on_pty(command(FAST, tree, GREP), environment(TERM="dumb"))
+def test_dumb_terminal_draws_nothing(forks: ForkServer, tree: Path) -> None:
+    code, out, terminal = run_on_pty(
+        command(FAST, tree, GREP), environment(TERM="dumb"), forks=forks
+    )
     assert code == 0 and terminal == b""
     assert json.loads(out)["ok"] is True
 
 
-def test_no_color_draws_the_bar_without_colours(tree: Path) -> None:
-    code, _, terminal = run_on_pty(command(FAST, tree, GREP), environment(NO_COLOR="1"))
+def test_no_color_draws_the_bar_without_colours(forks: ForkServer, tree: Path) -> None:
+    code, _, terminal = run_on_pty(
+        command(FAST, tree, GREP), environment(NO_COLOR="1"), forks=forks
+    )
     assert code == 0
     assert_bar_drawn_and_erased(terminal, b"grep")
     assert not COLOUR.search(terminal)
