@@ -2,18 +2,22 @@
 
 `filewright.surfaces.cli.main.parse_call_argv` handles plain `call` command lines without importing
 typer; anything it does not fully understand goes to the typer app. These tests check
-that both paths hand `run_call` the same arguments and print the same output.
+that both paths hand `run_call` the same arguments and print the same output (each
+command forked from a warm interpreter, tests/forkserver.py), and what a plain `call read`
+imports (in a new interpreter each).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from forkserver import ForkServer, shared
 
 from filewright.surfaces.cli import main as cli
 
@@ -88,21 +92,23 @@ def test_anything_else_goes_to_typer(argv: list[str]) -> None:
     assert cli.parse_call_argv(argv) is None
 
 
-def run(argv: list[str], cwd: Path, *, force_typer: bool) -> tuple[int, str]:
-    code = (
-        "import sys; from filewright.surfaces.cli.app import run_app; sys.exit(run_app(sys.argv[1:]))"
-        if force_typer
-        else "from filewright.surfaces.cli.main import main; main()"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", code, *argv],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=60,
-    )
-    return proc.returncode, proc.stdout
+@pytest.fixture(scope="module")
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    return shared(request.session)
+
+
+TYPER = (
+    "import sys; from filewright.surfaces.cli.app import run_app; sys.exit(run_app(sys.argv[1:]))"
+)
+
+
+def run(forks: ForkServer, argv: list[str], cwd: Path, *, force_typer: bool) -> tuple[int, str]:
+    """Status and stdout of `python -c CODE ARGV` (CODE: the typer app, or the command's
+    main with its fast path), forked from the warm interpreter, stdin at its end at once."""
+    code = TYPER if force_typer else None
+    child = forks.spawn(["-c", *argv], code, text=True, cwd=cwd, env=dict(os.environ))
+    out, _ = child.communicate(timeout=60)
+    return child.wait(), out
 
 
 @pytest.mark.parametrize(
@@ -123,10 +129,12 @@ def run(argv: list[str], cwd: Path, *, force_typer: bool) -> tuple[int, str]:
     ],
     ids=" ".join,
 )
-def test_same_output_and_status_both_ways(argv: list[str], tmp_path: Path) -> None:
+def test_same_output_and_status_both_ways(
+    forks: ForkServer, argv: list[str], tmp_path: Path
+) -> None:
     (tmp_path / "a.txt").write_text("one\n", encoding="utf-8")
-    fast = run(argv, tmp_path, force_typer=False)
-    slow = run(argv, tmp_path, force_typer=True)
+    fast = run(forks, argv, tmp_path, force_typer=False)
+    slow = run(forks, argv, tmp_path, force_typer=True)
     assert fast == slow
     json.loads(fast[1])
 
