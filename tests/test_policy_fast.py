@@ -124,29 +124,42 @@ names = st.sampled_from(NAMES) | st.text(
 accesses = st.sampled_from(list(Access))
 
 
+# Strategies are built once, not inside every draw (building and validating one costs more
+# than drawing from it); the draws are the same.
+_PARTS = st.lists(st.sampled_from(PATTERN_PARTS), min_size=1, max_size=3)
+_BOOLS = st.booleans()
+_TENTH = st.integers(0, 9)
+_ODD = st.integers(0, 19)
+_COMPONENTS = st.lists(names, min_size=1, max_size=5)
+_MEMORY = st.sampled_from([None, True, False])
+
+
 @st.composite
 def patterns(draw: st.DrawFn) -> str:
-    parts = draw(st.lists(st.sampled_from(PATTERN_PARTS), min_size=1, max_size=3))
+    parts = draw(_PARTS)
     text = "/".join(parts)
-    if draw(st.booleans()):
+    if draw(_BOOLS):
         text = "/" + text
-    if draw(st.booleans()):
+    if draw(_BOOLS):
         text += "/"
-    if draw(st.integers(0, 9)) == 0:
+    if draw(_TENTH) == 0:
         text = "!" + text
     return text
 
 
+_PATTERNS = patterns()
+
+
 @st.composite
 def rules(draw: st.DrawFn) -> Rule:
-    return Rule(draw(patterns()), draw(accesses), draw(st.sampled_from([None, True, False])))
+    return Rule(draw(_PATTERNS), draw(accesses), draw(_MEMORY))
 
 
 @st.composite
 def paths(draw: st.DrawFn) -> str:
-    comps = draw(st.lists(names, min_size=1, max_size=5))
+    comps = draw(_COMPONENTS)
     rel = "/".join(comps)
-    odd = draw(st.integers(0, 19))
+    odd = draw(_ODD)
     if odd == 0:
         rel += "/"
     elif odd == 1:
