@@ -311,6 +311,17 @@ def _paths(tree_names: list[str], prefixes: list[str]) -> st.SearchStrategy[str]
     return built | st.text(max_size=12) | st.sampled_from(prefixes)
 
 
+_STRATEGIES: dict[int, st.SearchStrategy[str]] = {}
+
+
+def _paths_of(tree: Tree) -> st.SearchStrategy[str]:
+    """`_paths` of the tree, built once (building a strategy costs more than a draw)."""
+    if id(tree) not in _STRATEGIES:
+        _STRATEGIES.clear()
+        _STRATEGIES[id(tree)] = _paths(tree.names, tree.prefixes)
+    return _STRATEGIES[id(tree)]
+
+
 _EXPECTS = ("any", "file", "dir")
 
 
@@ -332,7 +343,7 @@ def _check_all(tree: Tree, path: object) -> None:
 @settings(max_examples=400, deadline=None)
 @given(data=st.data())
 def test_resolve_matches_reference(tree: Tree, data: st.DataObject) -> None:
-    path = data.draw(_paths(tree.names, tree.prefixes))
+    path = data.draw(_paths_of(tree))
     first = _outcome(tree.pairs[1][0].resolve, path)
     event(f"{first[0]} {first[1] if first[0] == 'refused' else ''}")  # --hypothesis-show-statistics
     _check_all(tree, path)
