@@ -77,7 +77,7 @@ def child(job, fds):
 sock.send(b"ready")
 alive = set()
 while True:
-    msg, fds, _, _ = socket.recv_fds(sock, 1 << 16, 3)
+    msg, fds, _, _ = socket.recv_fds(sock, 1 << 20, 3)  # (a job with its environment)
     if not msg:  # the test is gone: no child outlives it
         for pid in alive:
             os.kill(pid, 9)
@@ -135,8 +135,9 @@ class ForkServer:
         code, the `filewright` command with argv[1:]. Its stdin/stdout/stderr are pipes
         (text ones with `text`, as in `Popen`) unless a descriptor is given for one (a
         pseudo-terminal's end, say: the child gets a copy, and `Forked` no stream for it);
-        `cwd` and `env` as in `Popen` (the environment is set before the child runs its
-        code: nothing filewright or the MCP SDK reads from it is read at import)."""
+        `cwd` and `env` as in `Popen`: without `env`, this process's environment as it is
+        now (it is set before the child runs its code: nothing filewright or the MCP SDK
+        reads from it is read at import)."""
         given = (stdin, stdout, stderr)
         pipes = [None if fd is not None else os.pipe() for fd in given]
         # The child's end: the read end of stdin's pipe, the write end of the others.
@@ -146,7 +147,8 @@ class ForkServer:
         ]
         ours = [None if pipe is None else pipe[1 if i == 0 else 0] for i, pipe in enumerate(pipes)]
         where = None if cwd is None else os.fspath(cwd)
-        job = json.dumps({"argv": argv, "code": code, "cwd": where, "env": env}).encode()
+        environ = dict(os.environ) if env is None else env
+        job = json.dumps({"argv": argv, "code": code, "cwd": where, "env": environ}).encode()
         with self.lock:
             socket.send_fds(self.sock, [job], [fd for fd in theirs if fd is not None])
             pid = int(self.sock.recv(64))
@@ -165,9 +167,8 @@ class ForkServer:
         timeout: float | None = None,
     ) -> subprocess.CompletedProcess[str]:
         """`subprocess.run(argv, capture_output=True, text=True, ...)` for the `filewright`
-        command (argv[0] is its name): a forked child, its output and return code. Without
-        `env`, the child has this process's environment as it is now (as with Popen)."""
-        child = self.spawn(argv, text=True, cwd=cwd, env=dict(os.environ) if env is None else env)
+        command (argv[0] is its name): a forked child, its output and return code."""
+        child = self.spawn(argv, text=True, cwd=cwd, env=env)
         out, err = child.communicate(input, timeout=timeout)
         return subprocess.CompletedProcess(argv, child.wait(), out, err)
 

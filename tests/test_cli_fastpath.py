@@ -10,7 +10,6 @@ imports (in a new interpreter each).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -106,7 +105,7 @@ def run(forks: ForkServer, argv: list[str], cwd: Path, *, force_typer: bool) -> 
     """Status and stdout of `python -c CODE ARGV` (CODE: the typer app, or the command's
     main with its fast path), forked from the warm interpreter, stdin at its end at once."""
     code = TYPER if force_typer else None
-    child = forks.spawn(["-c", *argv], code, text=True, cwd=cwd, env=dict(os.environ))
+    child = forks.spawn(["-c", *argv], code, text=True, cwd=cwd)
     out, _ = child.communicate(timeout=60)
     return child.wait(), out
 
