@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import IO, BinaryIO, cast
 
-from filewright.search.anchored import Binary, iter_lines, open_below
+from filewright.search.anchored import Binary, lines_numbered, open_below
 from filewright.search.results import WINDOW_CHARS, LineSink
 
 try:
@@ -290,16 +290,11 @@ def verified_lines(
         fd = open_below(dir_fd, rel)
     except OSError:
         return []
+    number = 0
     try:
-        number = 0
-        for raw, rest in iter_lines(fd, limit=keep):
-            number += 1
-            if number > last:
-                continue  # only looking for a NUL now
-            found = wanted.get(number)
-            if found is None:
-                continue
-            is_context, printed = found
+        # (lines after the last wanted one are still read: only looking for a NUL there)
+        for number, raw, rest in lines_numbered(fd, set(wanted), limit=keep):
+            is_context, printed = wanted[number]
             if not _same_start(raw, rest, printed):
                 return []
             text = raw.decode("utf-8", "replace")
