@@ -96,9 +96,21 @@ JSON_VALUES = st.recursive(
 )
 
 
+_CANDIDATES: dict[type[BaseModel], st.SearchStrategy[dict[str, Any]]] = {}
+
+
 def candidate_args(tool: Tool) -> st.SearchStrategy[dict[str, Any]]:
-    """Argument objects near the schema: its own fields with any JSON values, plus strays."""
-    schema = tool.params.model_json_schema()
+    """Argument objects near the schema: its own fields with any JSON values, plus strays.
+    Built once per parameter model (not per draw: pydantic's schema generation is costly),
+    so the draws are the same as building it each time."""
+    cached = _CANDIDATES.get(tool.params)
+    if cached is None:
+        cached = _CANDIDATES[tool.params] = _candidate_args(tool.params)
+    return cached
+
+
+def _candidate_args(params: type[BaseModel]) -> st.SearchStrategy[dict[str, Any]]:
+    schema = params.model_json_schema()
     fields = list(schema.get("properties", {}))
     nested = [
         {"old_string": "a", "new_string": "b"},
