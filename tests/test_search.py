@@ -676,16 +676,11 @@ def test_iter_path_batches_across_reads() -> None:
                                      excludes=(), threads=1)  # fmt: skip
 
 
-@needs_rg
-@pytest.mark.parametrize("processes", [1, 2, 3])
-def test_glob_large_listing_engines_agree(
-    tmp_path: Path, processes: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Thousands of long paths (ripgrep's output arrives in many reads), ignore files at
-    several levels, ties and distinct modification times: both engines agree, with and
-    without the ignored count and a policy, whether one ripgrep walks the tree or
-    several walk parts of it."""
-    monkeypatch.setattr(search_glob, "cores", lambda: processes)
+@pytest.fixture(scope="module")
+def large_listing(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tree of `test_glob_large_listing_engines_agree`, built once for its three
+    cases (they only list it)."""
+    tmp_path = tmp_path_factory.mktemp("large_listing")
     for rel, text in IGNORE_SHAPES.items():
         write(tmp_path, rel, text)
     long = "n" * 60
@@ -700,6 +695,20 @@ def test_glob_large_listing_engines_agree(
     for extra in CANDIDATE_NAMES:
         if not extra.endswith("\n"):
             write(tmp_path, f"a/b/{extra}", "x")
+    return tmp_path
+
+
+@needs_rg
+@pytest.mark.parametrize("processes", [1, 2, 3])
+def test_glob_large_listing_engines_agree(
+    large_listing: Path, processes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Thousands of long paths (ripgrep's output arrives in many reads), ignore files at
+    several levels, ties and distinct modification times: both engines agree, with and
+    without the ignored count and a policy, whether one ripgrep walks the tree or
+    several walk parts of it."""
+    tmp_path = large_listing
+    monkeypatch.setattr(search_glob, "cores", lambda: processes)
     for pattern in ["**/*", "**/*.py", "a/**/*.{md,log}", "*", "**/g[13]/*"]:
         for opts in [
             {},
