@@ -225,6 +225,7 @@ READ_MODULES = {
     "filewright.core.budget",
     "filewright.core.messages",
     "filewright.core.progress",
+    "filewright.core.record",  # the value classes' base (in place of `dataclasses`)
     "filewright.core.result",
     "filewright.core.version",
     "filewright.engine",
@@ -290,3 +291,25 @@ def test_a_plain_read_loads_exactly_the_pinned_modules(tmp_path: Path) -> None:
     ours, other = json.loads(proc.stderr.strip().splitlines()[-1])
     assert set(ours) == READ_MODULES
     assert other == []
+
+
+# Standard-library modules a plain read must not load (issue 32): `dataclasses` imports
+# `inspect`, `ast`, `dis` and `tokenize`, which alone cost more than 1.5 times `python -c
+# "import json"`; the classes a read builds derive from `filewright.core.record` instead.
+STDLIB_NOT_FOR_A_READ = ("dataclasses", "inspect", "ast", "dis", "tokenize")
+
+
+def test_a_plain_read_loads_no_dataclasses(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("one\n", encoding="utf-8")
+    code = (
+        "import sys\n"
+        "sys.argv = ['filewright', 'call', 'read', '{\"path\": \"a.txt\"}']\n"
+        "from filewright.surfaces.cli.main import main\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+        f"print(sorted(m for m in {STDLIB_NOT_FOR_A_READ!r} if m in sys.modules), file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert json.loads(proc.stdout)["ok"] is True
+    assert proc.stderr.strip() == "[]"

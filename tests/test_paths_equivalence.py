@@ -21,7 +21,7 @@ import socket
 import stat
 import unicodedata
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -192,7 +192,7 @@ def _outcome(call: Callable[..., object], *args: object, **kwargs: object) -> tu
     except Exception as exc:  # any other exception must match too
         return ("error", type(exc), str(exc))
     if isinstance(value, Location):
-        types = tuple(type(getattr(value, f.name)) for f in fields(value))
+        types = tuple(type(getattr(value, name)) for name in value._fields)
         return ("ok", value, types)
     return ("ok", value, type(value))
 

@@ -5,7 +5,6 @@ with random content, and the same answers from the walkers themselves."""
 from __future__ import annotations
 
 import codecs
-import dataclasses
 import os
 from pathlib import Path
 from typing import Any
@@ -50,9 +49,9 @@ def _read(path: Path, **options: Any) -> tuple[str, dict[str, Any]]:
     fd = os.open(path, os.O_RDONLY)
     try:
         out = textread.read_lines_fd(fd, os.fstat(fd).st_size, path="f.txt", **options)
-        return "slice", dataclasses.asdict(out)
+        return "slice", out.as_dict()
     except OperationFailed as exc:
-        return "failed", dataclasses.asdict(exc.failure)
+        return "failed", exc.failure.as_dict()
     finally:
         os.close(fd)
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
+from filewright.core.record import Frozen, Record
 
-@dataclass
-class Result:
+
+class Result(Record):
     """The outcome of one tool call.
 
     `text` is exactly what the model sees; `data` is structured and JSON-serialisable
@@ -17,9 +17,16 @@ class Result:
     surface sends as content blocks; `data` alone reaches programs, not the model.
     """
 
+    _fields = ("ok", "text", "data")
+    __slots__ = _fields
     ok: bool
     text: str
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any]
+
+    def __init__(self, ok: bool, text: str, data: dict[str, Any] | None = None) -> None:
+        self.ok = ok
+        self.text = text
+        self.data = {} if data is None else data
 
     def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "text": self.text, "data": self.data}
@@ -40,8 +47,7 @@ class Result:
         return list(self.data.get("documents", []))
 
 
-@dataclass(frozen=True)
-class Failure:
+class Failure(Frozen):
     """A failure as a value: a stable `code`, the path involved and details for messages.
 
     Codes: invalid, outside, symlink_loop, changed, not_found, is_directory,
@@ -51,9 +57,14 @@ class Failure:
     not_read, stale, rejected, no_confirmation, busy, io_error.
     """
 
+    _fields = ("code", "path", "detail")
+    __slots__ = _fields
     code: str
-    path: str = ""
-    detail: dict[str, Any] = field(default_factory=dict)
+    path: str
+    detail: dict[str, Any]
+
+    def __init__(self, code: str, path: str = "", detail: dict[str, Any] | None = None) -> None:
+        self._set(code, path, {} if detail is None else detail)
 
     def __str__(self) -> str:
         return f"{self.code}: {self.path} {self.detail.get('message', '')}".strip()

@@ -8,7 +8,6 @@ import contextlib
 import os
 import stat as stat_module
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from pathlib import Path
 
 from filewright.core.result import Failure, OperationFailed, fail
@@ -120,7 +119,7 @@ def entry_visible(engine: Engine, directory: Location, name: str) -> bool:
 def _child(directory: Location, name: str) -> Location:
 
     rel = name if directory.rel == "." else f"{directory.rel}/{name}"
-    return replace(directory, path=directory.path / name, real=directory.real / name, rel=rel,
+    return directory.replace(path=directory.path / name, real=directory.real / name, rel=rel,
                    lexical_rel=rel)  # fmt: skip
 
 
@@ -194,8 +193,7 @@ def current(loc: Location) -> Location:
 def _resolve_real(loc: Location) -> Location:
 
     st = entries.lstat(loc)
-    return replace(
-        loc,
+    return loc.replace(
         exists=st is not None,
         is_dir=st is not None and stat_module.S_ISDIR(st.st_mode),
         is_link=st is not None and stat_module.S_ISLNK(st.st_mode),

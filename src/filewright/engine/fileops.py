@@ -14,7 +14,6 @@ from __future__ import annotations
 import errno
 import os
 import stat as stat_module
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -284,8 +283,8 @@ def _link_location(engine: Engine, path: str, loc: Location) -> Location:
     name = loc.path.name
 
     rel = name if parent.rel == "." else f"{parent.rel}/{name}"
-    link = replace(
-        parent, given=path, path=loc.path, real=parent.real / name, rel=rel,
+    link = parent.replace(
+        given=path, path=loc.path, real=parent.real / name, rel=rel,
         lexical_rel=loc.lexical_rel, exists=True, is_dir=False, is_link=True,
     )  # fmt: skip
     access = engine.access(link)

@@ -10,7 +10,7 @@ unless every step before commit succeeded; a failure anywhere is returned as a v
 from __future__ import annotations
 
 import errno
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from filewright.core import budget
 from filewright.core.result import Failure, OperationFailed, fail
@@ -187,7 +187,7 @@ def _load_and_compute(
         new_text_for_disk = normalise_newlines(new_text).replace("\n", change.newline)
     elif change.newline is not None and current is not None:
         eols = tuple(change.newline if e else "" for e in current.eols)
-        base = replace(current, newline=change.newline, eols=eols)
+        base = current.replace(newline=change.newline, eols=eols)
     try:
         if change.encoder is not None:
             data = change.encoder(new_text)

@@ -13,11 +13,11 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from filewright.core.budget import OUTPUT_CHARS, REGEX_SECONDS
+from filewright.core.record import Frozen
 from filewright.core.result import OperationFailed, fail
 from filewright.engine.registry import ToolsetLike, create
 from filewright.fs import fsio
@@ -40,19 +40,32 @@ DEFAULT_MAX_CHANGE_BYTES = 16 * 1024 * 1024 * 1024
 DEFAULT_HISTORY_MAX_BYTES = 512 * 1024 * 1024
 
 
-@dataclass(frozen=True)
-class ConfirmRequest:
+class ConfirmRequest(Frozen):
     """What a confirmation callback is asked to approve: `path` is the real path of the file
     that will change (symlinks resolved)."""
 
+    _fields = ("path", "operation", "risk", "diff", "toolset", "created", "named")
+    __slots__ = _fields
     path: str
     operation: str
     risk: str
     diff: str
     toolset: str
     created: bool
-    named: str = ""
+    named: str
     """The path as the agent named it, when that is not `path` (the real path)."""
+
+    def __init__(
+        self,
+        path: str,
+        operation: str,
+        risk: str,
+        diff: str,
+        toolset: str,
+        created: bool,
+        named: str = "",
+    ) -> None:
+        self._set(path, operation, risk, diff, toolset, created, named)
 
 
 Confirm = Callable[[ConfirmRequest], bool]

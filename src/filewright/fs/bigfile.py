@@ -22,9 +22,9 @@ import stat
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
+from filewright.core.record import Frozen
 from filewright.fs.fsio import (
     _O_NOFOLLOW,
     _O_TMPFILE,
@@ -45,12 +45,16 @@ HEAD_BYTES = 64 << 10
 FINGERPRINT_PREFIX = "fp1:"
 
 
-@dataclass(frozen=True)
-class Opened:
+class Opened(Frozen):
     """A regular file opened for reading: descriptor and its stat."""
 
+    _fields = ("fd", "st")
+    __slots__ = _fields
     fd: int
     st: os.stat_result
+
+    def __init__(self, fd: int, st: os.stat_result) -> None:
+        self._set(fd, st)
 
     @property
     def size(self) -> int:

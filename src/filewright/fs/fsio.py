@@ -20,9 +20,9 @@ import functools
 import os
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from filewright.core.record import Frozen
 from filewright.fs import held
 from filewright.fs.paths import Location, PathRefused
 
@@ -115,16 +115,22 @@ def open_dir(
         os.close(fd)
 
 
-@dataclass(frozen=True)
-class FileState:
+class FileState(Frozen):
     """What was found at a location: its bytes and the metadata needed to write it back."""
 
+    _fields = ("data", "mode", "uid", "gid", "mtime_ns", "size")
+    __slots__ = _fields
     data: bytes
     mode: int
     uid: int
     gid: int
     mtime_ns: int
     size: int
+
+    def __init__(
+        self, data: bytes, mode: int, uid: int, gid: int, mtime_ns: int, size: int
+    ) -> None:
+        self._set(data, mode, uid, gid, mtime_ns, size)
 
 
 def _open_regular(loc: Location) -> tuple[int, os.stat_result]:

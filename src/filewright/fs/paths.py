@@ -18,8 +18,9 @@ import os
 import re
 import stat
 import unicodedata
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from filewright.core.record import Frozen
 
 
 class PathRefused(Exception):
@@ -32,8 +33,7 @@ class PathRefused(Exception):
         super().__init__(detail or f"{code}: {path}")
 
 
-@dataclass(frozen=True)
-class Location:
+class Location(Frozen):
     """Where a path leads inside the workspace.
 
     `path` is the absolute lexical path the agent named (what it should see in messages);
@@ -42,6 +42,8 @@ class Location:
     `lexical_rel` is `path` relative to the root it was named under.
     """
 
+    _fields = ("given", "path", "real", "root", "rel", "lexical_rel", "exists", "is_dir", "is_link")
+    __slots__ = _fields
     given: str
     path: Path
     real: Path
@@ -51,6 +53,20 @@ class Location:
     exists: bool
     is_dir: bool
     is_link: bool
+
+    def __init__(
+        self,
+        given: str,
+        path: Path,
+        real: Path,
+        root: Path,
+        rel: str,
+        lexical_rel: str,
+        exists: bool,
+        is_dir: bool,
+        is_link: bool,
+    ) -> None:
+        self._set(given, path, real, root, rel, lexical_rel, exists, is_dir, is_link)
 
     @property
     def name(self) -> str:

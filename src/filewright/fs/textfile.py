@@ -11,8 +11,8 @@ from __future__ import annotations
 import codecs
 import hashlib
 import re
-from dataclasses import dataclass, field
 
+from filewright.core.record import Frozen
 from filewright.fs.cjk import guess_cjk
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
@@ -42,18 +42,33 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-@dataclass(frozen=True)
-class TextFile:
+class TextFile(Frozen):
     """A decoded text file. `text` always uses "\\n"; `eols` holds each line's real ending."""
 
+    _fields = ("raw", "text", "encoding", "bom", "newline", "eols", "hash", "confidence")
+    __slots__ = _fields
+    _unshown = frozenset({"eols"})
     raw: bytes
     text: str
     encoding: str
     bom: bytes
     newline: str
-    eols: tuple[str, ...] = field(repr=False)
+    eols: tuple[str, ...]
     hash: str
-    confidence: float = 1.0  # how sure the encoding detection is (1.0: BOM, UTF-8, ASCII)
+    confidence: float  # how sure the encoding detection is (1.0: BOM, UTF-8, ASCII)
+
+    def __init__(
+        self,
+        raw: bytes,
+        text: str,
+        encoding: str,
+        bom: bytes,
+        newline: str,
+        eols: tuple[str, ...],
+        hash: str,
+        confidence: float = 1.0,
+    ) -> None:
+        self._set(raw, text, encoding, bom, newline, eols, hash, confidence)
 
     @property
     def mixed_newlines(self) -> bool:

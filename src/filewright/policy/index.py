@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from filewright.core.record import Frozen
 from filewright.policy.names import NameFilter
 from filewright.policy.verdicts import DirState, RuleList, Shape, name_clues
 
@@ -33,14 +33,18 @@ class Entry(Generic[V]):
         self.summary: FileVerdicts[V] | bool | None = False  # (False: not computed yet)
 
 
-@dataclass(frozen=True, slots=True)
-class FileVerdicts(Generic[V]):
+class FileVerdicts(Generic[V], Frozen):
     """The verdict of the files directly in one directory: `access`, except for names
     that `maybe` lets pass (None: no name is singled out), which need
     the full check each."""
 
+    _fields = ("access", "maybe")
+    __slots__ = _fields
     access: V
     maybe: NameFilter | None
+
+    def __init__(self, access: V, maybe: NameFilter | None) -> None:
+        self._set(access, maybe)
 
 
 class PolicyIndex(Generic[V]):

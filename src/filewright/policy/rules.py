@@ -21,11 +21,11 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from filewright.core.record import Frozen
 from filewright.policy.index import FileVerdicts, PolicyIndex
 from filewright.policy.verdicts import Shape, shape_of
 
@@ -60,18 +60,30 @@ def risk_of(operation: str, target_exists: bool) -> Risk:
     return Risk.HIGH
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(Frozen):
     """`pattern` (gitignore syntax) gets `access`; `memory` limits the rule to when the
     memory switch is on (True) or off (False)."""
 
+    _fields = ("pattern", "access", "memory", "reason", "origin")
+    __slots__ = _fields
+    _uncompared = frozenset({"origin"})
     pattern: str
     access: Access
-    memory: bool | None = None
-    reason: str = ""
-    origin: str = field(default="", compare=False)
+    memory: bool | None
+    reason: str
+    origin: str
     """Where the rule was written, "FILE:LINE" for a policy file's rule (shown by
     `filewright policy explain`); not part of the rule's identity."""
+
+    def __init__(
+        self,
+        pattern: str,
+        access: Access,
+        memory: bool | None = None,
+        reason: str = "",
+        origin: str = "",
+    ) -> None:
+        self._set(pattern, access, memory, reason, origin)
 
 
 # Always in force and not overridable: filewright's own state and temp files.

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from filewright.core.record import Frozen
 from filewright.policy.names import TOKEN, clue_of
 
 # Shapes of a compiled rule.
@@ -40,12 +40,16 @@ _ANY_PREFIX = "^(?:.+/)?"
 _ENDS = (("(?:/|$)", False), ("/", True))
 
 
-@dataclass(frozen=True, slots=True)
-class Component:
+class Component(Frozen):
     """A predicate on one path component: a literal name, or a regex."""
 
+    _fields = ("literal", "fullmatch")
+    __slots__ = _fields
     literal: str | None
     fullmatch: Callable[..., Any]
+
+    def __init__(self, literal: str | None, fullmatch: Callable[..., Any]) -> None:
+        self._set(literal, fullmatch)
 
     def match(self, name: str) -> bool:
         if self.literal is not None:
@@ -108,20 +112,31 @@ def _component(
     return Component(None, rx.fullmatch)
 
 
-@dataclass(frozen=True, slots=True)
-class Shape:
+class Shape(Frozen):
     """How a rule's regex depends on a path's components (see the module docstring)."""
 
+    _fields = ("kind", "parts", "match", "literal", "source")
+    __slots__ = _fields
     kind: int
-    parts: tuple[Component, ...] = ()
+    parts: tuple[Component, ...]
     """COMPONENT/DIR_COMPONENT: the one component; ANCHORED*: all k; GENERAL: the
     leading components any match must start with."""
-    match: Callable[[str], bool] | None = None
+    match: Callable[[str], bool] | None
     """GENERAL: the rule's own match on a whole path."""
-    literal: str = ""
+    literal: str
     """GENERAL: text every path it matches holds, within one component ("": none known)."""
-    source: str = ""
+    source: str
     """COMPONENT/DIR_COMPONENT/ANCHORED*: the last component's regex source."""
+
+    def __init__(
+        self,
+        kind: int,
+        parts: tuple[Component, ...] = (),
+        match: Callable[[str], bool] | None = None,
+        literal: str = "",
+        source: str = "",
+    ) -> None:
+        self._set(kind, parts, match, literal, source)
 
 
 def shape_of(

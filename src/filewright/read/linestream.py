@@ -24,9 +24,9 @@ import hashlib
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
+from filewright.core.record import Frozen
 from filewright.fs.textfile import TextFileError, detect, detect_bom, looks_binary
 
 BLOCK_BYTES = 4 << 20  # forward scanning block
@@ -43,14 +43,20 @@ _BREAKS_TEXT = ("\n", "\r", "\r\n")
 Buf = Any  # bytes, bytearray or str: anything with count/find/rfind and slicing
 
 
-@dataclass(frozen=True)
-class Encoding:
+class Encoding(Frozen):
     """How a file's bytes become text: codec, BOM, and whether decoding loses bytes."""
 
+    _fields = ("codec", "bom", "lossy", "confidence")
+    __slots__ = _fields
     codec: str
-    bom: bytes = b""
-    lossy: bool = False
-    confidence: float = 1.0  # how sure detection is (see `textfile.detect`)
+    bom: bytes
+    lossy: bool
+    confidence: float  # how sure detection is (see `textfile.detect`)
+
+    def __init__(
+        self, codec: str, bom: bytes = b"", lossy: bool = False, confidence: float = 1.0
+    ) -> None:
+        self._set(codec, bom, lossy, confidence)
 
     @property
     def bytewise(self) -> bool:

@@ -15,8 +15,9 @@ import json
 import re
 import struct
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
+
+from filewright.core.record import Frozen, Record
 
 IMAGE_MAX_BYTES = 5 * 1024 * 1024
 PDF_MAX_PAGES = 50  # pages extracted when no range is given
@@ -45,17 +46,21 @@ class MediaError(Exception):
         super().__init__(message)
 
 
-@dataclass(frozen=True)
-class Sniff:
+class Sniff(Frozen):
     """What a file's first bytes say it is.
 
     `kind`: "image", "pdf", "notebook", "binary", or "text" (not a known format; the
     text reader decides). `description` names a binary format for messages.
     """
 
+    _fields = ("kind", "mime_type", "description")
+    __slots__ = _fields
     kind: str
-    mime_type: str = "text/plain"
-    description: str = ""
+    mime_type: str
+    description: str
+
+    def __init__(self, kind: str, mime_type: str = "text/plain", description: str = "") -> None:
+        self._set(kind, mime_type, description)
 
 
 # (offset, magic, mime type, description) of binary formats that are not read as text.
@@ -141,15 +146,26 @@ def sniff(head: bytes, name: str = "") -> Sniff:
 # -- images ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Image:
+class Image(Frozen):
     """An image ready for a model: MIME type, base64 data, pixel size when known."""
 
+    _fields = ("mime_type", "data", "size", "width", "height")
+    __slots__ = _fields
     mime_type: str
     data: str
     size: int
-    width: int | None = None
-    height: int | None = None
+    width: int | None
+    height: int | None
+
+    def __init__(
+        self,
+        mime_type: str,
+        data: str,
+        size: int,
+        width: int | None = None,
+        height: int | None = None,
+    ) -> None:
+        self._set(mime_type, data, size, width, height)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"mime_type": self.mime_type, "data": self.data}
@@ -249,14 +265,27 @@ def inline_data_gemini(img: Image) -> dict[str, Any]:
 # -- PDF -------------------------------------------------------------------------------
 
 
-@dataclass
-class PdfText:
+class PdfText(Record):
     """Text of the chosen pages of a PDF. `pages` holds (1-based number, text) pairs."""
 
+    _fields = ("page_count", "pages", "more_pages", "cut")
+    __slots__ = _fields
     page_count: int
-    pages: list[tuple[int, str]] = field(default_factory=list)
-    more_pages: bool = False  # pages exist beyond the chosen ones (no range given)
-    cut: str | None = None  # why extraction stopped early: "output", "content" or "time"
+    pages: list[tuple[int, str]]
+    more_pages: bool  # pages exist beyond the chosen ones (no range given)
+    cut: str | None  # why extraction stopped early: "output", "content" or "time"
+
+    def __init__(
+        self,
+        page_count: int,
+        pages: list[tuple[int, str]] | None = None,
+        more_pages: bool = False,
+        cut: str | None = None,
+    ) -> None:
+        self.page_count = page_count
+        self.pages = [] if pages is None else pages
+        self.more_pages = more_pages
+        self.cut = cut
 
     @property
     def has_text(self) -> bool:

@@ -26,10 +26,10 @@ import contextlib
 import hashlib
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from filewright.core import budget
+from filewright.core.record import Record
 from filewright.core.result import OperationFailed, fail
 from filewright.engine.workspace import disk_failures
 from filewright.fs import fsio
@@ -243,8 +243,7 @@ def _text_slice(
     return out
 
 
-@dataclass
-class ReadOutcome:
+class ReadOutcome(Record):
     """What `read_any` read. `kind` is "text", "image", "pdf" or "notebook".
 
     Exactly one of `text` (a TextSlice), `image`, `pdf` or `notebook` (the rendered
@@ -252,18 +251,61 @@ class ReadOutcome:
     budget `max_output_chars`, so `render_outcome` shows only that much of it.
     """
 
+    _fields = (
+        "kind",
+        "loc",
+        "size",
+        "mime_type",
+        "text",
+        "image",
+        "pdf",
+        "notebook",
+        "cells",
+        "hash",
+        "cut",
+        "max_output_chars",
+    )
+    __slots__ = _fields
     kind: str
     loc: Location
     size: int
     mime_type: str
-    text: TextSlice | None = None
-    image: Image | None = None
-    pdf: PdfText | None = None
-    notebook: str | None = None
-    cells: int = 0
-    hash: str | None = None
-    cut: bool = False
-    max_output_chars: int | None = None
+    text: TextSlice | None
+    image: Image | None
+    pdf: PdfText | None
+    notebook: str | None
+    cells: int
+    hash: str | None
+    cut: bool
+    max_output_chars: int | None
+
+    def __init__(
+        self,
+        kind: str,
+        loc: Location,
+        size: int,
+        mime_type: str,
+        text: TextSlice | None = None,
+        image: Image | None = None,
+        pdf: PdfText | None = None,
+        notebook: str | None = None,
+        cells: int = 0,
+        hash: str | None = None,
+        cut: bool = False,
+        max_output_chars: int | None = None,
+    ) -> None:
+        self.kind = kind
+        self.loc = loc
+        self.size = size
+        self.mime_type = mime_type
+        self.text = text
+        self.image = image
+        self.pdf = pdf
+        self.notebook = notebook
+        self.cells = cells
+        self.hash = hash
+        self.cut = cut
+        self.max_output_chars = max_output_chars
 
     def data(self) -> dict[str, Any]:
         """Structured, JSON-serialisable result data (images under "images")."""

@@ -20,9 +20,9 @@ from __future__ import annotations
 import codecs
 import hashlib
 import os
-from dataclasses import dataclass, field
 from typing import Any
 
+from filewright.core.record import Record
 from filewright.core.result import fail
 from filewright.fs.textfile import TextFileError
 from filewright.read import linestream
@@ -46,8 +46,7 @@ TAIL_COUNT_BYTES = 64 * 1024 * 1024  # tails of larger files are numbered from t
 SPLIT_LINES = True  # byte-scanned files read whole are split in bulk (False: walked as streams)
 
 
-@dataclass
-class TextSlice:
+class TextSlice(Record):
     """Some lines of a text file and what is known about the whole file.
 
     `start`/`end` are the 1-based numbers of the first and last line shown (`end` is
@@ -59,22 +58,77 @@ class TextSlice:
     decode and are shown as U+FFFD.
     """
 
+    _fields = (
+        "lines",
+        "start",
+        "end",
+        "total_lines",
+        "truncated",
+        "truncated_by",
+        "cut_lines",
+        "encoding",
+        "encoding_confidence",
+        "hash",
+        "size",
+        "lossy",
+        "from_end",
+        "tail",
+        "max_line_chars",
+        "max_output_chars",
+    )
+    __slots__ = _fields
     lines: list[str]
     start: int
     end: int
     total_lines: int | None
-    truncated: bool = False
-    truncated_by: str | None = None
-    cut_lines: list[int] = field(default_factory=list)
-    encoding: str = "utf-8"
-    encoding_confidence: float = 1.0
-    hash: str | None = None
-    size: int = 0
-    lossy: bool = False
-    from_end: bool = False
-    tail: bool = False
-    max_line_chars: int = MAX_LINE_CHARS
-    max_output_chars: int | None = None
+    truncated: bool
+    truncated_by: str | None
+    cut_lines: list[int]
+    encoding: str
+    encoding_confidence: float
+    hash: str | None
+    size: int
+    lossy: bool
+    from_end: bool
+    tail: bool
+    max_line_chars: int
+    max_output_chars: int | None
+
+    def __init__(
+        self,
+        lines: list[str],
+        start: int,
+        end: int,
+        total_lines: int | None,
+        truncated: bool = False,
+        truncated_by: str | None = None,
+        cut_lines: list[int] | None = None,
+        encoding: str = "utf-8",
+        encoding_confidence: float = 1.0,
+        hash: str | None = None,
+        size: int = 0,
+        lossy: bool = False,
+        from_end: bool = False,
+        tail: bool = False,
+        max_line_chars: int = MAX_LINE_CHARS,
+        max_output_chars: int | None = None,
+    ) -> None:
+        self.lines = lines
+        self.start = start
+        self.end = end
+        self.total_lines = total_lines
+        self.truncated = truncated
+        self.truncated_by = truncated_by
+        self.cut_lines = [] if cut_lines is None else cut_lines
+        self.encoding = encoding
+        self.encoding_confidence = encoding_confidence
+        self.hash = hash
+        self.size = size
+        self.lossy = lossy
+        self.from_end = from_end
+        self.tail = tail
+        self.max_line_chars = max_line_chars
+        self.max_output_chars = max_output_chars
 
     @property
     def next_offset(self) -> int | None:

@@ -27,10 +27,10 @@ import re
 import stat
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from filewright.core.record import Frozen
 from filewright.fs import held
 from filewright.fs.fsio import read_to_end
 
@@ -355,10 +355,30 @@ def _refuse_links_only(path: Path) -> None:
         raise OSError(errno.ELOOP, _PLANTED_LINK, str(path))
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(Frozen):
     """One recorded change: the bytes before it (None: the file did not exist)."""
 
+    _fields = (
+        "id",
+        "time",
+        "operation",
+        "existed",
+        "hash_after",
+        "size_before",
+        "kind",
+        "size_after",
+        "stored",
+        "mtime_before",
+        "entry_type",
+        "moved_from",
+        "moved_to",
+        "members",
+        "link",
+        "mode",
+        "owner",
+        "stored_id",
+    )
+    __slots__ = _fields
     id: int
     time: str
     operation: str
@@ -370,26 +390,68 @@ class Entry:
     # back to size_before) or "tree" (a recursive delete: <id>.tree is the directory
     # itself, moved there by one rename; `stored` is its files' size). `size_after` and `stored` (bytes kept for it) are -1 / 0 in
     # entries written before these existed.
-    kind: str = "full"
-    size_after: int = -1
-    stored: int = 0
-    mtime_before: int = 0  # ns; undo gives the file back its mtime (large files' identity)
+    kind: str
+    size_after: int
+    stored: int
+    mtime_before: int  # ns; undo gives the file back its mtime (large files' identity)
     # File management (move, delete, mkdir); written only when set, so an index without
     # them reads as before. `entry_type`: "file", "dir" or "symlink" (`link`: its target);
     # `moved_from` / `moved_to`: the other end of a move (real paths); `members`: what a
     # recursive delete or a mkdir of several levels recorded with it (real paths).
-    entry_type: str = "file"
-    moved_from: str | None = None
-    moved_to: str | None = None
-    members: list[str] | None = None
-    link: str | None = None
+    entry_type: str
+    moved_from: str | None
+    moved_to: str | None
+    members: list[str] | None
+    link: str | None
     # Permission bits and (uid, gid) of the file before the change, where undo may have to
     # re-create it (a delete, a move over a file, a patch's delete or move).
-    mode: int | None = None
-    owner: list[int] | None = None
+    mode: int | None
+    owner: list[int] | None
     # A large file's kept copy ("full"): "inode:size:mtime_ns" of <id>.bak as stored, so
     # undo can tell that nothing changed it since (see `stored_identity`).
-    stored_id: str | None = None
+    stored_id: str | None
+
+    def __init__(
+        self,
+        id: int,
+        time: str,
+        operation: str,
+        existed: bool,
+        hash_after: str,
+        size_before: int,
+        kind: str = "full",
+        size_after: int = -1,
+        stored: int = 0,
+        mtime_before: int = 0,
+        entry_type: str = "file",
+        moved_from: str | None = None,
+        moved_to: str | None = None,
+        members: list[str] | None = None,
+        link: str | None = None,
+        mode: int | None = None,
+        owner: list[int] | None = None,
+        stored_id: str | None = None,
+    ) -> None:
+        self._set(
+            id,
+            time,
+            operation,
+            existed,
+            hash_after,
+            size_before,
+            kind,
+            size_after,
+            stored,
+            mtime_before,
+            entry_type,
+            moved_from,
+            moved_to,
+            members,
+            link,
+            mode,
+            owner,
+            stored_id,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -602,7 +664,7 @@ class History:
         d = self._dir(rel)
         entries, generation, slot = self._load(d)
         if entries:
-            entries[-1] = replace(entries[-1], hash_after=hash_after)
+            entries[-1] = entries[-1].replace(hash_after=hash_after)
             self._save(d, rel, entries, generation, slot)
 
     def tree_at(self, rel: str, entry_id: int) -> tuple[Path, str]:

@@ -4,7 +4,6 @@ counted from the end (a negative `offset`). Loaded by name when first called
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
 from filewright.core.result import Failure, OperationFailed, Result
@@ -59,7 +58,7 @@ def _from_the_end(toolset: Toolset, path: str, back: int, limit: int) -> Result:
     s = outcome.text
     if s is None:
         return first
-    outcome.text = dataclasses.replace(
-        s, lines=s.lines[:limit], end=s.start + min(limit, len(s.lines)) - 1, truncated=True
+    outcome.text = s.replace(
+        lines=s.lines[:limit], end=s.start + min(limit, len(s.lines)) - 1, truncated=True
     )
     return Result(True, render_outcome(outcome, "default"), outcome.data())

@@ -5,7 +5,6 @@ toolset or the one named; like `git check-ignore -v`. The answer is
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -92,7 +91,7 @@ def explain(
     except PathRefused as exc:
         raise typer.Exit(report_usage_error(str(exc), json_out=as_json)) from None
     if not loc.exists and path.endswith("/"):
-        loc = dataclasses.replace(loc, is_dir=True)
+        loc = loc.replace(is_dir=True)
     answers = [explain_one(ts.engine, loc) for ts in loaded]
     kind = "directory" if loc.is_dir else "file"
     shown = loc.lexical_rel + ("/" if loc.is_dir and loc.lexical_rel != "." else "")
