@@ -47,6 +47,20 @@ settings.register_profile(
 settings.load_profile("filewright")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """In the main process, before xdist's workers start: build hypothesis's Unicode tables
+    once (its `.hypothesis/` cache), which each worker of a fresh checkout would otherwise
+    build for itself (~3 s of CPU each). A hypothesis without these internals skips this."""
+    if hasattr(config, "workerinput"):
+        return
+    try:
+        from hypothesis.internal.charmap import charmap, intervals_from_codec
+    except ImportError:  # pragma: no cover - another hypothesis version
+        return
+    charmap()
+    intervals_from_codec("utf-8")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """Workers for `-n auto` (pyproject's addopts): four for the suite or a folder of it,
