@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from forkserver import ForkServer, shared
 
 from filewright import Workspace
 from filewright.fs.textfile import content_hash
@@ -36,7 +37,6 @@ from .support import (
     as_given,
     assert_clean_result,
     assert_no_secret,
-    cli,
     read_calls,
     read_first,
     snapshot_diff,
@@ -45,6 +45,17 @@ from .support import (
 )
 
 WRITING_TOOLSETS = [t for t in TOOLSETS if t != "memo"]
+
+
+@pytest.fixture(scope="module")
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    return shared(request.session)
+
+
+def cli(forks: ForkServer, args: list[str], timeout: float = 60) -> Any:
+    """The `filewright` command, forked from the test process's warm interpreter
+    (tests/forkserver.py): a process of its own, without an interpreter start-up."""
+    return forks.run(["filewright", *args], timeout=timeout)
 
 
 def _escapes(arena: Arena) -> list[str]:
@@ -487,7 +498,7 @@ def test_fifos_sockets_and_devices_are_refused_without_blocking(arena: Arena, ts
         sock.close()
 
 
-def test_searches_skip_fifos_without_blocking(arena: Arena) -> None:
+def test_searches_skip_fifos_without_blocking(arena: Arena, forks: ForkServer) -> None:
     """A FIFO in the searched tree must not hang grep, glob or listing (through the CLI,
     with a timeout, so a hang fails the test instead of the suite)."""
     os.mkfifo(arena.root / "sub" / "pipe.txt")
@@ -499,6 +510,7 @@ def test_searches_skip_fifos_without_blocking(arena: Arena) -> None:
         ("read_file", {"path": "sub/pipe.txt"}),
     ]:
         proc = cli(
+            forks,
             ["call", "--root", str(arena.root), "--toolset", "gemini", tool, json.dumps(args)],
             timeout=60,
         )
@@ -612,8 +624,11 @@ def test_symlink_swapped_in_during_writes_never_escapes(arena: Arena) -> None:
 # -- planted state: a workspace that ships its own `.filewright` --------------------------------
 
 
-def _write_via_cli(arena: Arena, extra: list[str] | None = None) -> dict[str, Any]:
+def _write_via_cli(
+    arena: Arena, forks: ForkServer, extra: list[str] | None = None
+) -> dict[str, Any]:
     proc = cli(
+        forks,
         [
             "call",
             "--root",
@@ -621,7 +636,7 @@ def _write_via_cli(arena: Arena, extra: list[str] | None = None) -> dict[str, An
             *(extra or []),
             "write",
             json.dumps({"path": "a.txt", "content": "changed\n"}),
-        ]
+        ],
     )
     assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
     assert proc.returncode in (0, 1, 2)
@@ -631,7 +646,9 @@ def _write_via_cli(arena: Arena, extra: list[str] | None = None) -> dict[str, An
 @pytest.mark.parametrize(
     "planted", [".filewright", ".filewright/history", ".filewright/locks", ".filewright/sessions"]
 )
-def test_planted_state_links_never_lead_outside(arena: Arena, planted: str) -> None:
+def test_planted_state_links_never_lead_outside(
+    arena: Arena, forks: ForkServer, planted: str
+) -> None:
     """A cloned repository may ship `.filewright` (or a part of it) as a symlink to a
     directory outside. filewright must not write its backups, locks or ledgers there."""
     target = arena.base / "planted-target"
@@ -642,7 +659,7 @@ def test_planted_state_links_never_lead_outside(arena: Arena, planted: str) -> N
     link.parent.mkdir(parents=True, exist_ok=True)
     os.symlink(target, link)
     before = arena.outside_snapshot()
-    out = _write_via_cli(arena)
+    out = _write_via_cli(arena, forks)
     assert not out["ok"] and "symlink" in out.get("text", ""), out
     assert (arena.root / "a.txt").read_text(encoding="utf-8").startswith("alpha")
     try:
@@ -664,7 +681,7 @@ def test_planted_state_links_never_lead_outside(arena: Arena, planted: str) -> N
     os.utime(arena.base, (1_000_000_000, 1_000_000_000))
 
 
-def test_planted_backup_cannot_smuggle_an_outside_file_in(arena: Arena) -> None:
+def test_planted_backup_cannot_smuggle_an_outside_file_in(arena: Arena, forks: ForkServer) -> None:
     """A forged history whose "previous version" is a symlink to a file outside: undo must
     not copy that file's content into the workspace (where the agent could read it)."""
     a = arena.root / "a.txt"
@@ -692,16 +709,16 @@ def test_planted_backup_cannot_smuggle_an_outside_file_in(arena: Arena) -> None:
         assert SECRET not in a.read_text(encoding="utf-8"), (
             f"{ts_name}: undo copied an outside file in"
         )
-    proc = cli(["undo", "--root", str(arena.root), "a.txt"])
+    proc = cli(forks, ["undo", "--root", str(arena.root), "a.txt"])
     assert "Traceback" not in proc.stdout + proc.stderr
     assert SECRET not in a.read_text(encoding="utf-8"), "filewright undo copied an outside file in"
 
 
-def test_planted_gitignore_link_is_not_written_through(arena: Arena) -> None:
+def test_planted_gitignore_link_is_not_written_through(arena: Arena, forks: ForkServer) -> None:
     (arena.root / ".filewright").mkdir()
     os.symlink(arena.outside / "created-by-filewright", arena.root / ".filewright" / ".gitignore")
     before = arena.outside_snapshot()
-    _write_via_cli(arena)
+    _write_via_cli(arena, forks)
     arena.assert_outside_unchanged(before, "planted .gitignore link")
 
 
