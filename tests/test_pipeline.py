@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
-from forkserver import ForkServer
+from forkserver import ForkServer, shared
 
 from filewright import ConfirmRequest, Workspace
 from filewright.engine.pipeline import Change, apply_change
@@ -236,21 +235,25 @@ WORKER = textwrap.dedent(
 )
 
 
-def test_concurrent_processes_lose_no_update(tmp_path: Path) -> None:
-    """Eight processes edit one file at once. They are forked from one interpreter that
-    has imported the engine (tests/forkserver.py): each is a process of its own, without
-    the start-up of a new interpreter."""
+@pytest.fixture(scope="module")
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    return shared(request.session)
+
+
+def test_concurrent_processes_lose_no_update(tmp_path: Path, forks: ForkServer) -> None:
+    """Eight processes edit one file at once. They are forked from the test process's
+    warm interpreter (tests/forkserver.py): each is a process of its own, without the
+    start-up of a new interpreter."""
     procs, edits = 8, 100
     lines = [f"line {p}-{i} todo" for p in range(procs) for i in range(edits)]
     (tmp_path / "shared.txt").write_text("\n".join(lines) + "\n")
-    with ForkServer("filewright", "filewright.toolsets.default") as forks:
-        running = [
-            forks.spawn(["worker", str(tmp_path), str(p), str(edits)], WORKER, text=True)
-            for p in range(procs)
-        ]
-        for proc in running:
-            _, err = proc.communicate(timeout=240)
-            assert proc.returncode == 0, err
+    running = [
+        forks.spawn(["worker", str(tmp_path), str(p), str(edits)], WORKER, text=True)
+        for p in range(procs)
+    ]
+    for proc in running:
+        _, err = proc.communicate(timeout=240)
+        assert proc.wait() == 0, err
     final = (tmp_path / "shared.txt").read_text().splitlines()
     assert final == [line.replace("todo", "done") for line in lines]
 
@@ -316,11 +319,9 @@ def test_undo_engine_dry_run(tmp_path: Path) -> None:
     assert (tmp_path / "a.txt").exists()
 
 
-def test_cli_undo_and_history(tmp_path: Path) -> None:
-    exe = str(Path(sys.executable).parent / "filewright")
-
+def test_cli_undo_and_history(tmp_path: Path, forks: ForkServer) -> None:
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([exe, *args, "--root", str(tmp_path)], capture_output=True, text=True)
+        return forks.run(["filewright", *args, "--root", str(tmp_path)], timeout=120)
 
     (tmp_path / "a.txt").write_text("old\n")
     assert run("call", "write", '{"path": "a.txt", "content": "new\\n"}').returncode == 0
