@@ -232,8 +232,8 @@ READ_MODULES = {
     "filewright.engine.registry",
     "filewright.engine.workspace",
     "filewright.fs",
-    "filewright.fs.bigfile",
     "filewright.fs.cjk",
+    "filewright.fs.fingerprint",  # a large file's ledger hash (not fs.bigfile: its writer thread)
     "filewright.fs.fsio",
     "filewright.fs.held",
     "filewright.fs.paths",
@@ -296,10 +296,11 @@ def test_a_plain_read_loads_exactly_the_pinned_modules(tmp_path: Path) -> None:
 # Standard-library modules a plain read must not load (issue 32): `dataclasses` imports
 # `inspect`, `ast`, `dis` and `tokenize`, which alone cost more than 1.5 times `python -c
 # "import json"`; the classes a read builds derive from `filewright.core.record` instead.
-STDLIB_NOT_FOR_A_READ = ("dataclasses", "inspect", "ast", "dis", "tokenize")
+# `threading` and `queue` are the streamed writer's (`fs.bigfile`), not a read's.
+STDLIB_NOT_FOR_A_READ = ("dataclasses", "inspect", "ast", "dis", "tokenize", "threading", "queue")
 
 
-def test_a_plain_read_loads_no_dataclasses(tmp_path: Path) -> None:
+def test_a_plain_read_loads_no_dataclasses_or_threads(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("one\n", encoding="utf-8")
     code = (
         "import sys\n"

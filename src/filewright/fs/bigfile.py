@@ -8,7 +8,8 @@ the file with O_APPEND, writes and fsyncs: it costs what it appends.
 
 `identity` names a file's content for stale-read checks: the sha256 of its bytes up to
 `hash_limit`, above that a fingerprint (size, mtime and the sha256 of its first and
-last 64 KB), so a read or an append of a gigabyte file never hashes a gigabyte.
+last 64 KB: `fs.fingerprint`), so a read or an append of a gigabyte file never hashes a
+gigabyte.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from filewright.core.record import Frozen
+from filewright.fs.fingerprint import HEAD_BYTES, fingerprint
 from filewright.fs.fsio import (
     _O_NOFOLLOW,
     _O_TMPFILE,
@@ -41,8 +43,6 @@ from filewright.fs.paths import Location, PathRefused
 CHUNK_BYTES = 1 << 20
 _QUEUED = 2  # lists of pieces waiting for the writer thread
 _BATCH_BYTES = 1 << 20  # about this much in each list
-HEAD_BYTES = 64 << 10
-FINGERPRINT_PREFIX = "fp1:"
 
 
 class Opened(Frozen):
@@ -100,15 +100,6 @@ def identity(fd: int, st: os.stat_result, hash_limit: int) -> str:
             hasher.update(chunk)
         return hasher.hexdigest()
     return fingerprint(fd, st)
-
-
-def fingerprint(fd: int, st: os.stat_result) -> str:
-    """size, mtime and the first and last 64 KB, hashed: cheap at any size. (Not the
-    inode: undo restores a version with its mtime, and then its fingerprint.)"""
-    hasher = hashlib.sha256(f"{st.st_size}:{st.st_mtime_ns}".encode())
-    hasher.update(os.pread(fd, HEAD_BYTES, 0))
-    hasher.update(os.pread(fd, HEAD_BYTES, max(0, st.st_size - HEAD_BYTES)))
-    return FINGERPRINT_PREFIX + hasher.hexdigest()
 
 
 class Staged:

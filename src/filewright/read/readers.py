@@ -33,7 +33,7 @@ from filewright.core.record import Record
 from filewright.core.result import OperationFailed, fail
 from filewright.engine.workspace import disk_failures
 from filewright.fs import fsio
-from filewright.fs.bigfile import fingerprint
+from filewright.fs.fingerprint import fingerprint
 from filewright.fs.paths import Location
 from filewright.read.media import (
     IMAGE_MAX_BYTES,
@@ -143,7 +143,7 @@ def read_lines(
     """Lines [start, start+limit) — or the last `tail` lines — of a text file.
 
     The read is recorded in the ledger unless `record` is false: the whole file's sha256,
-    or above `max_file_bytes` its fingerprint (`fs.bigfile.identity`).
+    or above `max_file_bytes` its fingerprint (`fs.fingerprint`).
     Raises OperationFailed: not_found, is_directory, binary, too_large,
     line_out_of_range, invalid, and the engine's path and policy codes.
     """
@@ -222,7 +222,7 @@ def _text_slice(
     count_total: bool | None,
 ) -> TextSlice:
     """The lines asked for from an open text file, with the hash the ledger records: the
-    whole file's sha256, or above `max_file_bytes` its fingerprint (fs.bigfile.identity)."""
+    whole file's sha256, or above `max_file_bytes` its fingerprint (fs.fingerprint)."""
     cap = engine.workspace.max_file_bytes
     out = read_lines_fd(
         fd,
