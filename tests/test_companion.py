@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from forkserver import ForkServer, shared
 
 from filewright import ConfirmRequest, Workspace
 from filewright.tools.schemas import FORMATS
@@ -384,43 +385,43 @@ def test_memory_off_soul_is_unaffected(root: Path) -> None:
 # -- command line and default workspace -------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    return shared(request.session)
+
+
 def _cli(
-    exe: Path, *args: str, env: dict[str, str] | None = None
+    forks: ForkServer, *args: str, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(exe), *args],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=60,
-        env={**os.environ, **(env or {})},
-    )
+    """The `filewright` command, forked from the warm interpreter (tests/forkserver.py),
+    with an empty stdin."""
+    return forks.run(["filewright", *args], env={**os.environ, **(env or {})}, timeout=60)
 
 
-def test_cli_memory_off_hides_user(root: Path, filewright_exe: Path) -> None:
+def test_cli_memory_off_hides_user(root: Path, forks: ForkServer) -> None:
     base = ["call", "--toolset", "companion", "--root", str(root)]
-    done = _cli(filewright_exe, *base, "--memory", "off", "read", '{"path": "USER.md"}')
+    done = _cli(forks, *base, "--memory", "off", "read", '{"path": "USER.md"}')
     assert done.returncode == 1, done.stderr
     assert json.loads(done.stdout)["text"] == "文件不存在: USER.md"
-    done = _cli(filewright_exe, *base, "--memory", "on", "read", '{"path": "USER.md"}')
+    done = _cli(forks, *base, "--memory", "on", "read", '{"path": "USER.md"}')
     assert done.returncode == 0
     assert json.loads(done.stdout)["text"] == USER_TEXT
 
 
-def test_cli_soul_needs_yes(root: Path, filewright_exe: Path) -> None:
+def test_cli_soul_needs_yes(root: Path, forks: ForkServer) -> None:
     base = ["call", "--toolset", "companion", "--root", str(root), "--locale", "zh"]
     args = '{"path": "SOUL.md", "oldText": "简洁", "newText": "活泼"}'
-    done = _cli(filewright_exe, *base, "edit", args)
+    done = _cli(forks, *base, "edit", args)
     assert done.returncode == 1 and "需要用户确认" in json.loads(done.stdout)["text"]
-    done = _cli(filewright_exe, *base, "--yes", "edit", args)
+    done = _cli(forks, *base, "--yes", "edit", args)
     assert done.returncode == 0
     assert json.loads(done.stdout)["text"] == "成功替换了 SOUL.md 中的文本"
 
 
-def test_cli_tools_memory_off(filewright_exe: Path, tmp_path: Path) -> None:
+def test_cli_tools_memory_off(forks: ForkServer, tmp_path: Path) -> None:
     env = {"FILEWRIGHT_COMPANION_DIR": str(tmp_path / "companion")}
     done = _cli(
-        filewright_exe,
+        forks,
         "tools",
         "--toolset",
         "companion",
