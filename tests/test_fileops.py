@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from forkserver import ForkServer, shared
 
 from filewright import Workspace
 from filewright.core.result import Result
@@ -373,14 +374,20 @@ def test_read_many_reports_each_failure_alone_and_hidden_as_missing(root: Path) 
     assert "TOP SECRET" not in globbed.text and "alpha" in globbed.text
 
 
-def test_read_many_with_a_pattern_that_matches_nothing_says_so(root: Path) -> None:
+@pytest.fixture(scope="module")
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    return shared(request.session)
+
+
+def test_read_many_with_a_pattern_that_matches_nothing_says_so(
+    root: Path, forks: ForkServer
+) -> None:
     """The user gave a pattern: the answer says it matched nothing (exit 1, a tool
     failure), not "give paths or a pattern" (exit 2, a usage error)."""
-    proc = subprocess.run(
-        [sys.executable, "-c", "from filewright.surfaces.cli.main import main; main()",
-         "call", "--root", str(root), "read_many", '{"pattern": "**/*.nothing"}'],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+    proc = forks.run(
+        ["filewright", "call", "--root", str(root), "read_many", '{"pattern": "**/*.nothing"}'],
+        timeout=60,
+    )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     answer = json.loads(proc.stdout)
     assert answer["text"] == "No files match the pattern '**/*.nothing': nothing to read."
@@ -417,13 +424,9 @@ def test_read_tail_and_negative_offset(root: Path) -> None:
     assert not t.call("read", {"path": "log.txt", "offset": 2, "tail": 2}).ok
 
 
-def test_move_and_undo_through_the_command_line(root: Path) -> None:
+def test_move_and_undo_through_the_command_line(root: Path, forks: ForkServer) -> None:
     def cli(*args: str) -> dict[str, Any]:
-        proc = subprocess.run(
-            [sys.executable, "-c", "from filewright.surfaces.cli.main import main; main()",
-             "call", "--root", str(root), *args],
-            capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
+        proc = forks.run(["filewright", "call", "--root", str(root), *args], timeout=60)
         return json.loads(proc.stdout)
 
     before = snapshot(root)
