@@ -8,19 +8,21 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from forkserver import ForkServer, shared
 from pydantic import TypeAdapter
 from test_schemas import TOOLSETS, check_typed_dict
 
 from filewright import Workspace
 from filewright.tools.schemas import parameters_schema
 
-CLI = [sys.executable, "-c", "from filewright.surfaces.cli.main import main; main()"]
+
+@pytest.fixture(scope="module")
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    return shared(request.session)
 
 
 def check_strict(node: Any, where: str = "") -> None:
@@ -103,14 +105,14 @@ def test_nulls_for_left_out_parameters_mean_not_given(tmp_path: Path) -> None:
     assert not refused.ok and refused.data["error"] == "bad_arguments"
 
 
-def test_tools_strict_on_the_command_line(tmp_path: Path) -> None:
-    done = subprocess.run([*CLI, "tools", "--strict", "--format", "openai-responses"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=60)  # fmt: skip
+def test_tools_strict_on_the_command_line(tmp_path: Path, forks: ForkServer) -> None:
+    """The command forked from the warm interpreter (tests/forkserver.py)."""
+    cli = ["filewright", "tools", "--strict", "--format"]
+    done = forks.run([*cli, "openai-responses"], cwd=tmp_path, timeout=60)
     assert done.returncode == 0, done.stderr
     defs = json.loads(done.stdout)
     assert defs and all(d["strict"] is True for d in defs)
     for d in defs:
         check_strict(d["parameters"])
-    bad = subprocess.run([*CLI, "tools", "--strict", "--format", "gemini"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    bad = forks.run([*cli, "gemini"], cwd=tmp_path, timeout=60)
     assert bad.returncode == 2 and "--strict is for" in bad.stderr
