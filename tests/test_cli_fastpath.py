@@ -251,7 +251,7 @@ READ_MODULES = {
     "filewright.read.readers",
     "filewright.read.textread",
     "filewright.state",
-    "filewright.state.history",
+    "filewright.state.statedir",  # the ledger a read records in (not state.history)
     "filewright.surfaces",
     "filewright.surfaces.cli",
     "filewright.surfaces.cli.calls",
@@ -296,18 +296,28 @@ def test_a_plain_read_loads_exactly_the_pinned_modules(tmp_path: Path) -> None:
 # Standard-library modules a plain read must not load (issue 32): `dataclasses` imports
 # `inspect`, `ast`, `dis` and `tokenize`, which alone cost more than 1.5 times `python -c
 # "import json"`; the classes a read builds derive from `filewright.core.record` instead.
-# `threading` and `queue` are the streamed writer's (`fs.bigfile`), not a read's.
-STDLIB_NOT_FOR_A_READ = ("dataclasses", "inspect", "ast", "dis", "tokenize", "threading", "queue")
+# `threading` and `queue` are the streamed writer's (`fs.bigfile`), not a read's; a read
+# records nothing in the change log, so `filewright.state.history` stays unloaded too.
+NOT_FOR_A_READ = (
+    "dataclasses",
+    "inspect",
+    "ast",
+    "dis",
+    "tokenize",
+    "threading",
+    "queue",
+    "filewright.state.history",
+)
 
 
-def test_a_plain_read_loads_no_dataclasses_or_threads(tmp_path: Path) -> None:
+def test_a_plain_read_loads_no_dataclasses_threads_or_history(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("one\n", encoding="utf-8")
     code = (
         "import sys\n"
         "sys.argv = ['filewright', 'call', 'read', '{\"path\": \"a.txt\"}']\n"
         "from filewright.surfaces.cli.main import main\n"
         "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
-        f"print(sorted(m for m in {STDLIB_NOT_FOR_A_READ!r} if m in sys.modules), file=sys.stderr)\n"
+        f"print(sorted(m for m in {NOT_FOR_A_READ!r} if m in sys.modules), file=sys.stderr)\n"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60

@@ -19,7 +19,7 @@ from watchdog.observers import Observer
 from filewright.fs.textfile import content_hash
 
 if TYPE_CHECKING:
-    from filewright.state.history import ReadLedger
+    from filewright.state.statedir import ReadLedger
 
 MAX_HASH_BYTES = 64 * 1024 * 1024
 

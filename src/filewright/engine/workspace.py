@@ -8,6 +8,7 @@ sandbox and checks the policy before touching anything.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import re
@@ -16,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from filewright import state
 from filewright.core.budget import OUTPUT_CHARS, REGEX_SECONDS
 from filewright.core.record import Frozen
 from filewright.core.result import OperationFailed, fail
@@ -25,10 +27,11 @@ from filewright.fs.paths import Location, PathRefused, Sandbox
 from filewright.fs.textfile import TextFile, TextFileError, decode
 from filewright.policy.rules import CONFIG_FILE, STATE_DIR, Access, Policy, Rule, load_rules
 from filewright.policy.visibility import CheckedVisibility, Visibility
-from filewright.state.history import History, ReadLedger, check_state_dir, ensure_state_dir
+from filewright.state.statedir import ReadLedger, check_state_dir, ensure_state_dir
 
 if TYPE_CHECKING:
     from filewright.engine.watching import Watcher
+    from filewright.state.history import History
 
 DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
 # Above this a change with a streamed form is made in one pass with bounded memory, with
@@ -137,7 +140,7 @@ class Workspace:
         self.max_change_bytes = max_change_bytes
         self.regex_seconds = regex_seconds
         self.max_output_chars = max_output_chars
-        self.history = History(self.state_dir, keep=keep_backups, max_bytes=history_max_bytes)
+        self._history_limits = (keep_backups, history_max_bytes)
         ledger_path = None
         if session is not None:
             sessions = (
@@ -212,6 +215,14 @@ class Workspace:
 
     def ensure_state(self) -> Path:
         return ensure_state_dir(self.state_dir)
+
+    @functools.cached_property
+    def history(self) -> History:
+        """The change log of the state directory, made at its first use (by a change, an
+        undo or a history listing): a read records nothing in it, so a process that only
+        reads never loads `state.history` (`filewright.state.History` imports it)."""
+        keep, max_bytes = self._history_limits
+        return state.History(self.state_dir, keep=keep, max_bytes=max_bytes)
 
 
 def user_policy_path() -> Path:

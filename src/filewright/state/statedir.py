@@ -1,0 +1,271 @@
+"""The state directory itself: its checks, its files (opened without following links),
+and the read ledger.
+
+Apart from `state.history` (the change log, undo's backups, the locks) so that a
+workspace that only reads, which records what it read in the ledger, loads nothing of
+the history (issue 32). `state.history` builds on these functions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from filewright.fs import held
+from filewright.fs.fsio import read_to_end
+
+_PLANTED_LINK = "symlink in filewright's state directory (remove it)"
+
+
+def _key(rel: str) -> str:
+    return hashlib.sha256(rel.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def _refuse_links(*paths: Path) -> None:
+    """Raise OSError(ELOOP) when a path, or an entry of a directory among them, is a symlink.
+
+    filewright never makes a symlink in its state directory, so one found there was planted
+    (say, by a repository that ships `.filewright -> ~/x` or `.filewright/history/<key>/1.bak
+    -> ~/.ssh/id_rsa`); following it would write backups, locks or ledgers outside the
+    workspace, or let undo copy an outside file into it.
+    """
+    for path in paths:
+        if path.is_symlink():
+            raise OSError(errno.ELOOP, _PLANTED_LINK, str(path))
+        if path.is_dir():
+            for entry in os.scandir(path):
+                if entry.is_symlink():
+                    raise OSError(errno.ELOOP, _PLANTED_LINK, entry.path)
+
+
+def check_state_dir(state_dir: Path) -> None:
+    """Refuse (ValueError) a state directory that is, or directly holds, a symlink."""
+    try:
+        _refuse_links(state_dir)
+    except OSError as exc:
+        raise ValueError(f"{exc.strerror}: {exc.filename}") from None
+    if state_dir.exists() and not state_dir.is_dir():
+        raise ValueError(f"filewright's state directory is not a directory: {state_dir}")
+
+
+def ensure_state_dir(state_dir: Path) -> Path:
+    """Create the state directory with a .gitignore so it never lands in a repository.
+
+    Once made and scanned, it is not scanned again while `held` confirms the directory
+    is still the one at that path (a link planted in it later is refused where it is
+    used: every state path is opened without following links)."""
+    kept = held.reuse(os.path.abspath(state_dir))
+    if kept is not None:
+        os.close(kept)
+        return state_dir
+    _refuse_links(state_dir)
+    fd = _dir_fd(state_dir, create=True)
+    try:
+        with contextlib.suppress(OSError):
+            ignore = os.open(
+                ".gitignore",
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                0o644,
+                dir_fd=fd,
+            )
+            try:
+                os.write(ignore, b"*\n")
+            finally:
+                os.close(ignore)
+    finally:
+        os.close(fd)
+    return state_dir
+
+
+_O_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW | os.O_CLOEXEC
+_O_PASS = getattr(os, "O_PATH", os.O_RDONLY) | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW
+_O_PASS |= os.O_CLOEXEC
+
+
+def _dir_fd(path: Path, *, create: bool = False) -> int:
+    """A descriptor of the state directory `path` (or one below it), opened one component
+    at a time from `/` without following links, so that a directory swapped for a symlink
+    while filewright works is refused (OSError ELOOP), never written through. `create`
+    makes missing components (0o700: they hold copies of files)."""
+    where = os.path.abspath(path)
+    kept = held.reuse(where)
+    if kept is not None:
+        return kept
+    parts = Path(where).parts[1:]
+    # Ancestors are opened with O_PATH where there is one (search permission suffices).
+    fd = os.open("/", _O_PASS if parts else _O_DIR)
+    try:
+        for i, part in enumerate(parts):
+            flags = _O_PASS if i < len(parts) - 1 else _O_DIR
+            try:
+                nfd = os.open(part, flags, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, 0o700, dir_fd=fd)
+                nfd = _open_subdir(fd, part, path, flags)
+            except OSError as exc:
+                _raise_planted(exc, path)
+                raise
+            os.close(fd)
+            fd = nfd
+    except BaseException:
+        os.close(fd)
+        raise
+    held.keep(where, fd)
+    return fd
+
+
+def _open_subdir(fd: int, part: str, path: Path, flags: int = _O_DIR) -> int:
+    try:
+        return os.open(part, flags, dir_fd=fd)
+    except OSError as exc:
+        _raise_planted(exc, path)
+        raise
+
+
+def _raise_planted(exc: OSError, path: Path) -> None:
+    if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+        raise OSError(errno.ELOOP, _PLANTED_LINK, str(path)) from None
+
+
+def _unlink(path: Path) -> None:
+    """Remove a state file through its directory's descriptor (missing: nothing to do)."""
+    try:
+        fd = _dir_fd(path.parent)
+    except FileNotFoundError:
+        return
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path.name, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def _write_json(path: Path, data: Any, *, atomic: bool = True) -> None:
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    _write_bytes(path, text.encode("utf-8"), atomic=atomic)
+
+
+def _write_bytes(path: Path, data: bytes, *, atomic: bool = True) -> None:
+    """Replace `path` atomically (temp file + rename; or in place when not `atomic`),
+    without following a planted link.
+
+    State files are not fsynced: a killed process leaves the old or the new file either
+    way, and only a power loss could lose a backup, never the user's file (which
+    `fsio.write_atomic` does fsync). This halves the cost of every change.
+    """
+    tmp = f".{path.name}.{os.getpid()}.tmp" if atomic else path.name
+    dfd = _dir_fd(path.parent)
+    try:
+        # A fresh inode every time: a name planted as a hard link to some file elsewhere
+        # is unlinked here, never truncated through.
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp, dir_fd=dfd)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(tmp, flags, 0o600, dir_fd=dfd)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        if atomic:
+            os.replace(tmp, path.name, src_dir_fd=dfd, dst_dir_fd=dfd)
+    finally:
+        os.close(dfd)
+
+
+def _open_state_file(path: Path, flags: int) -> int:
+    """Open a regular state file without following a link (refused as planted)."""
+    dfd = _dir_fd(path.parent)
+    try:
+        fd = os.open(
+            path.name, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o600, dir_fd=dfd
+        )
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OSError(errno.ELOOP, _PLANTED_LINK, str(path)) from None
+        raise
+    finally:
+        os.close(dfd)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # a planted FIFO or device
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file in filewright's state directory", str(path))
+    return fd
+
+
+def _read_state_file(path: Path) -> bytes:
+    fd = _open_state_file(path, os.O_RDONLY)
+    try:
+        return read_to_end(fd) or b""
+    finally:
+        os.close(fd)
+
+
+class ReadLedger:
+    """What the agent last read: real path -> content hash.
+
+    In memory, or persisted in a directory with one small file per file read (so
+    separate CLI invocations share one session, and concurrent processes see each
+    other's records without a lock: each record is one atomic rename). A persisted
+    ledger that cannot be written (read-only disk, no home directory, no permission)
+    is kept in memory for this process instead: recording what was read never fails.
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        self._memory: dict[str, str] = {}
+
+    def _entry(self, real: Path) -> Path:
+        assert self.path is not None
+        return self.path / f"{_key(str(real))}.json"
+
+    def get(self, real: Path) -> str | None:
+        if self.path is None or str(real) in self._memory:
+            return self._memory.get(str(real))
+        try:
+            data = json.loads(_read_state_file(self._entry(real)))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("path") != str(real):
+            return None
+        digest = data.get("hash")
+        return digest if isinstance(digest, str) else None
+
+    def record(self, real: Path, digest: str | None) -> None:
+        if self.path is not None:
+            try:
+                self._persist(real, digest)
+                self._memory.pop(str(real), None)
+                return
+            except OSError:  # read-only disk, no home, no permission: this process remembers
+                pass
+        if digest is None:
+            self._memory.pop(str(real), None)
+        else:
+            self._memory[str(real)] = digest
+
+    def _persist(self, real: Path, digest: str | None) -> None:
+        assert self.path is not None
+        entry = self._entry(real)
+        if digest is None:
+            with contextlib.suppress(OSError):
+                _unlink(entry)
+            return
+        _refuse_links(self.path.parent)
+        if self.path.is_symlink() or entry.is_symlink():
+            raise OSError(errno.ELOOP, "symlink in filewright's state directory", str(entry))
+        if self.path.exists() and not self.path.is_dir():
+            raise OSError(
+                errno.ENOTDIR, "filewright's session ledger is not a directory", str(self.path)
+            )
+        self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        _write_json(entry, {"path": str(real), "hash": digest})
