@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from filewright import Workspace
+from filewright import Workspace, state
 from filewright.state.history import _INDEX_SLOTS, History, LockTimeout, _key, file_lock
 
 
@@ -235,3 +235,13 @@ def test_history_capped_with_slots(tmp_path: Path) -> None:
     assert [e.id for e in entries] == [5, 6, 7]
     assert sorted(p.name for p in history._dir("r").glob("*.bak")) == ["5.bak", "6.bak", "7.bak"]
     assert history.before_bytes("r", entries[0]) == b"4"
+
+
+def test_the_state_package_gives_history_lazily(tmp_path: Path) -> None:
+    """`filewright.state.History` (what `Workspace.history` is made with) is the class."""
+    assert state.History is History
+    with pytest.raises(AttributeError):
+        _ = state.Nope  # type: ignore[attr-defined]
+    ws = Workspace(tmp_path)
+    assert isinstance(ws.history, History) and ws.history is ws.history
+    assert ws.history.state_dir == ws.state_dir
