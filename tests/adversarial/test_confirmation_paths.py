@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from forkserver import ForkServer, shared
 
 from filewright import Workspace
 from filewright.engine.workspace import ConfirmRequest
 from filewright.fs.paths import printable
 from filewright.surfaces.mcp.server import question
 
-from .support import cli, toolset
+from .support import toolset
 
 CONFIRM_POLICY = '[[rules]]\npattern = "SOUL.md"\naccess = "confirm"\n'
 
@@ -62,6 +63,12 @@ UNDO_CALLS: dict[str, tuple[str, str, dict[str, Any], dict[str, Any]]] = {
 }
 
 
+@pytest.fixture(scope="module")
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    """The filewright command is forked from the warm interpreter (tests/forkserver.py)."""
+    return shared(request.session)
+
+
 @pytest.mark.parametrize("ts_name", sorted(UNDO_CALLS))
 def test_undo_of_a_confirm_file_asks_first(tmp_path: Path, ts_name: str) -> None:
     root = _setup(tmp_path)
@@ -94,7 +101,7 @@ def test_undo_of_a_confirm_file_asks_first(tmp_path: Path, ts_name: str) -> None
     assert len(again.requests) == 1
 
 
-def test_cli_undo_of_a_confirm_file_needs_approval(tmp_path: Path) -> None:
+def test_cli_undo_of_a_confirm_file_needs_approval(tmp_path: Path, forks: ForkServer) -> None:
     root = _setup(tmp_path)
     ws = Workspace(root, confirm=True)
     assert (
@@ -102,10 +109,12 @@ def test_cli_undo_of_a_confirm_file_needs_approval(tmp_path: Path) -> None:
         .call("edit", {"path": "SOUL.md", "old_string": "kind", "new_string": "cruel"})
         .ok
     )
-    refused = cli(["undo", "--root", str(root), "SOUL.md"], stdin="y\n")
+    refused = forks.run(
+        ["filewright", "undo", "--root", str(root), "SOUL.md"], input="y\n", timeout=60
+    )
     assert refused.returncode == 1, refused.stdout + refused.stderr
     assert (root / "SOUL.md").read_text() == "I am cruel.\n"
-    done = cli(["undo", "--root", str(root), "--yes", "SOUL.md"])
+    done = forks.run(["filewright", "undo", "--root", str(root), "--yes", "SOUL.md"], timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (root / "SOUL.md").read_text() == "I am kind.\n"
 
