@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from forkserver import ForkServer, shared
 
 from filewright import Workspace
 from filewright.search import ripgrep
@@ -84,6 +85,12 @@ def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
     elif ripgrep.find_rg() is None:
         pytest.skip("ripgrep is not installed")
     return str(request.param)
+
+
+@pytest.fixture(scope="module")
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    """The filewright command is forked from the warm interpreter (tests/forkserver.py)."""
+    return shared(request.session)
 
 
 @pytest.mark.parametrize("ts_name", ["default", "gemini", "text_editor"])
@@ -207,9 +214,7 @@ def test_a_hidden_path_answers_like_a_missing_one(tmp_path: Path, ts_name: str, 
     assert answers[True] == answers[False]
 
 
-def test_cli_history_names_no_hidden_or_denied_file(tmp_path: Path) -> None:
-    from .support import cli
-
+def test_cli_history_names_no_hidden_or_denied_file(tmp_path: Path, forks: ForkServer) -> None:
     root = tmp_path / "ws"
     root.mkdir()
     ts = Workspace(root, confirm=True).toolset("default")
@@ -218,7 +223,7 @@ def test_cli_history_names_no_hidden_or_denied_file(tmp_path: Path) -> None:
     (root / ".filewright.toml").write_text(
         HIDDEN_POLICY + '[[rules]]\npattern = "creds.txt"\naccess = "deny"\n'
     )
-    done = cli(["history", "--root", str(root)])
+    done = forks.run(["filewright", "history", "--root", str(root)], timeout=60)
     assert done.returncode == 0, done.stderr
     assert "open.md" in done.stdout
     assert "secret.md" not in done.stdout and "creds.txt" not in done.stdout
