@@ -12,16 +12,14 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from forkserver import ForkServer, shared
 
 from filewright import Workspace
 
 from .support import ABSOLUTE_ONLY, TOOLSETS, toolset, write_calls
-
-CLI = [sys.executable, "-m", "filewright"]
 
 
 def _big(root: Path) -> tuple[Path, bytes]:
@@ -40,9 +38,15 @@ def _claude_write(root: Path, path: Path) -> tuple[Workspace, Path]:
     return ws, Path(result.data["backupPath"])
 
 
+@pytest.fixture(scope="module")
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    """The filewright command is forked from the warm interpreter (tests/forkserver.py)."""
+    return shared(request.session)
+
+
 @pytest.mark.parametrize("surface", ["default", "cli"])
 def test_a_changed_claude_backup_does_not_change_what_undo_restores(
-    tmp_path: Path, surface: str
+    tmp_path: Path, forks: ForkServer, surface: str
 ) -> None:
     path, data = _big(tmp_path)
     ws, backup = _claude_write(tmp_path, path)
@@ -53,10 +57,8 @@ def test_a_changed_claude_backup_does_not_change_what_undo_restores(
         result = ws.toolset("default").call("undo", {"path": "big.txt"})
         assert result.ok, result.text
     else:
-        done = subprocess.run(
-            [*CLI, "undo", "--json", "--root", str(tmp_path), "big.txt"],
-            capture_output=True,
-            text=True,
+        done = forks.run(
+            ["filewright", "undo", "--json", "--root", str(tmp_path), "big.txt"],
             timeout=120,
         )
         assert done.returncode == 0, done.stdout + done.stderr
