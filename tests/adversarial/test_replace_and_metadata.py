@@ -20,10 +20,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from forkserver import ForkServer, shared
 
 from filewright import Workspace
 
-CLI = [sys.executable, "-m", "filewright"]
 AS_ROOT = os.geteuid() == 0
 
 
@@ -46,6 +46,12 @@ def ro(tmp_path: Path) -> Path:
     (root / "ro.txt").chmod(0o444)
     (root / "other.txt").write_text("other\n")
     return root
+
+
+@pytest.fixture(scope="module")
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    """The filewright command is forked from the warm interpreter (tests/forkserver.py)."""
+    return shared(request.session)
 
 
 @pytest.mark.parametrize("dry_run", [False, True])
@@ -91,12 +97,10 @@ def test_undo_does_not_remove_a_file_made_read_only_since(tmp_path: Path) -> Non
     assert (root / "n.txt").read_text() == "new\n"
 
 
-def test_the_cli_refuses_a_move_over_a_read_only_file(ro: Path) -> None:
+def test_the_cli_refuses_a_move_over_a_read_only_file(ro: Path, forks: ForkServer) -> None:
     args = {"source": "other.txt", "destination": "ro.txt", "overwrite": True}
-    done = subprocess.run(
-        [*CLI, "call", "--root", str(ro), "--yes", "move", json.dumps(args)],
-        capture_output=True,
-        text=True,
+    done = forks.run(
+        ["filewright", "call", "--root", str(ro), "--yes", "move", json.dumps(args)],
         timeout=120,
     )
     out = json.loads(done.stdout)
@@ -136,7 +140,9 @@ def test_a_patch_move_keeps_the_mode_and_owner(private: Path) -> None:
 
 
 @pytest.mark.parametrize("surface", ["default", "cli"])
-def test_the_undo_of_a_patch_delete_keeps_the_mode_and_owner(private: Path, surface: str) -> None:
+def test_the_undo_of_a_patch_delete_keeps_the_mode_and_owner(
+    private: Path, forks: ForkServer, surface: str
+) -> None:
     ws = Workspace(private, confirm=True)
     result = ws.toolset("apply_patch").call(
         "apply_patch", {"input": patch("*** Delete File: secret.txt")}
@@ -145,10 +151,8 @@ def test_the_undo_of_a_patch_delete_keeps_the_mode_and_owner(private: Path, surf
     if surface == "default":
         assert ws.toolset("default").call("undo", {"path": "secret.txt"}).ok
     else:
-        done = subprocess.run(
-            [*CLI, "undo", "--json", "--root", str(private), "secret.txt"],
-            capture_output=True,
-            text=True,
+        done = forks.run(
+            ["filewright", "undo", "--json", "--root", str(private), "secret.txt"],
             timeout=120,
         )
         assert done.returncode == 0, done.stdout + done.stderr
