@@ -18,12 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from forkserver import ForkServer, shared
 
 from filewright import Workspace
 from filewright.engine.workspace import ConfirmRequest
 from filewright.policy.rules import Access, Rule
-
-CLI = [sys.executable, "-m", "filewright"]
 
 
 def _repository(tmp_path: Path) -> Path:
@@ -77,6 +76,12 @@ def _assert_refused_and_untouched(root: Path, ok: bool, text: str) -> None:
     assert (root / "lint2.sh").read_text() == "#!/bin/sh\necho injected\n"
 
 
+@pytest.fixture(scope="module")
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    """The filewright command is forked from the warm interpreter (tests/forkserver.py)."""
+    return shared(request.session)
+
+
 @pytest.mark.parametrize("mover", ["default", "mcpfs"])
 def test_undo_of_a_move_never_writes_through_a_link_swapped_in_since(
     tmp_path: Path, mover: str
@@ -93,15 +98,13 @@ def test_undo_of_a_move_never_writes_through_a_link_swapped_in_since(
     _assert_refused_and_untouched(root, undone.ok, undone.text)
 
 
-def test_the_cli_undo_is_refused_the_same_way(tmp_path: Path) -> None:
+def test_the_cli_undo_is_refused_the_same_way(tmp_path: Path, forks: ForkServer) -> None:
     root = _repository(tmp_path)
     ws = Workspace(root, confirm=True)
     for toolset, tool, args in _steps("default"):
         assert ws.toolset(toolset).call(tool, args).ok
-    done = subprocess.run(
-        [*CLI, "undo", "--json", "--yes", "--root", str(root), "lint2.sh"],
-        capture_output=True,
-        text=True,
+    done = forks.run(
+        ["filewright", "undo", "--json", "--yes", "--root", str(root), "lint2.sh"],
         timeout=120,
     )
     out = json.loads(done.stdout)
@@ -208,7 +211,7 @@ def test_undo_of_a_move_refuses_when_the_other_end_is_now_protected(tmp_path: Pa
     assert (root / "b.txt").exists() and not (root / "a.txt").exists()
 
 
-def test_the_cli_undo_asks_about_every_path(tmp_path: Path) -> None:
+def test_the_cli_undo_asks_about_every_path(tmp_path: Path, forks: ForkServer) -> None:
     """Without --yes nobody can be asked: the CLI's undo of a directory move whose files
     need confirmation is refused, whatever the rule on the directory itself."""
     root = tmp_path / "ws"
@@ -217,12 +220,9 @@ def test_the_cli_undo_asks_about_every_path(tmp_path: Path) -> None:
     (root / ".filewright.toml").write_text('[[rules]]\npattern = "d/s.txt"\naccess = "confirm"\n')
     ws = Workspace(root, confirm=True)
     assert ws.toolset("default").call("move", {"source": "d", "destination": "e"}).ok
-    done = subprocess.run(
-        [*CLI, "undo", "--json", "--root", str(root), "e"],
-        capture_output=True,
-        text=True,
+    done = forks.run(
+        ["filewright", "undo", "--json", "--root", str(root), "e"],
         timeout=120,
-        stdin=subprocess.DEVNULL,
     )
     out = json.loads(done.stdout)
     assert done.returncode == 1 and not out["ok"], out
