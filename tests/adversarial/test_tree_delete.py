@@ -18,11 +18,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from forkserver import ForkServer, shared
 
 from filewright import Workspace
 from filewright.policy.rules import Access, Rule
-
-CLI = [sys.executable, "-m", "filewright"]
 
 PEAK = r"""
 import json, sys
@@ -35,6 +34,12 @@ status = open("/proc/self/status").read()
 peak_mb = int(status.split("VmHWM:")[1].split()[0]) / 1024
 print(json.dumps({"ok": r.ok, "text": r.text[:300], "peak_mb": peak_mb}))
 """
+
+
+@pytest.fixture(scope="module")
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    """The filewright command is forked from the warm interpreter (tests/forkserver.py)."""
+    return shared(request.session)
 
 
 @pytest.mark.parametrize("mode", ["dry", "real"])
@@ -79,7 +84,9 @@ def _facts(d: Path) -> dict[str, tuple[int, int, int, str]]:
 
 
 @pytest.mark.parametrize("surface", ["default", "cli"])
-def test_undo_of_a_recursive_delete_puts_the_same_tree_back(tmp_path: Path, surface: str) -> None:
+def test_undo_of_a_recursive_delete_puts_the_same_tree_back(
+    tmp_path: Path, forks: ForkServer, surface: str
+) -> None:
     root = tmp_path / "ws"
     d = _tree(root)
     before, inode = _facts(d), d.stat().st_ino
@@ -90,10 +97,8 @@ def test_undo_of_a_recursive_delete_puts_the_same_tree_back(tmp_path: Path, surf
     if surface == "default":
         assert ws.toolset("default").call("undo", {"path": "d"}).ok
     else:
-        done = subprocess.run(
-            [*CLI, "undo", "--json", "--yes", "--root", str(root), "d"],
-            capture_output=True,
-            text=True,
+        done = forks.run(
+            ["filewright", "undo", "--json", "--yes", "--root", str(root), "d"],
             timeout=120,
         )
         assert done.returncode == 0, done.stdout + done.stderr
