@@ -7,6 +7,7 @@ SDK response objects (no network).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -27,6 +28,10 @@ from filewright.surfaces.dispatch import (
     progress_reporter,
     report_progress,
 )
+
+adapter = functools.cache(TypeAdapter)
+"""A pydantic TypeAdapter per SDK type, built once per module (building one for a large
+union such as ResponseInputParam costs ~0.1 s; the validation is the same)."""
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 
@@ -108,7 +113,7 @@ def test_openai_chat_answer(tools: Any) -> None:
     from openai.types.chat import ChatCompletionToolMessageParam
 
     [msg] = dispatch(tools, chat_call("read", '{"path": "a.txt"}'))
-    TypeAdapter(ChatCompletionToolMessageParam).validate_python(msg)
+    adapter(ChatCompletionToolMessageParam).validate_python(msg)
     assert msg == {"role": "tool", "tool_call_id": "call_1", "content": "1\thello world"}
 
 
@@ -116,7 +121,7 @@ def test_openai_responses_answer(tools: Any) -> None:
     from openai.types.responses.response_input_item_param import FunctionCallOutput
 
     [item] = dispatch(tools, responses_call("read", '{"path": "a.txt"}', "call_9"))
-    TypeAdapter(FunctionCallOutput).validate_python(item)
+    adapter(FunctionCallOutput).validate_python(item)
     assert item == {"type": "function_call_output", "call_id": "call_9", "output": "1\thello world"}
 
 
@@ -124,7 +129,7 @@ def test_anthropic_answer(tools: Any) -> None:
     from anthropic.types import ToolResultBlockParam
 
     [block] = dispatch(tools, anthropic_call("read", {"path": "missing.txt"}))
-    TypeAdapter(ToolResultBlockParam).validate_python(block)
+    adapter(ToolResultBlockParam).validate_python(block)
     assert block["tool_use_id"] == "toolu_1" and block["is_error"] is True
     assert block["content"] == [
         {"type": "text", "text": tools.call("read", {"path": "missing.txt"}).text}
@@ -176,12 +181,12 @@ def test_images_in_every_format() -> None:
     from openai.types.responses.response_input_item_param import FunctionCallOutput
 
     chat = format_result(parse_call(chat_call("Read", "{}")), IMAGE_RESULT)
-    TypeAdapter(list[ChatCompletionMessageParam]).validate_python(chat)
+    adapter(list[ChatCompletionMessageParam]).validate_python(chat)
     assert chat[1]["role"] == "user"
     assert chat[1]["content"][1]["image_url"]["url"] == f"data:image/png;base64,{PNG}"
 
     [resp] = format_result(parse_call(responses_call("Read", "{}")), IMAGE_RESULT)
-    TypeAdapter(FunctionCallOutput).validate_python(resp)
+    adapter(FunctionCallOutput).validate_python(resp)
     assert resp["output"][1] == {
         "type": "input_image",
         "image_url": f"data:image/png;base64,{PNG}",
@@ -189,7 +194,7 @@ def test_images_in_every_format() -> None:
     }
 
     [block] = format_result(parse_call(anthropic_call("Read", {})), IMAGE_RESULT)
-    TypeAdapter(ToolResultBlockParam).validate_python(block)
+    adapter(ToolResultBlockParam).validate_python(block)
     assert block["content"][1]["source"] == {
         "type": "base64",
         "media_type": "image/png",
@@ -366,8 +371,8 @@ def test_readme_openai_chat_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     run_readme("loop: openai-chat", tmp_path, monkeypatch, {"openai.OpenAI": FakeOpenAI})
     assert (tmp_path / "README.md").read_text() == "A small typo.\n"
     last = script.requests[-1]
-    TypeAdapter(list[ChatCompletionMessageParam]).validate_python(last["messages"])
-    TypeAdapter(list[ChatCompletionToolParam]).validate_python(last["tools"])
+    adapter(list[ChatCompletionMessageParam]).validate_python(last["messages"])
+    adapter(list[ChatCompletionToolParam]).validate_python(last["tools"])
     assert (
         last["messages"][-1]["role"] == "tool"
         and "Edited README.md" in last["messages"][-1]["content"]
@@ -391,8 +396,8 @@ def test_readme_openai_responses_loop(tmp_path: Path, monkeypatch: pytest.Monkey
     run_readme("loop: openai-responses", tmp_path, monkeypatch, {"openai.OpenAI": FakeOpenAI})
     assert (tmp_path / "README.md").read_text() == "A small typo.\n"
     last = script.requests[-1]
-    TypeAdapter(ResponseInputParam).validate_python(last["input"])
-    TypeAdapter(list[ToolParam]).validate_python(last["tools"])
+    adapter(ResponseInputParam).validate_python(last["input"])
+    adapter(list[ToolParam]).validate_python(last["tools"])
     assert last["input"][-1]["type"] == "function_call_output"
 
 
@@ -415,8 +420,8 @@ def test_readme_anthropic_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     run_readme("loop: anthropic", tmp_path, monkeypatch, {"anthropic.Anthropic": FakeAnthropic})
     assert (tmp_path / "README.md").read_text() == "A small typo.\n"
     last = script.requests[-1]
-    TypeAdapter(list[MessageParam]).validate_python(last["messages"])
-    TypeAdapter(list[ToolUnionParam]).validate_python(last["tools"])
+    adapter(list[MessageParam]).validate_python(last["messages"])
+    adapter(list[ToolUnionParam]).validate_python(last["tools"])
     assert last["messages"][-1]["content"][0]["type"] == "tool_result"
 
 
