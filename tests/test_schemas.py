@@ -7,6 +7,7 @@ and enums are those of the tool's parameter model.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import Any, Literal, get_args, get_origin
 
@@ -17,6 +18,10 @@ from filewright import Workspace
 from filewright.tools import schemas
 from filewright.tools.base import Params, Tool
 from filewright.toolsets import NAMES, REGISTRY
+
+adapter = functools.cache(TypeAdapter)
+"""A pydantic TypeAdapter per SDK type, built once per module (building one for a large
+union such as ResponseInputParam costs ~0.1 s; the validation is the same)."""
 
 
 def importable_toolsets() -> list[Any]:
@@ -50,7 +55,7 @@ def typed_dict_keys(td: Any) -> tuple[set[str], set[str]]:
 
 def check_typed_dict(value: dict[str, Any], td: Any) -> None:
     """Validate with pydantic and refuse keys the TypedDict does not know."""
-    TypeAdapter(td).validate_python(value)
+    adapter(td).validate_python(value)
     required, known = typed_dict_keys(td)
     assert required <= set(value), f"missing {required - set(value)}"
     assert set(value) <= known, f"unknown keys {set(value) - known}"
@@ -149,7 +154,7 @@ def test_openai_chat_definitions_validate(workspace: Workspace, name: str) -> No
     from openai.types.shared_params import FunctionDefinition as FunctionDefinitionParam
 
     for d in workspace.toolset(name).definitions("openai"):
-        TypeAdapter(ChatCompletionToolParam).validate_python(d)
+        adapter(ChatCompletionToolParam).validate_python(d)
         check_typed_dict(d, ChatCompletionFunctionToolParam)
         check_typed_dict(d["function"], FunctionDefinitionParam)
         ChatCompletionFunctionTool.model_validate(d)
@@ -162,8 +167,8 @@ def test_openai_responses_definitions_validate(workspace: Workspace, name: str) 
     from openai.types.responses import FunctionTool, FunctionToolParam, Tool, ToolParam
 
     for d in workspace.toolset(name).definitions("openai-responses"):
-        TypeAdapter(ToolParam).validate_python(d)
-        TypeAdapter(Tool).validate_python(d)
+        adapter(ToolParam).validate_python(d)
+        adapter(Tool).validate_python(d)
         if d["type"] == "function":
             check_typed_dict(d, FunctionToolParam)
             FunctionTool.model_validate(d)
@@ -189,11 +194,11 @@ def test_anthropic_definitions_validate(workspace: Workspace, name: str) -> None
     for d in workspace.toolset(name).definitions("anthropic"):
         if d.get("type") == "memory_20250818":  # an Anthropic-defined tool: no schema
             check_typed_dict(d, MemoryTool20250818Param)
-            TypeAdapter(ToolUnionParam).validate_python(d)
+            adapter(ToolUnionParam).validate_python(d)
             continue
         check_typed_dict(d, ToolParam)
-        TypeAdapter(ToolUnionParam).validate_python(d)
-        TypeAdapter(InputSchema).validate_python(d["input_schema"])
+        adapter(ToolUnionParam).validate_python(d)
+        adapter(InputSchema).validate_python(d["input_schema"])
         assert d["input_schema"]["type"] == "object"
 
 
