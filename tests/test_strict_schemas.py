@@ -7,6 +7,7 @@ them does."""
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,10 @@ from test_schemas import TOOLSETS, check_typed_dict
 
 from filewright import Workspace
 from filewright.tools.schemas import parameters_schema
+
+adapter = functools.cache(TypeAdapter)
+"""A pydantic TypeAdapter per SDK type, built once per module (building one for a large
+union such as ResponseInputParam costs ~0.1 s; the validation is the same)."""
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +64,7 @@ def test_strict_definitions_follow_the_sdk(tmp_path: Path, name: str) -> None:
     chat = ts.definitions("openai", strict=True)
     responses = ts.definitions("openai-responses", strict=True)
     for tool, d in zip(ts.tools(), chat, strict=True):  # type: ignore[attr-defined]
-        TypeAdapter(ChatCompletionToolParam).validate_python(d)
+        adapter(ChatCompletionToolParam).validate_python(d)
         check_typed_dict(d, ChatCompletionFunctionToolParam)
         assert d["function"]["strict"] is True
         schema = d["function"]["parameters"]
@@ -72,7 +77,7 @@ def test_strict_definitions_follow_the_sdk(tmp_path: Path, name: str) -> None:
             optional = prop not in loose.get("required", [])
             assert takes_null(sub) == optional or takes_null(loose["properties"][prop]), prop
     for d in responses:
-        TypeAdapter(ToolParam).validate_python(d)
+        adapter(ToolParam).validate_python(d)
         if d["type"] == "function":
             check_typed_dict(d, FunctionToolParam)
             FunctionTool.model_validate(d)
