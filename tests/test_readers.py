@@ -244,12 +244,22 @@ def test_read_is_recorded_in_the_ledger(tmp_path: Path) -> None:
 
 
 def _write_numbered(path: Path, target_bytes: int) -> int:
+    """Lines f"{i:09d} {pad[: i % 70]}\n" in chunks of 100,000 until `target_bytes`.
+    Built from 7 templates of 1,000 lines (line i's tail depends on i % 1000 and i % 70,
+    and 1000 % 70 == 20, so on the thousand's number mod 7), its first six digits put in
+    by str.replace: the same bytes as formatting each line, in a tenth of the time."""
     pad = "abcdefghij" * 8
+    templates = [
+        "".join(f"\0{j:03d} {pad[: (r * 1000 + j) % 70]}\n" for j in range(1000)) for r in range(7)
+    ]
     count = 0
     with path.open("w", encoding="ascii") as f:
         size = 0
         while size < target_bytes:
-            chunk = "".join(f"{i:09d} {pad[: i % 70]}\n" for i in range(count, count + 100_000))
+            first = count // 1000
+            chunk = "".join(
+                templates[t % 7].replace("\0", f"{t:06d}") for t in range(first, first + 100)
+            )
             f.write(chunk)
             size += len(chunk)
             count += 100_000
