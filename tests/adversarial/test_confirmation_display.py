@@ -13,20 +13,25 @@ import json
 import os
 import pty
 import select
-import subprocess
 import time
 from pathlib import Path
 
+import pytest
+from forkserver import ForkServer, shared
+
 from filewright.engine.workspace import ConfirmRequest
 from filewright.surfaces.mcp.server import question
-
-from .support import cli, filewright_exe
 
 HIDING = (
     "harmless line\nrm -rf ~ # evil\x1b[1A\x1b[2K\r\x1b[2Kalso harmless\n\u202etxt.exe\n"
     "kind\U000e006f\U000e0062\u200b\u2060\n"
 )
 RAW = ("\x1b[1A", "\x1b[2K", "\r\x1b", "\u202e", "\U000e006f", "\u200b", "\u2060")
+
+
+@pytest.fixture(scope="module")
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    return shared(request.session)
 
 
 def _read_until(fd: int, needle: bytes, deadline: float) -> bytes:
@@ -44,13 +49,17 @@ def _read_until(fd: int, needle: bytes, deadline: float) -> bytes:
     return seen
 
 
-def test_terminal_confirmation_shows_escapes_instead_of_obeying_them(tmp_path: Path) -> None:
+def test_terminal_confirmation_shows_escapes_instead_of_obeying_them(
+    tmp_path: Path, forks: ForkServer
+) -> None:
+    """The command runs on a pseudo-terminal, forked from the warm interpreter
+    (tests/forkserver.py)."""
     root = tmp_path / "ws"
     root.mkdir()
     master, slave = pty.openpty()
-    proc = subprocess.Popen(
+    proc = forks.spawn(
         [
-            filewright_exe(),
+            "filewright",
             "call",
             "--root",
             str(root),
@@ -60,7 +69,6 @@ def test_terminal_confirmation_shows_escapes_instead_of_obeying_them(tmp_path: P
             json.dumps({"file_path": str(root / "notes.sh"), "content": HIDING}),
         ],
         stdin=slave,
-        stdout=subprocess.PIPE,
         stderr=slave,
         env={**os.environ, "TERM": "xterm-256color", "COLUMNS": "200"},
     )
@@ -74,6 +82,7 @@ def test_terminal_confirmation_shows_escapes_instead_of_obeying_them(tmp_path: P
         os.close(master)
         if proc.poll() is None:
             proc.kill()
+            proc.wait()
     screen = shown.decode("utf-8", "replace")
     for raw in RAW:
         assert raw not in screen, f"raw {raw!r} from the content reached the terminal"
@@ -83,18 +92,20 @@ def test_terminal_confirmation_shows_escapes_instead_of_obeying_them(tmp_path: P
     assert not (root / "notes.sh").exists()
 
 
-def test_human_output_shows_escapes(tmp_path: Path) -> None:
+def test_human_output_shows_escapes(tmp_path: Path, forks: ForkServer) -> None:
     root = tmp_path / "ws"
     root.mkdir()
-    proc = cli(
+    proc = forks.run(
         [
+            "filewright",
             "call",
             "--root",
             str(root),
             "--human",
             "write",
             json.dumps({"path": "notes.sh", "content": HIDING}),
-        ]
+        ],
+        timeout=60,
     )
     for raw in RAW:
         assert raw not in proc.stdout, f"raw {raw!r} reached the terminal"
