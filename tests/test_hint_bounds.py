@@ -40,6 +40,21 @@ def test_closest_with_a_huge_old_text() -> None:
     assert hints[0]["start_line"] == 1 and hints[0]["similarity"] == 1.0
 
 
+@pytest.mark.timeout(60, method="thread")
+def test_closest_among_lines_as_long_as_old() -> None:
+    """rapidfuzz's partial_ratio aligns two strings of one length every way (0.4 s for two
+    2,000-character lines): a one-line old text against 1,200 lines of its length (a
+    fixed-width data file; or any lines past the 2,000 characters compared) took minutes."""
+    rows = [
+        f"{i:04d}," + "".join("abcde ,"[(i * 7 + j * 13) % 7] for j in range(1995))
+        for i in range(1200)
+    ]
+    hints = closest("\n".join(rows), rows[900][:-1] + "!")
+    assert hints[0]["start_line"] == 901 and hints[0]["similarity"] > 0.99
+    hints = closest("\n".join(["a" * 2000] * 200), "a" * 2000 + "c")  # gemini's case
+    assert [h["start_line"] for h in hints] == [1, 2, 3]
+
+
 def test_long_lines_are_told_apart_where_they_differ() -> None:
     a = "word " * 10_000
     assert describe_differences(a + "end", a + "END") == ["case"]
