@@ -10,7 +10,7 @@ by cell with their text outputs. Everything here is pure: bytes in, values out.
 
 from __future__ import annotations
 
-import base64
+import binascii
 import json
 import re
 import struct
@@ -241,7 +241,7 @@ def image_from_bytes(raw: bytes, mime: str | None = None) -> Image:
         raise MediaError("binary", "not a PNG, JPEG, GIF, WEBP or BMP image")
     dims = image_dimensions(raw, mime)
     w, h = dims if dims else (None, None)
-    return Image(mime, base64.b64encode(raw).decode("ascii"), len(raw), w, h)
+    return Image(mime, binascii.b2a_base64(raw, newline=False).decode("ascii"), len(raw), w, h)
 
 
 def image_block_mcp(img: Image) -> dict[str, Any]:

@@ -21,7 +21,7 @@ or one gigabyte-long line returns no more than the budget, and reads no more tha
 
 from __future__ import annotations
 
-import base64
+import binascii
 import contextlib
 import hashlib
 import os
@@ -470,7 +470,10 @@ def pdf_inline(
     if b"%PDF-" not in raw[:1024]:
         raise fail("binary", loc.given, message="not a PDF file")
     return {
-        "inlineData": {"mimeType": "application/pdf", "data": base64.b64encode(raw).decode("ascii")}
+        "inlineData": {
+            "mimeType": "application/pdf",
+            "data": binascii.b2a_base64(raw, newline=False).decode("ascii"),
+        }
     }
 
 
