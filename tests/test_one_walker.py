@@ -23,7 +23,7 @@ ALLOWED: dict[str, tuple[int, str]] = {
     "fs/bigfile.py": (1, "DirEntry.stat of a listing of a directory descriptor (scandir(dfd))"),
     "engine/watching.py": (3, "hashes files the agent read, to notice outside changes; returns nothing of them"),
     "state/budget.py": (3, "sizes in the state directory's history, links never followed (not a workspace path)"),
-    "state/history.py": (1, "looks for links planted in the state directory (one level), to refuse them"),
+    "state/statedir.py": (1, "looks for links planted in the state directory (one level), to refuse them"),
 }  # fmt: skip
 
 _OS_PATH_CALLS = {"stat", "lstat", "scandir", "listdir", "walk", "fwalk"}

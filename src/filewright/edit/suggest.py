@@ -141,11 +141,18 @@ def _token_diff(old: str, real: str) -> list[str]:
     return out
 
 
+_PARTIAL_SAME_LENGTH = 256
+"""Above this length, two texts of one length are compared by ratio, not partial_ratio:
+rapidfuzz aligns those every way, which costs the square of their length (0.4 s for two
+2,000-character lines); below it that costs microseconds."""
+
+
 def _partial(a: str, b: str) -> float:
     """How well the shorter of `a` and `b` fits inside the longer (rapidfuzz's
-    partial_ratio); for two of the same length, their ratio: rapidfuzz aligns those every
-    way, which costs the square of their length (0.4 s for two 2,000-character lines)."""
-    return fuzz.ratio(a, b) if len(a) == len(b) else fuzz.partial_ratio(a, b)
+    partial_ratio; see `_PARTIAL_SAME_LENGTH`)."""
+    if len(a) == len(b) > _PARTIAL_SAME_LENGTH:
+        return fuzz.ratio(a, b)
+    return fuzz.partial_ratio(a, b)
 
 
 def closest(text: str, old: str, *, limit: int = 3) -> list[dict[str, Any]]:
@@ -173,9 +180,11 @@ def closest(text: str, old: str, *, limit: int = 3) -> list[dict[str, Any]]:
     for q, k in queries:
         found = process.extract(q, stripped, scorer=fuzz.ratio, limit=_PER_QUERY, score_cutoff=30)
         if m == 1:  # a short old text inside a longer line (see _partial)
-            longer = {i: x for i, x in enumerate(stripped) if len(x) != len(q)}
+            choices: Any = stripped  # (a list's matches carry their index, as a dict's key)
+            if len(q) > _PARTIAL_SAME_LENGTH:
+                choices = {i: x for i, x in enumerate(stripped) if len(x) != len(q)}
             found += process.extract(
-                q, longer, scorer=fuzz.partial_ratio, limit=_PER_QUERY, score_cutoff=30
+                q, choices, scorer=fuzz.partial_ratio, limit=_PER_QUERY, score_cutoff=30
             )
         for _choice, _score, li in found:
             starts.add(max(0, min(li - k, len(lines) - 1)))
