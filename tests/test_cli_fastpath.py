@@ -162,22 +162,32 @@ def test_usage_errors_print_json_and_one_stderr_line(tmp_path: Path) -> None:
     assert proc.stderr == "filewright: No such option: --bogus (see filewright call --help)\n"
 
 
-def test_call_does_not_import_typer_rich_or_mcp(tmp_path: Path) -> None:
+def _plain_read(tmp_path: Path, report: str) -> str:
+    """Run `filewright call read a.txt` in a new interpreter, then `report` (code that
+    prints what it found about `sys.modules` to stderr); its stderr, stripped. The read
+    itself must have succeeded."""
     (tmp_path / "a.txt").write_text("one\n", encoding="utf-8")
     code = (
         "import sys\n"
         "sys.argv = ['filewright', 'call', 'read', '{\"path\": \"a.txt\"}']\n"
         "from filewright.surfaces.cli.main import main\n"
-        "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
-        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('typer', 'click', 'rich', 'mcp', 'anyio', 'pypdf', 'starlette'))\n"
-        "print(heavy, file=sys.stderr)\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n" + report
     )
     proc = subprocess.run(
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60
     )
-    assert proc.stderr.strip() == "[]"
     assert json.loads(proc.stdout)["ok"] is True
+    return proc.stderr.strip()
+
+
+def test_call_does_not_import_typer_rich_or_mcp(tmp_path: Path) -> None:
+    heavy = _plain_read(
+        tmp_path,
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('typer', 'click', 'rich', 'mcp', 'anyio', 'pypdf', 'starlette'))\n"
+        "print(heavy, file=sys.stderr)\n",
+    )
+    assert heavy == "[]"
 
 
 # The change machinery a plain read must not load (issue 32: the streamed-change engine
@@ -198,22 +208,14 @@ CHANGE_ONLY = (
 
 
 def test_a_plain_read_loads_no_change_machinery(tmp_path: Path) -> None:
-    (tmp_path / "a.txt").write_text("one\n", encoding="utf-8")
-    code = (
-        "import sys\n"
-        "sys.argv = ['filewright', 'call', 'read', '{\"path\": \"a.txt\"}']\n"
-        "from filewright.surfaces.cli.main import main\n"
-        "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+    found = _plain_read(
+        tmp_path,
         f"loaded = sorted(m for m in {CHANGE_ONLY!r} if m in sys.modules)\n"
         "from filewright.edit import placeholders\n"
         "compiled = placeholders._line.cache_info().currsize\n"
-        "print(loaded, compiled, file=sys.stderr)\n"
+        "print(loaded, compiled, file=sys.stderr)\n",
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60
-    )
-    assert json.loads(proc.stdout)["ok"] is True
-    assert proc.stderr.strip() == "[] 0"
+    assert found == "[] 0"
 
 
 # Every filewright module `filewright call read` loads (issue 32: start-up light by
@@ -272,23 +274,15 @@ READ_MODULES = {
 def test_a_plain_read_loads_exactly_the_pinned_modules(tmp_path: Path) -> None:
     """The filewright modules of a `call read` are `READ_MODULES`, and everything else it
     loads is the standard library's (no third-party package at all)."""
-    (tmp_path / "a.txt").write_text("one\n", encoding="utf-8")
-    code = (
-        "import sys\n"
-        "sys.argv = ['filewright', 'call', 'read', '{\"path\": \"a.txt\"}']\n"
-        "from filewright.surfaces.cli.main import main\n"
-        "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+    found = _plain_read(
+        tmp_path,
         "import json\n"
         "ours = sorted(m for m in sys.modules if m.split('.')[0] == 'filewright')\n"
         "other = sorted({m.split('.')[0] for m in sys.modules}\n"
         "    - set(sys.stdlib_module_names) - {'filewright', '__main__'})\n"
-        "print(json.dumps([ours, other]), file=sys.stderr)\n"
+        "print(json.dumps([ours, other]), file=sys.stderr)\n",
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60
-    )
-    assert json.loads(proc.stdout)["ok"] is True
-    ours, other = json.loads(proc.stderr.strip().splitlines()[-1])
+    ours, other = json.loads(found.splitlines()[-1])
     assert set(ours) == READ_MODULES
     assert other == []
 
@@ -313,16 +307,8 @@ NOT_FOR_A_READ = (
 
 
 def test_a_plain_read_loads_no_dataclasses_threads_or_history(tmp_path: Path) -> None:
-    (tmp_path / "a.txt").write_text("one\n", encoding="utf-8")
-    code = (
-        "import sys\n"
-        "sys.argv = ['filewright', 'call', 'read', '{\"path\": \"a.txt\"}']\n"
-        "from filewright.surfaces.cli.main import main\n"
-        "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
-        f"print(sorted(m for m in {NOT_FOR_A_READ!r} if m in sys.modules), file=sys.stderr)\n"
+    found = _plain_read(
+        tmp_path,
+        f"print(sorted(m for m in {NOT_FOR_A_READ!r} if m in sys.modules), file=sys.stderr)\n",
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60
-    )
-    assert json.loads(proc.stdout)["ok"] is True
-    assert proc.stderr.strip() == "[]"
+    assert found == "[]"
