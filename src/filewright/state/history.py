@@ -175,6 +175,18 @@ def _refuse_links_only(path: Path) -> None:
         raise OSError(errno.ELOOP, _PLANTED_LINK, str(path))
 
 
+_FILE_MANAGEMENT_FIELDS = (
+    "entry_type",
+    "moved_from",
+    "moved_to",
+    "members",
+    "link",
+    "mode",
+    "owner",
+    "stored_id",
+)
+
+
 class Entry(Frozen):
     """One recorded change: the bytes before it (None: the file did not exist)."""
 
@@ -189,14 +201,7 @@ class Entry(Frozen):
         "size_after",
         "stored",
         "mtime_before",
-        "entry_type",
-        "moved_from",
-        "moved_to",
-        "members",
-        "link",
-        "mode",
-        "owner",
-        "stored_id",
+        *_FILE_MANAGEMENT_FIELDS,
     )
     __slots__ = _fields
     id: int
@@ -294,18 +299,6 @@ class Entry(Frozen):
             if value is not None and value != "file":
                 out[name] = value
         return out
-
-
-_FILE_MANAGEMENT_FIELDS = (
-    "entry_type",
-    "moved_from",
-    "moved_to",
-    "members",
-    "link",
-    "mode",
-    "owner",
-    "stored_id",
-)
 
 
 class History:
