@@ -65,6 +65,17 @@ def _pick(rng: random.Random, lines: list[str], lo: int, hi: int, need) -> int |
     return None
 
 
+def _place(rng: random.Random, lines: list[str], lo: int, hi: int, need) -> tuple[int, int] | None:  # type: ignore[no-untyped-def]
+    """Where a block goes: `_pick`'s start and the largest size from `hi` down to `lo`
+    whose block ends on a non-blank line, has what `need` asks and occurs once."""
+    i = _pick(rng, lines, lo, hi, need)
+    if i is None:
+        return None
+    k = next(k for k in range(hi, lo - 1, -1) if lines[i + k - 1 : i + k][0:1] != [""]
+             and need(lines[i : i + k], i) and _unique(lines, lines[i : i + k]))  # fmt: skip
+    return i, k
+
+
 def _rename(rng: random.Random, line: str) -> str | None:
     m = list(T._IDENT.finditer(line))
     if not m:
@@ -133,11 +144,10 @@ def make(cat: str, f: SourceFile, rng: random.Random, tid: int) -> T.Task | None
         def need(b: list[str], _i: int) -> bool:
             return len({T._lead(x) for x in b if x.strip()}) >= 2
 
-        i = _pick(rng, lines, 2, 6, need)
-        if i is None:
+        place = _place(rng, lines, 2, 6, need)
+        if place is None:
             return None
-        k = next(k for k in range(6, 1, -1) if need(lines[i : i + k], i)
-                 and lines[i + k - 1 : i + k][0:1] != [""] and _unique(lines, lines[i : i + k]))  # fmt: skip
+        i, k = place
         block = lines[i : i + k]
         edited = T._edit_block(rng, block)
         old = [x.lstrip() for x in block]
@@ -148,11 +158,10 @@ def make(cat: str, f: SourceFile, rng: random.Random, tid: int) -> T.Task | None
         def need(b: list[str], _i: int) -> bool:
             return any(_spaced(x, how) != x for x in b)
 
-        i = _pick(rng, lines, 1, 5, need)
-        if i is None:
+        place = _place(rng, lines, 1, 5, need)
+        if place is None:
             return None
-        k = next(k for k in range(5, 0, -1) if need(lines[i : i + k], i)
-                 and lines[i + k - 1 : i + k][0:1] != [""] and _unique(lines, lines[i : i + k]))  # fmt: skip
+        i, k = place
         block = lines[i : i + k]
         edited = T._edit_block(rng, block)
         old = [_spaced(x, how) for x in block]
@@ -173,11 +182,10 @@ def make(cat: str, f: SourceFile, rng: random.Random, tid: int) -> T.Task | None
                 )
             return i >= 2 and not lines[i - 1].strip() and bool(lines[i - 2].strip())
 
-        i = _pick(rng, lines, 1, 4, need)
-        if i is None:
+        place = _place(rng, lines, 1, 4, need)
+        if place is None:
             return None
-        k = next(k for k in range(4, 0, -1) if lines[i + k - 1 : i + k][0:1] != [""]
-                 and need(lines[i : i + k], i) and _unique(lines, lines[i : i + k]))  # fmt: skip
+        i, k = place
         block = lines[i : i + k]
         changed = _rename(rng, block[0])
         if changed is None:
@@ -204,11 +212,10 @@ def make(cat: str, f: SourceFile, rng: random.Random, tid: int) -> T.Task | None
                 return any(unicodedata.normalize("NFD", x) != x for x in b)
             return any(any(127 < ord(c) <= 0xFFFF for c in x) for x in b)
 
-        i = _pick(rng, lines, 1, 4, need)
-        if i is None:
+        place = _place(rng, lines, 1, 4, need)
+        if place is None:
             return None
-        k = next(k for k in range(4, 0, -1) if lines[i + k - 1 : i + k][0:1] != [""]
-                 and need(lines[i : i + k], i) and _unique(lines, lines[i : i + k]))  # fmt: skip
+        i, k = place
         block = lines[i : i + k]
         edited = T._edit_block(rng, block)
         old = [unicodedata.normalize("NFD", x) if nfd else _esc(x) for x in block]
