@@ -251,6 +251,7 @@ READ_MODULES = {
     "filewright.read.media",
     "filewright.read.memorylines",
     "filewright.read.readers",
+    "filewright.read.textformat",  # the text styles and numbering (pure; readers' other half)
     "filewright.read.textread",
     "filewright.state",
     "filewright.state.statedir",  # the ledger a read records in (not state.history)

@@ -49,6 +49,16 @@ from filewright.read.media import (
     render_notebook,
     sniff,
 )
+from filewright.read.textformat import (
+    format_claude,
+    format_default,
+    format_gemini,
+    format_numbered,
+    format_plain,
+    notices,
+    numbered,
+    with_notices,
+)
 from filewright.read.textread import (
     CUT_MARKER,
     DEFAULT_LIMIT,
@@ -477,96 +487,7 @@ def pdf_inline(
     }
 
 
-# -- formatting (pure) -----------------------------------------------------------------
-
-
-def format_numbered(s: TextSlice, *, width: int | None = None, empty: str = "(empty file)") -> str:
-    """`cat -n` style: right-aligned line number, a TAB, the line.
-
-    `width` None pads to the widest number shown (the claude seed); 6 is `cat -n`.
-    An empty file gives `empty`.
-    """
-    if not s.lines:
-        return empty if s.total_lines == 0 else ""
-    if width is None:
-        width = max(len(str(s.start)), len(str(s.end)))
-    return "\n".join(f"{s.start + i:>{width}}\t{line}" for i, line in enumerate(s.lines))
-
-
-def format_plain(s: TextSlice) -> str:
-    """The lines as they are, without numbers."""
-    return "\n".join(s.lines)
-
-
-def notices(s: TextSlice, *, offset_name: str = "offset", first_line: int = 1) -> list[str]:
-    """Bracketed notes on what was left out and how to read it.
-
-    `first_line` is the number the toolset's offset gives the first line (1, or 0 for
-    0-based offsets); `offset_name` its parameter name.
-    """
-    shift = first_line - 1
-    out: list[str] = []
-    total = "?" if s.total_lines is None else str(s.total_lines)
-    if s.from_end:
-        out.append(
-            f"[Showing the last {len(s.lines)} lines of a {human_size(s.size)} file. Its lines were "
-            "not counted (too large to count quickly), so they are numbered from the end: -1 is the "
-            "last line.]"
-        )
-    elif s.tail and s.truncated:
-        earlier = max(s.start - DEFAULT_LIMIT, 1)
-        out.append(
-            f"[Showing the last {len(s.lines)} lines ({s.start}-{s.end} of {total}). To read earlier "
-            f"lines use {offset_name}={earlier + shift} and limit={s.start - earlier}.]"
-        )
-    elif s.truncated:
-        nxt = f"Use {offset_name}={s.end + 1 + shift} to read more."
-        if s.truncated_by == "budget":
-            out.append(
-                f"[Output limit of {s.max_output_chars} characters reached: showing lines "
-                f"{s.start}-{s.end} of {total}. {nxt}]"
-            )
-        else:
-            out.append(f"[Showing lines {s.start}-{s.end} of {total}. {nxt}]")
-    if s.cut_lines:
-        listed = ", ".join(str(n) for n in s.cut_lines[:10]) + (
-            ", …" if len(s.cut_lines) > 10 else ""
-        )
-        out.append(
-            f"[{len(s.cut_lines)} line(s) longer than {s.max_line_chars} characters were cut "
-            f"(marked{CUT_MARKER}): {listed}]"
-        )
-    if s.lossy:
-        out.append(f"[Some bytes are not valid {s.encoding}; they are shown as \ufffd.]")
-    return out
-
-
-def _with_notices(body: str, notes: list[str]) -> str:
-    if not notes:
-        return body
-    return (body + "\n\n" if body else "") + "\n".join(notes)
-
-
-def format_claude(s: TextSlice) -> str:
-    """The claude seed's Read: numbers padded to the widest shown, then notices."""
-    return _with_notices(format_numbered(s), notices(s))
-
-
-def format_default(s: TextSlice) -> str:
-    """The default toolset: numbered lines, then notices."""
-    return _with_notices(format_numbered(s), notices(s))
-
-
-def format_gemini(s: TextSlice) -> str:
-    """The gemini seed's read_file: plain content, prefixed when anything was left out."""
-    body = format_plain(s)
-    if not (s.truncated or s.cut_lines):
-        return body
-    total = "?" if s.total_lines is None else str(s.total_lines)
-    return (
-        f"[File content truncated: showing lines {s.start}-{s.end} of {total} total lines. "
-        f"Use offset/limit parameters to view more.]\n{body}"
-    )
+# -- formatting (pure; the text styles are `textformat`'s) ---------------------------
 
 
 def render_outcome(outcome: ReadOutcome, style: str = "default") -> str:
@@ -606,7 +527,7 @@ def render_outcome(outcome: ReadOutcome, style: str = "default") -> str:
                 f"[The PDF has {pdf.page_count} pages; showing the first {len(shown)}. Use "
                 f"pages='{len(shown) + 1}-{min(pdf.page_count, 2 * len(shown))}' to read more.]"
             )
-        return _with_notices(f"{head}\n{body}", notes)
+        return with_notices(f"{head}\n{body}", notes)
     text = outcome.notebook or ""
     if outcome.cut and outcome.max_output_chars is not None:
         text = text[: outcome.max_output_chars] + (
@@ -637,9 +558,11 @@ __all__ = [
     "inline_data_gemini",
     "locate_file",
     "notices",
+    "numbered",
     "open_file",
     "pdf_inline",
     "read_any",
     "read_lines",
     "render_outcome",
+    "with_notices",
 ]

@@ -17,6 +17,7 @@ from filewright.read.readers import (
     ReadOutcome,
     TextSlice,
     notices,
+    numbered,
     read_any,
     render_outcome,
 )
@@ -43,10 +44,7 @@ READ_FAILURE_CODES = frozenset({"encrypted", "corrupt", "invalid_notebook", "pag
 
 def number_lines(lines: list[str], start: int) -> str:
     """`cat -n` style: right-aligned line number, a tab, the line."""
-    if not lines:
-        return ""
-    width = len(str(start + len(lines) - 1))
-    return "\n".join(f"{start + i:>{width}}\t{line}" for i, line in enumerate(lines))
+    return numbered(lines, start, len(str(start + len(lines) - 1)))
 
 
 def locations_text(

@@ -77,7 +77,7 @@ def size_text(n: int) -> str:
 
 
 def _numbered(lines: list[str], first: int) -> str:
-    return "\n".join(f"{first + i:>{WIDTH}}\t{line}" for i, line in enumerate(lines))
+    return readers.numbered(lines, first, WIDTH)
 
 
 def _inside(real: str, base: str) -> bool:

@@ -193,7 +193,7 @@ class TextEditorToolset(Toolset):
     # -- output helpers ------------------------------------------------------------------------
 
     def _numbered(self, lines: list[str], start: int) -> str:
-        return "\n".join(f"{start + i:6}\t{line}" for i, line in enumerate(lines))
+        return readers.numbered(lines, start, 6)
 
     def _cat_n(self, lines: list[str], start: int, descriptor: str, clipped: bool = False) -> str:
         body = self._numbered(lines, start)

@@ -17,6 +17,8 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
+from filewright.read.textformat import numbered
+
 # -- ReadTool.formatWithLineNumbers ------------------------------------------------------
 
 
@@ -25,8 +27,7 @@ def format_with_line_numbers(lines: list[str], start_line: int) -> str:
     its number padded to the widest number shown, a tab, the line."""
     if not lines:
         return "(empty file)"
-    width = len(str(start_line + len(lines) - 1))
-    return "\n".join(f"{start_line + i:>{width}}\t{line}" for i, line in enumerate(lines))
+    return numbered(lines, start_line, len(str(start_line + len(lines) - 1)))
 
 
 def seed_total_lines(start: int, shown: int, total: int, truncated: bool) -> int:
