@@ -225,6 +225,7 @@ READ_MODULES = {
     "filewright",
     "filewright.core",
     "filewright.core.budget",
+    "filewright.core.inline",  # the check a read on the MCP server's event loop makes (issue 32)
     "filewright.core.messages",
     "filewright.core.progress",
     "filewright.core.record",  # the value classes' base (in place of `dataclasses`)

@@ -22,6 +22,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
+from filewright.core import inline
 from filewright.core.record import Frozen
 from filewright.fs import held
 from filewright.fs.paths import Location, PathRefused
@@ -154,6 +155,7 @@ def _open_regular(loc: Location) -> tuple[int, os.stat_result]:
                 ) from None
             raise
     st = os.fstat(fd)
+    inline.check_open(fd, st)  # a call answered on the event loop reads small files only
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
         if stat.S_ISDIR(st.st_mode):

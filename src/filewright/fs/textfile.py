@@ -12,6 +12,7 @@ import codecs
 import hashlib
 import re
 
+from filewright.core import inline
 from filewright.core.record import Frozen
 from filewright.fs.cjk import guess_cjk
 
@@ -140,6 +141,7 @@ def detect(data: bytes, *, prefer_chinese: bool = False) -> tuple[str, bytes, fl
         return "utf-8", b"", 1.0
     except UnicodeDecodeError:
         pass
+    inline.leave("legacy encoding detection")  # up to 0.5 s for 64 KB: not on an event loop
     broken = _broken_utf8(data)
     if broken is not None:
         # Short CJK text can look like UTF-8 with a few bad bytes ("学而时习之" in GBK has

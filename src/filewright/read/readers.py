@@ -28,7 +28,7 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from filewright.core import budget
+from filewright.core import budget, inline
 from filewright.core.record import Record
 from filewright.core.result import OperationFailed, fail
 from filewright.engine.workspace import disk_failures
@@ -424,6 +424,7 @@ def _read_any(
             )
             return out
         if found.kind == "pdf":
+            inline.leave("a PDF's text")  # pypdf's parse: not bounded by the file's size
             # deferred: pypdf: heavy, loaded only for a PDF
             from filewright.read.pdf import extract_pdf
 

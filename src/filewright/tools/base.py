@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 
 class Tool:
     """One tool: its name, description, parameter model, handler and MCP annotations
-    (`mcp`: overrides of its MCP definition).
+    (`mcp`: overrides of its MCP definition); `inline_ok` marks a bounded read of one
+    file, which the MCP server may answer on its event loop (`filewright.core.inline`).
 
     `params` may be the model class or a reference "module:Name" to it: a reference is
     imported only when the model is needed (schemas, or arguments the light check in
@@ -36,7 +37,7 @@ class Tool:
 
     __slots__ = (
         "_model", "_ref", "anthropic_builtin", "description", "destructive", "handler",
-        "idempotent", "mcp", "name", "read_only", "responses_builtin", "title",
+        "idempotent", "inline_ok", "mcp", "name", "read_only", "responses_builtin", "title",
     )  # fmt: skip
 
     def __init__(
@@ -52,8 +53,14 @@ class Tool:
         responses_builtin: dict[str, Any] | None = None,
         mcp: dict[str, Any] | None = None,
         anthropic_builtin: dict[str, Any] | None = None,
+        inline_ok: bool = False,
     ) -> None:
         self.name, self.description, self.handler = name, description, handler
+        # A bounded read of one file: a surface with an event loop may answer it on the
+        # loop's thread (`filewright.core.inline`: the read gives up there, before reading,
+        # when the file is not small and regular). Searches, listings, several files and
+        # changes never are.
+        self.inline_ok = inline_ok
         # A Responses API built-in tool type this tool stands for (e.g. {"type": "apply_patch"}):
         # its definition in the `openai-responses` format, instead of a function tool.
         self.responses_builtin = responses_builtin

@@ -164,7 +164,13 @@ class CompanionToolset(Toolset):
         )
         return [
             Tool(
-                "read", READ_DESCRIPTION, read_params, self.read, read_only=True, title="读取文件"
+                "read",
+                READ_DESCRIPTION,
+                read_params,
+                self.read,
+                read_only=True,
+                title="读取文件",
+                inline_ok=True,
             ),
             Tool(
                 "write",

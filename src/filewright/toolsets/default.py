@@ -35,6 +35,7 @@ class DefaultToolset(Toolset):
                 self.by_name(READ + "read"),
                 read_only=True,
                 title="Read file",
+                inline_ok=True,
             ),
             Tool(
                 "write",

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from filewright import search
+from filewright.core import inline
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.edit import edits
 from filewright.engine.change import Change, Outcome
@@ -126,6 +127,7 @@ class GeminiToolset(Toolset):
                 read_only=True,
                 idempotent=True,
                 title="ReadFile",
+                inline_ok=True,
             ),
             Tool(
                 "write_file",
@@ -273,6 +275,7 @@ class GeminiToolset(Toolset):
         """A PDF as inlineData: the file's bytes travel as a document block on every
         surface (`data["documents"]`), with its extracted text for a surface that has no
         document block (Chat Completions)."""
+        inline.leave("a PDF's text")  # before anything is recorded: pypdf's parse is not bounded
         part = readers.pdf_inline(self.engine, loc)
         raw = base64.b64decode(part["inlineData"]["data"])
         self.engine.record_read(loc, hashlib.sha256(raw).hexdigest())

@@ -71,6 +71,7 @@ class McpfsToolset(Toolset):
                 self.read_text_file,
                 read_only=True,
                 title="Read File (Deprecated)",
+                inline_ok=True,
                 mcp=mcp_listing(READ_ONLY),
             ),
             Tool(
@@ -80,6 +81,7 @@ class McpfsToolset(Toolset):
                 self.read_text_file,
                 read_only=True,
                 title="Read Text File",
+                inline_ok=True,
                 mcp=mcp_listing(READ_ONLY),
             ),
             Tool(
@@ -91,6 +93,7 @@ class McpfsToolset(Toolset):
                 self.read_media_file,
                 read_only=True,
                 title="Read Media File",
+                inline_ok=True,
                 mcp=mcp_listing(READ_ONLY, MEDIA_OUTPUT),
             ),
             Tool(

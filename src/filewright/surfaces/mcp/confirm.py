@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import mcp_types as types
 from mcp.server.mcpserver import Context
 
+from filewright.core import inline
 from filewright.core.result import fail
 from filewright.fs.paths import printable
 from filewright.surfaces.mcp.threads import from_thread
@@ -202,7 +203,9 @@ _CURRENT: threading.local = threading.local()
 
 
 def _confirm_current(request: ConfirmRequest) -> bool:
-    """The workspaces' confirm callback: delegates to the running call's Confirmer."""
+    """The workspaces' confirm callback: delegates to the running call's Confirmer (a
+    call answered on the event loop gives up: asking needs the loop)."""
+    inline.leave("confirmation")
     confirmer: Confirmer | None = getattr(_CURRENT, "confirmer", None)
     if confirmer is None:
         raise fail("no_confirmation", request.path, message=NO_CONFIRM_MESSAGE)

@@ -25,6 +25,7 @@ import os
 from typing import TYPE_CHECKING, Any, Protocol
 
 from filewright import search
+from filewright.core import inline
 from filewright.core.result import Failure, OperationFailed, Result
 from filewright.fs.textfile import content_hash
 from filewright.read import readers
@@ -92,6 +93,7 @@ def read_file(
 
 def list_directory(toolset: ReadingToolset, path: str) -> Result:
     """Read of a directory (`list_directories` on): its entries, one level deep."""
+    inline.leave("a directory listing")  # as many entries as the directory holds
     engine = toolset.engine
     try:
         loc = engine.locate_dir(path)

@@ -97,6 +97,7 @@ class ClaudeToolset(Toolset):
                 self.read,
                 read_only=True,
                 title="Read",
+                inline_ok=True,
             ),
             Tool(
                 "Write",
