@@ -43,27 +43,34 @@ TEXT_EDITOR_OPTIONS = {"version": "20250124"}  # the version with undo_edit
 def take_snapshot(
     base: Path, *, skip: tuple[Path, ...] = (), skip_names: tuple[str, ...] = ()
 ) -> Snapshot:
-    """Every entry under `base` (never following symlinks): kind, mode, mtime and content."""
+    """Every entry under `base` (never following symlinks): kind, mode, mtime and content.
+    A directory that cannot be listed is recorded but not entered (as `os.walk` does)."""
     out: Snapshot = {}
     skipped = {os.fspath(p) for p in skip}
-    for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
-        dirnames[:] = sorted(
-            d for d in dirnames if os.path.join(dirpath, d) not in skipped and d not in skip_names
-        )
-        for name in [*dirnames, *sorted(filenames)]:
-            full = os.path.join(dirpath, name)
-            if full in skipped or name in skip_names:
+
+    def visit(directory: str, prefix: str) -> None:
+        try:
+            with os.scandir(directory) as listing:
+                entries = list(listing)
+        except OSError:
+            return
+        for entry in entries:
+            if entry.path in skipped or entry.name in skip_names:
                 continue
-            st = os.lstat(full)
-            rel = os.path.relpath(full, base)
+            st = entry.stat(follow_symlinks=False)
+            rel = prefix + entry.name
             if stat.S_ISLNK(st.st_mode):
-                out[rel] = ("link", 0, 0, os.readlink(full))
+                out[rel] = ("link", 0, 0, os.readlink(entry.path))
             elif stat.S_ISREG(st.st_mode):
-                out[rel] = ("file", st.st_mode, st.st_mtime_ns, Path(full).read_bytes())
+                with open(entry.path, "rb") as f:
+                    out[rel] = ("file", st.st_mode, st.st_mtime_ns, f.read())
             elif stat.S_ISDIR(st.st_mode):
                 out[rel] = ("dir", st.st_mode, st.st_mtime_ns, "")
+                visit(entry.path, rel + os.sep)
             else:
                 out[rel] = ("other", st.st_mode, st.st_mtime_ns, "")
+
+    visit(os.fspath(base), "")
     return out
 
 
