@@ -13,6 +13,7 @@ skip saying so otherwise; the MCP Inspector's when node and npm are there.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import re
@@ -581,15 +582,28 @@ def test_claude_desktop_blocks(tmp_path: Path) -> None:
     )
 
 
+def _sdk_module(package: str, relative: str) -> Any:
+    """One file of an installed SDK, loaded alone: these hold plain typing aliases, and
+    importing the SDK package itself costs seconds of CPU."""
+    spec = importlib.util.find_spec(package)
+    assert spec is not None and spec.submodule_search_locations, package
+    path = Path(next(iter(spec.submodule_search_locations))) / relative
+    loaded = importlib.util.spec_from_file_location(f"_sdk_{package}_{path.stem}", path)
+    assert loaded is not None and loaded.loader is not None, path
+    module = importlib.util.module_from_spec(loaded)
+    loaded.loader.exec_module(module)
+    return module
+
+
 def test_model_names_are_current_and_in_one_place() -> None:
     """Item 11 of issue 31: every `model=` in the docs is one of the table's names in
     docs/agent-loops.md, each is in its SDK's list of models, and none is one the
     anthropic SDK lists as deprecated (claude-sonnet-4-5 reaches end of life 2026-11-30)."""
     from typing import get_args
 
-    from anthropic._data import DEPRECATED_MODELS
-    from anthropic.types import ModelParam
-    from openai.types.shared import ChatModel
+    DEPRECATED_MODELS = _sdk_module("anthropic", "_data/deprecated_models.py").DEPRECATED_MODELS
+    ModelParam = _sdk_module("anthropic", "types/model_param.py").ModelParam
+    ChatModel = _sdk_module("openai", "types/shared/chat_model.py").ChatModel
 
     text = (REPO / "docs" / "agent-loops.md").read_text(encoding="utf-8")
     table = text.split("<!-- models -->", 1)[1].split("\n\n", 1)[0]
