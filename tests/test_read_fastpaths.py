@@ -8,8 +8,18 @@ content sniffing shortcuts, and path resolution by descriptors.
 
 from __future__ import annotations
 
+import codecs
+import os
+from pathlib import Path
+from typing import Any
+
 import pytest
 
+from filewright.core.result import OperationFailed
+from filewright.fs import textfile
+from filewright.fs.textfile import TextFileError
+from filewright.read import media, textread
+from filewright.read.linestream import Encoding, sniff_encoding
 from filewright.read.textformat import numbered
 
 
@@ -27,3 +37,168 @@ def test_numbered_is_the_per_line_format(start: int) -> None:
             assert numbered(lines, start, width) == _numbered_reference(lines, start, width)
             # the cached column is reused, never changed by a caller
             assert numbered(lines, start, width) == _numbered_reference(lines, start, width)
+
+
+# -- a small text's lines, split whole ---------------------------------------------------
+
+_LINES = [f"line {i}: some text = {i * 7}" for i in range(60)]
+_CORPUS: dict[str, bytes] = {
+    "empty": b"",
+    "one line, no break": b"just one line",
+    "lf": "\n".join(_LINES).encode() + b"\n",
+    "lf, no final break": "\n".join(_LINES).encode(),
+    "crlf": "\r\n".join(_LINES).encode() + b"\r\n",
+    "lone cr": "\r".join(_LINES).encode() + b"\r",
+    "mixed breaks": b"a\nb\r\nc\rd\r\n\r\n\n\re",
+    "blank lines": b"\n\n\n",
+    "utf-8": "naïve café — 中文 😀\nzweite Zeile\n".encode() * 20,
+    "utf-8 bom, crlf": codecs.BOM_UTF8 + "é\r\nü\r\n".encode() * 30,
+    "utf-16 bom": codecs.BOM_UTF16_LE + "a\r\nb\nc".encode("utf-16-le"),
+    "cp1252": "caf\xe9 na\xefve \u2014 \u20ac\r\n".encode("cp1252") * 30,
+    "gbk": "中文的文本，这是一个测试。\n第二行也是中文。\n".encode("gbk") * 20,
+    "shift_jis": "日本語のテキストです。\nこれはテストです。\n".encode("shift_jis") * 20,
+    "invalid utf-8": b"ok\n\xff\xfe broken \xc3\n" + b"fine\n" * 20,
+    "long lines": (b"x" * 2500 + b"\n") * 3 + b"short\n" + "é".encode() * 3000,
+    "a very long line": b"y" * 20_000,
+    "tabs and controls": b"\tindented\x1b[0m\n\x0cform feed\n",
+}
+_OPTIONS = [
+    {},
+    {"start": 2, "limit": 3},
+    {"start": 21, "limit": 1000},
+    {"start": 1, "limit": 1},
+    {"start": 61},
+    {"start": 62},
+    {"start": 500},
+    {"max_line_chars": 5},
+    {"max_line_chars": 2000, "max_output_chars": 8 << 20},
+    {"max_output_chars": 100},
+    {"start": 3, "max_output_chars": 40, "max_line_chars": 10},
+    {"count_total": False, "limit": 2},
+    {"count_total": False},
+]
+
+
+def _slice(path: Path, options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        out = textread.read_lines_fd(fd, os.fstat(fd).st_size, path="f.txt", **options)
+        return "slice", out.as_dict()
+    except OperationFailed as exc:
+        return "failed", exc.failure.as_dict()
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("name", sorted(_CORPUS))
+def test_split_whole_gives_what_the_walker_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """`textread._split_range` (a small text split whole) against the walker's path it
+    stands in for (`MemoryLines`, taken when `_split_range` declines)."""
+    path = tmp_path / "f.txt"
+    path.write_bytes(_CORPUS[name])
+    calls: list[object] = []
+    split_range = textread._split_range
+
+    def counted(*args: Any) -> Any:
+        calls.append(args)
+        return split_range(*args)
+
+    for options in _OPTIONS:
+        monkeypatch.setattr(textread, "_split_range", counted)
+        new = _slice(path, options)
+        monkeypatch.setattr(textread, "_split_range", lambda *_args: None)
+        old = _slice(path, options)
+        assert new == old, (name, options)
+    bytewise = name not in ("utf-16 bom",)
+    assert bool(calls) == bytewise  # the comparison above did compare two paths
+
+
+# -- what a file is, by its first bytes ----------------------------------------------------
+
+
+def _sniff_reference(head: bytes, name: str = "") -> media.Sniff:
+    """`media.sniff` before it skipped the magic numbers for heads no magic starts with."""
+    mime = media.image_type(head)
+    if mime is not None:
+        return media.Sniff("image", mime)
+    if media._is_pdf(head):
+        return media.Sniff("pdf", "application/pdf")
+    if name.lower().endswith(".ipynb"):
+        return media.Sniff("notebook", "application/x-ipynb+json")
+    if head[4:8] == b"ftyp":
+        return media.Sniff("binary", "video/mp4", "MP4/QuickTime media")
+    for offset, magic, mime_type, description in media._BINARY_MAGIC:
+        if head[offset : offset + len(magic)] == magic:
+            if magic in (b"BZh", b"MZ", b"ID3") and b"\x00" not in head[:4096]:
+                continue
+            return media.Sniff("binary", mime_type, description)
+    return media.Sniff("text")
+
+
+def _heads() -> list[bytes]:
+    heads = [b"", b"B", b"BM", b"G", b"R", b"\x89", b"\xff", b"text", b"MZ is a word"]
+    for offset, magic, _mime, _what in media._BINARY_MAGIC:
+        heads.append(b"\0" * offset + magic + b"\0" * 300)
+        heads.append(b"a" * offset + magic + b" plain text after it\n" * 20)
+    heads += [
+        b"\x89PNG\r\n\x1a\n" + b"\0" * 40,
+        b"\xff\xd8\xff\xe0" + b"\0" * 40,
+        b"GIF89a" + b"\0" * 20,
+        b"RIFF\0\0\0\0WEBP" + b"\0" * 20,
+        b"BM" + b"\0" * 12 + b"\x28\0\0\0" + b"\0" * 40,
+        b"%PDF-1.7\n",
+        b"\x00\x01junk%PDF-1.4\n",
+        b"a text that mentions %PDF-1.4 in passing\n",
+        b"\0\0\0\x18ftypmp42" + b"\0" * 20,
+        b"name" + b" " * 253 + b"ustar\x0000" + b"\0" * 200,
+        "naïve text\n".encode() * 50,
+        codecs.BOM_UTF8 + b"bom text\n",
+        codecs.BOM_UTF16_LE + "x".encode("utf-16-le"),
+    ]
+    return heads
+
+
+@pytest.mark.parametrize("name", ["f.txt", "notes.ipynb", "IMAGE.PNG"])
+def test_sniff_skips_magic_numbers_only_where_none_can_match(name: str) -> None:
+    for head in _heads():
+        assert media.sniff(head, name) == _sniff_reference(head, name), head[:20]
+
+
+def _encoding_reference(sample: bytes, complete: bool) -> Encoding:
+    """`linestream.sniff_encoding`'s answer for a pure-ASCII sample before its shortcut:
+    no BOM, the binary check, then strict UTF-8."""
+    if textfile.detect_bom(sample) is not None:
+        raise AssertionError("an ASCII sample cannot start with a BOM")
+    if textfile.looks_binary(sample):
+        raise TextFileError("binary", "file appears to be binary")
+    codecs.getincrementaldecoder("utf-8")().decode(sample, final=complete)
+    return Encoding("utf-8")
+
+
+@pytest.mark.parametrize(
+    "sample",
+    [
+        b"",
+        b"plain ascii\n",
+        b"\r\n".join([b"crlf"] * 50),
+        b"\x00\x00\xfe\xff"[:2] + b"ab",  # the start of a UTF-32-BE BOM, not all of it
+        b"\x00binary\x00" * 10,
+        b"\x01\x02\x03\x04 mostly controls \x05\x06\x07\x08",
+        b"\x1b[31mcolour\x1b[0m\n" * 5,
+        bytes(range(128)),
+    ],
+)
+def test_an_ascii_sample_is_utf8_unless_binary(sample: bytes) -> None:
+    assert sample.isascii()
+    for complete in (True, False):
+        try:
+            expected: Encoding | str = _encoding_reference(sample, complete)
+        except TextFileError as exc:
+            expected = exc.code
+        try:
+            got: Encoding | str = sniff_encoding(sample, complete=complete)
+        except TextFileError as exc:
+            got = exc.code
+        assert got == expected

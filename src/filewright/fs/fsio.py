@@ -225,6 +225,11 @@ def open_for_reading(loc: Location) -> int:
     return _open_regular(loc)[0]
 
 
+def open_with_stat(loc: Location) -> tuple[int, os.stat_result]:
+    """`open_for_reading`, and the stat of the file it opened (no second fstat)."""
+    return _open_regular(loc)
+
+
 def refuse_if_read_only(
     dfd: int, name: str, st: os.stat_result, given: str, allow_read_only: bool = False
 ) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import functools
 import hashlib
 import os
 import re
@@ -61,12 +62,7 @@ class Encoding(Frozen):
     @property
     def bytewise(self) -> bool:
         """True when line breaks are the ASCII bytes, so the file can be scanned as bytes."""
-        if self.codec.startswith(("utf-16", "utf-32")):
-            return False
-        try:
-            return "\r\n".encode(self.codec) == b"\r\n" and "a".encode(self.codec) == b"a"
-        except (LookupError, UnicodeError):
-            return False
+        return _bytewise(self.codec)
 
     @property
     def label(self) -> str:
@@ -76,6 +72,19 @@ class Encoding(Frozen):
         if self.bom:
             return f"{self.codec} (BOM)"
         return self.codec
+
+
+@functools.lru_cache(maxsize=64)
+def _bytewise(codec: str) -> bool:
+    if codec.startswith(("utf-16", "utf-32")):
+        return False
+    try:
+        return "\r\n".encode(codec) == b"\r\n" and "a".encode(codec) == b"a"
+    except (LookupError, UnicodeError):
+        return False
+
+
+_UTF8 = Encoding("utf-8")
 
 
 def _invalid_utf8_share(sample: bytes) -> float:
@@ -91,6 +100,10 @@ def sniff_encoding(sample: bytes, *, complete: bool, prefer_chinese: bool = Fals
     sample may end inside a character or a line. Raises TextFileError("binary") for
     content that is not text. Bytes that no encoding explains give lossy UTF-8.
     """
+    if sample.isascii():  # no BOM (each has a byte above 0x7f) and valid UTF-8
+        if looks_binary(sample):
+            raise TextFileError("binary", "file appears to be binary")
+        return _UTF8
     found = detect_bom(sample)
     if found is not None:
         bom, name = found
@@ -100,7 +113,7 @@ def sniff_encoding(sample: bytes, *, complete: bool, prefer_chinese: bool = Fals
     decoder = codecs.getincrementaldecoder("utf-8")()
     try:
         decoder.decode(sample, final=complete)
-        return Encoding("utf-8")
+        return _UTF8
     except UnicodeDecodeError:
         pass
     body = sample

@@ -124,9 +124,19 @@ def _is_pdf(head: bytes) -> bool:
     return at == 0 or (at > 0 and (b"\x00" in head[:at] or not head[:at].isascii()))
 
 
+# The first bytes of every image and of every binary magic at offset 0: a file starting
+# with none of them is neither (only the magic at offset 257, tar's, is left to look at).
+_MAGIC_FIRST = frozenset(
+    [b"\x89", b"\xff", b"G", b"R", b"B"]  # PNG, JPEG, GIF, WEBP (RIFF), BMP
+    + [magic[:1] for offset, magic, _mime, _what in _BINARY_MAGIC if offset == 0]
+)
+_TEXT = Sniff("text")
+
+
 def sniff(head: bytes, name: str = "") -> Sniff:
     """Classify a file by its first bytes (at least 512 of them when the file has them)."""
-    mime = image_type(head)
+    maybe_magic = head[:1] in _MAGIC_FIRST
+    mime = image_type(head) if maybe_magic else None
     if mime is not None:
         return Sniff("image", mime)
     if _is_pdf(head):
@@ -135,12 +145,14 @@ def sniff(head: bytes, name: str = "") -> Sniff:
         return Sniff("notebook", "application/x-ipynb+json")
     if head[4:8] == b"ftyp":
         return Sniff("binary", "video/mp4", "MP4/QuickTime media")
+    if not maybe_magic and head[257:262] != b"ustar":
+        return _TEXT
     for offset, magic, mime_type, description in _BINARY_MAGIC:
         if head[offset : offset + len(magic)] == magic:
             if magic in (b"BZh", b"MZ", b"ID3") and b"\x00" not in head[:4096]:
                 continue  # short magics that plain text can start with
             return Sniff("binary", mime_type, description)
-    return Sniff("text")
+    return _TEXT
 
 
 # -- images ----------------------------------------------------------------------------

@@ -53,6 +53,12 @@ def _split_lines(chunk: bytes, n: int | None, at_end: bool) -> tuple[list[bytes]
     return parts, eols, size
 
 
+def all_lines(data: bytes, start: int = 0) -> list[bytes]:
+    """Every line of data[start:], without its ending: what a `MemoryLines` over it gives
+    line after line, split off in one step (for a text small enough to split whole)."""
+    return _split_lines(data[start:] if start else data, None, True)[0]
+
+
 def _split_on(
     chunk: bytes, sep: bytes, n: int | None, at_end: bool
 ) -> tuple[list[bytes], bytes, int]:

@@ -66,6 +66,7 @@ from filewright.read.textread import (
     TAIL_COUNT_BYTES,
     TextSlice,
     human_size,
+    read_all,
     read_lines_fd,
 )
 
@@ -77,6 +78,9 @@ PDF_INLINE_MAX_BYTES = 20 * 1024 * 1024  # Gemini's limit for inline request dat
 NOTEBOOK_MAX_BYTES = 16 * 1024 * 1024
 """The largest notebook read (its JSON is parsed whole: a few times its size in memory)."""
 _SNIFF_BYTES = 4096
+_READ_WHOLE_BYTES = 64 << 10
+"""Files up to this size are read whole before they are sniffed (a text among them is
+then split from those bytes; an image or a PDF is read again by its reader)."""
 
 
 # -- the workspace side: find, open, size-check ----------------------------------------
@@ -99,9 +103,9 @@ def locate_file(engine: Engine, target: str | Location) -> Location:
 def open_file(engine: Engine, loc: Location) -> Iterator[tuple[int, int]]:
     """Open a regular file without following swapped symlinks; yields (fd, size)."""
     with disk_failures(loc.given):
-        fd = fsio.open_for_reading(loc)
+        fd, st = fsio.open_with_stat(loc)
     try:
-        yield fd, os.fstat(fd).st_size
+        yield fd, st.st_size
     finally:
         os.close(fd)
 
@@ -230,9 +234,11 @@ def _text_slice(
     max_line_chars: int,
     max_output_chars: int | None,
     count_total: bool | None,
+    data: bytes | None = None,
 ) -> TextSlice:
     """The lines asked for from an open text file, with the hash the ledger records: the
-    whole file's sha256, or above `max_file_bytes` its fingerprint (fs.fingerprint)."""
+    whole file's sha256, or above `max_file_bytes` its fingerprint (fs.fingerprint).
+    `data`: the whole file, when it has been read already."""
     cap = engine.workspace.max_file_bytes
     out = read_lines_fd(
         fd,
@@ -247,6 +253,7 @@ def _text_slice(
         whole_limit=cap,
         path=loc.given,
         prefer_chinese=engine.workspace.locale == "zh",
+        data=data,
     )
     if size > cap:
         out.hash = fingerprint(fd, os.fstat(fd))
@@ -382,12 +389,15 @@ def read_any(
 
 def _returned(out: ReadOutcome) -> int:
     """What a read returns, as the output budget counts it."""
-    shown = {
-        "text": lambda: sum(map(len, out.text.lines)) if out.text else 0,
-        "image": lambda: out.size,
-        "pdf": lambda: len(out.pdf.render()) if out.pdf else 0,
-        "notebook": lambda: len(out.notebook or ""),
-    }.get(out.kind, lambda: 0)()
+    kind = out.kind
+    if kind == "text":
+        shown = sum(map(len, out.text.lines)) if out.text else 0
+    elif kind == "image":
+        shown = out.size
+    elif kind == "pdf":
+        shown = len(out.pdf.render()) if out.pdf else 0
+    else:
+        shown = len(out.notebook or "") if kind == "notebook" else 0
     return shown if out.max_output_chars is None else min(shown, out.max_output_chars)
 
 
@@ -406,7 +416,11 @@ def _read_any(
     pdf_max_pages: int,
 ) -> ReadOutcome:
     with open_file(engine, loc) as (fd, size):
-        found = sniff(os.pread(fd, _SNIFF_BYTES, 0), loc.name)
+        # A small file is read whole at once: its head is sniffed, and a text reads its
+        # lines from the same bytes (one read instead of two).
+        data = read_all(fd, size) if size <= _READ_WHOLE_BYTES else None
+        head = os.pread(fd, _SNIFF_BYTES, 0) if data is None else data[:_SNIFF_BYTES]
+        found = sniff(head, loc.name)
         out = ReadOutcome(found.kind, loc, size, found.mime_type, max_output_chars=max_output_chars)
         if found.kind == "binary":
             raise fail(
@@ -446,7 +460,7 @@ def _read_any(
             out.kind, out.mime_type = "text", "text/plain"
             out.text = _text_slice(
                 engine, loc, fd, size, offset, limit, tail, max_line_chars, max_output_chars,
-                count_total,
+                count_total, data,
             )  # fmt: skip
             out.hash = out.text.hash
     return out
@@ -491,12 +505,14 @@ def pdf_inline(
 # -- formatting (pure; the text styles are `textformat`'s) ---------------------------
 
 
+_STYLES = {"claude": format_claude, "gemini": format_gemini}
+
+
 def render_outcome(outcome: ReadOutcome, style: str = "default") -> str:
     """The model-facing text of any outcome; text uses `format_<style>`."""
-    name = outcome.loc.path.name
     if outcome.text is not None:
-        formatter = {"claude": format_claude, "gemini": format_gemini}.get(style, format_default)
-        return formatter(outcome.text)
+        return _STYLES.get(style, format_default)(outcome.text)
+    name = outcome.loc.path.name
     if outcome.image is not None:
         img = outcome.image
         dims = f", {img.width}x{img.height} pixels" if img.width is not None else ""

@@ -23,9 +23,9 @@ import os
 from typing import Any
 
 from filewright.core.record import Record
-from filewright.core.result import fail
+from filewright.core.result import OperationFailed, fail
 from filewright.fs.textfile import TextFileError
-from filewright.read import linestream
+from filewright.read import linestream, memorylines
 from filewright.read.linestream import (
     MAX_CHAR_BYTES,
     ByteBlocks,
@@ -37,7 +37,7 @@ from filewright.read.linestream import (
     tail_start,
     text_blocks,
 )
-from filewright.read.memorylines import MemoryLines
+from filewright.read.memorylines import MemoryLines, all_lines
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
@@ -160,7 +160,8 @@ class TextSlice(Record):
 # -- reading lines from an open file --------------------------------------------------
 
 
-def _read_all(fd: int, size: int) -> bytes:
+def read_all(fd: int, size: int) -> bytes:
+    """The whole file (`size` is what fstat said; it is read to its end regardless)."""
     chunks: list[bytes] = []
     offset = 0
     while True:
@@ -190,7 +191,12 @@ class _Source:
     """An open text file: its encoding and a way to walk its lines from any start."""
 
     def __init__(
-        self, fd: int, size: int, hash_limit: int | None, prefer_chinese: bool = False
+        self,
+        fd: int,
+        size: int,
+        hash_limit: int | None,
+        prefer_chinese: bool = False,
+        data: bytes | None = None,
     ) -> None:
         self.fd = fd
         self.size = size
@@ -199,8 +205,8 @@ class _Source:
         self.hasher: Any = None
         self.blocks: ByteBlocks | None = None
         self._lossy = [False]
-        if size <= linestream.SMALL_FILE_BYTES:
-            self.data = _read_all(fd, size)
+        if data is not None or size <= linestream.SMALL_FILE_BYTES:
+            self.data = read_all(fd, size) if data is None else data
             self.size = len(self.data)
             self.enc = sniff_encoding(self.data, complete=True, prefer_chinese=prefer_chinese)
         else:
@@ -267,6 +273,7 @@ def read_lines_fd(
     whole_limit: int | None = None,
     path: str = "",
     prefer_chinese: bool = False,
+    data: bytes | None = None,
 ) -> TextSlice:
     """Read lines [start, start+limit) — or the last `tail` lines — of an open text file.
 
@@ -274,6 +281,7 @@ def read_lines_fd(
     `TAIL_COUNT_BYTES`. `hash_limit`: hash files up to this size (None: never, except
     small files). `whole_limit`: refuse reading with no line limit above this size.
     `prefer_chinese`: weigh Chinese encodings further when detecting (a Chinese locale).
+    `data`: the whole file, when the caller has already read it (`read_all`).
     Raises OperationFailed: invalid, too_large, binary, line_out_of_range.
     """
     if start < 1:
@@ -294,7 +302,7 @@ def read_lines_fd(
             "for reading a whole file; read a part of it with offset and limit",
         )
     try:
-        src = _Source(fd, size, hash_limit, prefer_chinese)
+        src = _Source(fd, size, hash_limit, prefer_chinese, data)
     except TextFileError as exc:
         raise fail(exc.code, path, message=exc.detail) from None
     if tail is not None:
@@ -321,17 +329,19 @@ def _read_range(
     count_total: bool | None,
     path: str,
 ) -> TextSlice:
+    if (
+        src.data is not None
+        and src.bytewise
+        and SPLIT_LINES
+        and len(src.data) - src.base <= memorylines.SPLIT_WINDOW
+    ):
+        whole = _split_range(src, start, limit, max_line_chars, budget, count_total, path)
+        if whole is not None:
+            return whole
     walker = src.walker(hashed=True)
     skipped = walker.skip(start - 1)
     if skipped < start - 1 or (start > 1 and not walker.has_more()):
-        total = skipped + (0 if walker.at_line_start else 1)
-        raise fail(
-            "line_out_of_range",
-            path,
-            line=start,
-            lines=total,
-            message=f"line {start} is past the end of the file ({total} lines)",
-        )
+        raise _past_the_end(path, start, skipped + (0 if walker.at_line_start else 1))
     lines, cut, consumed, by_budget = _lines(src, walker, start, limit, max_line_chars, budget)
     more = len(lines) < consumed or walker.has_more()  # consumed: lines taken from the walker
     counted = None if count_total is False and more else start - 1 + consumed + walker.lines_left()
@@ -343,6 +353,57 @@ def _read_range(
         truncated=more,
         truncated_by=("budget" if by_budget else "limit") if more else None,
         cut_lines=cut,
+    )
+
+
+def _split_range(
+    src: _Source,
+    start: int,
+    limit: int | None,
+    max_line_chars: int,
+    budget: int | None,
+    count_total: bool | None,
+    path: str,
+) -> TextSlice | None:
+    """`_read_range` of a small byte-scanned text held in memory, its lines split off in
+    one step (`memorylines.all_lines`) and decoded and cut as `_take_range` does; None when
+    the output budget does not hold every line asked for (the stepwise path then decides
+    which fit). The same slice as the walker's path (tests/test_textread.py compares them)."""
+    assert src.data is not None
+    every = all_lines(src.data, src.base)
+    total = len(every)
+    if start > 1 and start > total:
+        raise _past_the_end(path, start, total)
+    first = start - 1
+    raws = every[first:] if limit is None else every[first : first + limit]
+    keep = _keep_units(src, max_line_chars)
+    longer = [k for k, raw in enumerate(raws) if len(raw) > keep] if raws else []
+    for k in longer:
+        raws[k] = raws[k][:keep]
+    lines, cuts, lossy_at = _decode_all(src.enc, raws, longer, max_line_chars)
+    shown = len(lines)
+    if budget is not None and sum(map(len, lines)) + _digits(start, shown) + 2 * shown > budget:
+        return None
+    src._lossy[0] |= lossy_at < shown
+    more = first + shown < total
+    return TextSlice(
+        lines=lines,
+        start=start,
+        end=start + shown - 1,
+        total_lines=None if count_total is False and more else total,
+        truncated=more,
+        truncated_by="limit" if more else None,
+        cut_lines=[start + k for k in cuts],
+    )
+
+
+def _past_the_end(path: str, start: int, total: int) -> OperationFailed:
+    return fail(
+        "line_out_of_range",
+        path,
+        line=start,
+        lines=total,
+        message=f"line {start} is past the end of the file ({total} lines)",
     )
 
 
