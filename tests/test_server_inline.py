@@ -10,6 +10,7 @@ stdio with the official client.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -28,6 +29,7 @@ from filewright.core import inline
 from filewright.core.inline import MAX_INLINE_BYTES, NotInline, running_inline
 from filewright.surfaces.dispatch import report_progress
 from filewright.surfaces.mcp.mounts import MountGate, all_local, parse_mountinfo
+from filewright.surfaces.mcp.results import _plain_json, structured
 from filewright.surfaces.mcp.server import SERVE_OPTIONS, build_server
 from filewright.tools.base import Tool
 from filewright.toolsets import NAMES, REGISTRY
@@ -255,7 +257,18 @@ def forks(request: pytest.FixtureRequest) -> ForkServer:
     return shared(request.session)
 
 
-KINDS = "small big missing directory fifo binary image pdf empty legacy".split()
+KINDS = [
+    "small",
+    "big",
+    "missing",
+    "directory",
+    "fifo",
+    "binary",
+    "image",
+    "pdf",
+    "empty",
+    "legacy",
+]
 
 
 @pytest.mark.filterwarnings("ignore:ping is removed")
@@ -400,3 +413,30 @@ def test_confirmation_and_progress_leave_the_loop(
     assert len(asked) == 1 and (root / "notes.txt").read_text() == "ALPHA\nbeta\n"
     assert progress == [(1, 1, "done")]
     assert (server.inline_answers, server.inline_fallbacks) == (0, 2)
+
+
+# -- the per-call glue ----------------------------------------------------------------------------
+
+DEEP: Any = []
+for _ in range(40):
+    DEEP = [DEEP]
+
+
+@pytest.mark.parametrize(
+    ("value", "plain"),
+    [
+        ({"a": 1, "b": [1.5, "x", None, True, {"c": []}]}, True),
+        ({"a": float("nan")}, False),
+        ([float("inf")], False),
+        ({1: "int key"}, False),
+        ({"t": (1, 2)}, False),  # a tuple comes back as a list
+        ({"p": Path("/x")}, False),
+        ([{"deep": DEEP}], False),
+        ("s", True),
+        (3, True),
+    ],
+)
+def test_plain_json_is_what_a_json_round_trip_returns(value: Any, plain: bool) -> None:
+    """`structured` skips the JSON round trip only for what it would return unchanged."""
+    assert _plain_json(value) is plain
+    assert structured({"v": value}) == json.loads(json.dumps({"v": value}, default=str))

@@ -65,7 +65,6 @@ to the toolset unchanged, which validates them with its own messages.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import signal
@@ -76,7 +75,6 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
-from urllib.parse import quote
 
 import anyio
 import anyio.from_thread
@@ -91,7 +89,6 @@ from filewright.core.inline import NotInline, running_inline
 from filewright.core.progress import progress_reporter
 from filewright.core.version import __version__
 from filewright.engine.workspace import Workspace
-from filewright.surfaces.dispatch import Document, documents_of, images_of
 from filewright.surfaces.mcp.confirm import (
     _CURRENT,
     CONFIRM_MODES,
@@ -107,6 +104,7 @@ from filewright.surfaces.mcp.confirm import (
 )
 from filewright.surfaces.mcp.listen import Listener
 from filewright.surfaces.mcp.mounts import MountGate
+from filewright.surfaces.mcp.results import to_mcp_result
 from filewright.surfaces.mcp.roots import (
     fallback_roots,
     instructions_for,
@@ -137,97 +135,6 @@ NO_ROOT_MESSAGE = (
 EXACT_LISTINGS = frozenset({"mcpfs", "memory"})
 # Toolset options the server turns on: without them a model could not see what a root holds.
 SERVE_OPTIONS: dict[str, dict[str, Any]] = {"claude": {"list_directories": True}}
-
-
-# -- results ---------------------------------------------------------------------------------
-
-
-def structured(data: dict[str, Any]) -> dict[str, Any]:
-    """`data` as JSON-safe structured content: images without their bytes, no trace."""
-    out = {k: v for k, v in data.items() if k not in ("images", "documents", "trace")}
-    for key in ("images", "documents"):  # their bytes travel as content blocks
-        if isinstance(data.get(key), list):
-            out[key] = [
-                {k: v for k, v in i.items() if k not in ("data", "inlineData", "inline_data")}
-                for i in data[key]
-                if isinstance(i, dict)
-            ]
-    return out if _plain_json(out) else json.loads(json.dumps(out, ensure_ascii=False, default=str))
-
-
-_JSON_SCALARS = (str, int, float, bool, type(None))
-
-
-def _plain_json(value: Any, depth: int = 0) -> bool:
-    """True when `value` is already what a JSON round trip would return: dicts with str
-    keys, lists, and plain scalars (finite floats) only."""
-    kind = type(value)
-    if kind in _JSON_SCALARS:
-        return kind is not float or value - value == 0  # NaN and infinities round-trip oddly
-    if depth > 32:
-        return False
-    if kind is dict:
-        return all(type(k) is str and _plain_json(v, depth + 1) for k, v in value.items())
-    if kind is list:
-        return all(_plain_json(v, depth + 1) for v in value)
-    return False
-
-
-def to_mcp_result(
-    result: Result, output_schema: dict[str, Any] | None = None
-) -> types.CallToolResult:
-    """A toolset Result as an MCP CallToolResult (text, images, structured data, isError).
-
-    With the tool's `output_schema`, the structured content is the keys of `data` the
-    schema names (none for a failure), and `data["content_blocks"]`, when a success has
-    it, replaces the text and images as the content (image, audio and resource blocks).
-    """
-    blocks = result.data.get("content_blocks") if output_schema is not None else None
-    if result.ok and isinstance(blocks, list):
-        content: list[Any] = [_CONTENT_BLOCK.validate_python(b) for b in blocks]
-    else:
-        content = [types.TextContent(type="text", text=result.text or "(no output)")]
-        content += [
-            types.ImageContent(type="image", data=d, mime_type=m) for m, d in images_of(result)
-        ]
-        content += [_document_block(result, doc) for doc in documents_of(result)]
-    if "trace" in result.data:
-        log.warning("tool failed unexpectedly:\n%s", result.data["trace"])
-    if output_schema is not None:
-        names = output_schema.get("properties") or {}
-        data = {k: v for k, v in result.data.items() if k in names} if result.ok else None
-    else:
-        data = structured(result.data)
-    return types.CallToolResult(content=content, structured_content=data, is_error=not result.ok)
-
-
-def _document_block(result: Result, doc: Document) -> types.EmbeddedResource:
-    """A document (a PDF) as an embedded resource: its bytes, its mime type, its file URI."""
-    path = result.data.get("path") if isinstance(result.data, dict) else None
-    uri = Path(path).as_uri() if isinstance(path, str) and path.startswith("/") else None
-    return types.EmbeddedResource(
-        type="resource",
-        resource=types.BlobResourceContents(
-            uri=uri or f"file:///{quote(doc.name)}", mime_type=doc.mime_type, blob=doc.data
-        ),
-    )
-
-
-class _ContentBlocks:
-    """Validates content block dicts (built on first use: the adapter costs a few ms)."""
-
-    _adapter: Any = None
-
-    def validate_python(self, value: Any) -> Any:
-        if self._adapter is None:
-            # deferred: pydantic: heavy, loaded only when this runs
-            from pydantic import TypeAdapter
-
-            self._adapter = TypeAdapter(types.ContentBlock)
-        return self._adapter.validate_python(value)
-
-
-_CONTENT_BLOCK = _ContentBlocks()
 
 
 def _is_modern(context: Context) -> bool:
@@ -465,8 +372,12 @@ class FilewrightServer(MCPServer):
         """Run one tool; failures come back as `isError` results with the toolset's text."""
         if name not in self._tools:
             raise ToolError(f"Unknown tool: {name!r}. Available tools: {', '.join(self._tools)}")
-        state = RoundState.load(context)
-        roots = await self.roots_for(context, state)
+        state: RoundState | None = None  # (read from the context only where needed: ~10 µs)
+        if self.fixed_roots:
+            roots: list[str] | types.InputRequiredResult = self.fixed_roots
+        else:
+            state = RoundState.load(context)
+            roots = await self.roots_for(context, state)
         if isinstance(roots, types.InputRequiredResult):
             return roots
         toolset, real_roots = self._target(roots)
@@ -479,6 +390,8 @@ class FilewrightServer(MCPServer):
             except NotInline:  # nothing was read or changed: run it on a thread instead
                 self.inline_fallbacks += 1
         if result is None:
+            if state is None:
+                state = RoundState.load(context)
             token = anyio.lowlevel.current_token() if HAS_TOKENS else None
             confirmer = Confirmer(self.confirm_mode(context), context, state, token)
             reporter = self._progress(context, token)
