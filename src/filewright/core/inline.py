@@ -11,8 +11,8 @@ could take long:
   file, or is larger than `MAX_INLINE_BYTES`, ends the inline attempt.
 - `leave(why)`: a reader about to do work not bounded by the file's size (a PDF's
   text, a directory listing) ends it.
-- a progress report or a confirmation (which would need the loop that is busy running
-  the call) ends it.
+- a progress report (`core.progress.report_progress` asks `leave`) or a confirmation
+  (which would need the loop that is busy running the call) ends it.
 
 Ending it raises `NotInline`; the server catches it and runs the same call again on a
 worker thread. Nothing was returned, recorded or changed by then, so the answer is the
@@ -23,13 +23,10 @@ Outside `running_inline` every check here is a no-op costing one context-variabl
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import os
 import stat
-from collections.abc import Iterator
-
-from filewright.core.progress import progress_reporter
+from types import TracebackType
 
 MAX_INLINE_BYTES = 64 * 1024
 """The largest file a call on the event loop reads (its bytes, whole or in part)."""
@@ -62,17 +59,17 @@ def check_open(fd: int, st: os.stat_result) -> None:
         raise NotInline("not a small regular file")
 
 
-def _no_progress(_done: float, _total: float | None, _message: str | None) -> None:
-    raise NotInline("progress report")
-
-
-@contextlib.contextmanager
-def running_inline() -> Iterator[None]:
+class running_inline:  # (named as a function: `with running_inline():`)
     """Mark the call made inside the block as answered on the event loop (its progress
-    reports and `check_open`/`leave` give up with NotInline)."""
-    token = _INLINE.set(True)
-    try:
-        with progress_reporter(_no_progress):
-            yield
-    finally:
-        _INLINE.reset(token)
+    reports and `check_open`/`leave` give up with NotInline). A class, not a generator
+    context manager: 0.5 against 6 µs a call."""
+
+    __slots__ = ("_token",)
+
+    def __enter__(self) -> None:
+        self._token = _INLINE.set(True)
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        _INLINE.reset(self._token)

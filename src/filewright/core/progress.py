@@ -10,6 +10,8 @@ import contextlib
 import contextvars
 from collections.abc import Callable, Iterator
 
+from filewright.core import inline
+
 ProgressReporter = Callable[[float, float | None, str | None], None]
 _REPORTER: contextvars.ContextVar[ProgressReporter | None] = contextvars.ContextVar(
     "filewright_progress", default=None
@@ -17,7 +19,10 @@ _REPORTER: contextvars.ContextVar[ProgressReporter | None] = contextvars.Context
 
 
 def report_progress(done: float, total: float | None = None, message: str | None = None) -> None:
-    """Report progress of the running tool call (no-op unless a surface listens)."""
+    """Report progress of the running tool call (no-op unless a surface listens). A call
+    answered on the MCP server's event loop gives up here (`core.inline`: reporting needs
+    the loop), to run again on a worker thread."""
+    inline.leave("progress report")
     reporter = _REPORTER.get()
     if reporter is not None:
         with contextlib.suppress(Exception):
