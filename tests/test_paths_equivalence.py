@@ -28,6 +28,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+from filewright.fs import held, paths
 from filewright.fs.paths import Location, PathRefused, Sandbox, check_text
 
 # -- the reference: the old implementation, frozen -------------------------------------------
@@ -343,14 +344,43 @@ def _check_all(tree: Tree, path: object) -> None:
 @settings(max_examples=400, deadline=None)
 @given(data=st.data())
 def test_resolve_matches_reference(tree: Tree, data: st.DataObject) -> None:
+    _hold_roots(tree)  # (kept between examples unless another test dropped them)
     path = data.draw(_paths_of(tree))
     first = _outcome(tree.pairs[1][0].resolve, path)
     event(f"{first[0]} {first[1] if first[0] == 'refused' else ''}")  # --hypothesis-show-statistics
     _check_all(tree, path)
 
 
-def test_resolve_matches_reference_on_every_name(tree: Tree) -> None:
-    """Every entry of the tree, relative and absolute, with and without the trailing forms."""
+def _hold_roots(tree: Tree) -> None:
+    """Hold every root's descriptor (`fs.held`), as the first file opened in a root does:
+    from then on `Sandbox.resolve` walks from it (`paths._walk_held`) where it can."""
+    for new, _ref in tree.pairs:
+        for root in new.roots:
+            fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+            held.keep(str(root), fd)
+            os.close(fd)
+
+
+@pytest.mark.parametrize("hold", [False, True], ids=["realpath", "held descriptors"])
+def test_resolve_matches_reference_on_every_name(
+    tree: Tree, hold: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every entry of the tree, relative and absolute, with and without the trailing forms;
+    resolved by `os.path.realpath` (no root descriptor held) and from the roots' held
+    descriptors."""
+    held.forget_all()
+    if hold:
+        _hold_roots(tree)
+    walked: list[object] = []
+    walk = paths._walk_held
+
+    def counted(roots: list[tuple[str, str]], candidate: str) -> object:
+        found = walk(roots, candidate)
+        if found is not None:
+            walked.append(candidate)
+        return found
+
+    monkeypatch.setattr(paths, "_walk_held", counted)
     ws = tree.base / "ws"
     for name in [*tree.names, "dir/sub/c.txt", "dir/up/a.txt", "dir/out/secret.txt"]:
         for suffix in ("", "/", "/.", "/..", "/x"):
@@ -358,6 +388,7 @@ def test_resolve_matches_reference_on_every_name(tree: Tree) -> None:
                 _check_all(tree, prefix + name + suffix)
     for odd in (".", "..", "/", "//", "///", "./.", str(ws), f"{ws}/", f"{ws}//", None, 3, b"a"):
         _check_all(tree, odd)
+    assert bool(walked) == hold  # the held descriptors were walked from, where they were held
 
 
 def test_special_files_are_covered(tree: Tree) -> None:

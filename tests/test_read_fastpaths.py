@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
+from filewright import Workspace
 from filewright.core.result import OperationFailed
-from filewright.fs import textfile
+from filewright.fs import paths, textfile
 from filewright.fs.textfile import TextFileError
 from filewright.read import media, textread
 from filewright.read.linestream import Encoding, sniff_encoding
@@ -202,3 +203,70 @@ def test_an_ascii_sample_is_utf8_unless_binary(sample: bytes) -> None:
         except TextFileError as exc:
             got = exc.code
         assert got == expected
+
+
+# -- resolution from the root's held descriptor ------------------------------------------------
+
+
+def _workspace_with_outside(tmp_path: Path) -> tuple[Path, Path]:
+    root, outside = tmp_path / "ws", tmp_path / "outside"
+    (root / "sub").mkdir(parents=True)
+    outside.mkdir()
+    (root / "f.txt").write_text("inside\n")
+    (root / "sub" / "f.txt").write_text("inside too\n")
+    (outside / "f.txt").write_text("SECRET\n")
+    (outside / "sub").mkdir()
+    (outside / "sub" / "f.txt").write_text("SECRET\n")
+    return root, outside
+
+
+@pytest.mark.parametrize(
+    "swap", ["root moved, link to it", "root for a link out", "sub for a link out"]
+)
+def test_a_swap_after_the_root_is_held_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, swap: str
+) -> None:
+    """Reads hold the root's descriptor and resolve from it; a root (or a directory in it)
+    swapped for a symlink afterwards is refused as before, its target never read."""
+    root, outside = _workspace_with_outside(tmp_path)
+    tools = Workspace(root).toolset("default")
+    walked: list[object] = []
+    walk = paths._walk_held
+
+    def counted(roots: list[tuple[str, str]], candidate: str) -> object:
+        found = walk(roots, candidate)
+        walked.append(found)
+        return found
+
+    monkeypatch.setattr(paths, "_walk_held", counted)
+    for name in ("f.txt", "sub/f.txt", "f.txt"):
+        assert tools.call("read", {"path": name}).ok
+    assert walked[-1] is not None  # the last read was resolved from the held root
+    if swap == "root moved, link to it":
+        root.rename(tmp_path / "moved")
+        root.symlink_to(tmp_path / "moved")
+    elif swap == "root for a link out":
+        root.rename(tmp_path / "moved")
+        root.symlink_to(outside)
+    else:
+        (root / "sub").rename(tmp_path / "moved")
+        (root / "sub").symlink_to(outside / "sub")
+    for name in ("f.txt", "sub/f.txt", str(root / "sub" / "f.txt")):
+        result = tools.call("read", {"path": name})
+        assert "SECRET" not in result.text
+        if swap != "sub for a link out" or "sub" in name:
+            assert not result.ok
+            assert "outside the workspace" in result.text, result.text
+
+
+def test_links_inside_the_root_still_resolve_to_their_targets(tmp_path: Path) -> None:
+    root, outside = _workspace_with_outside(tmp_path)
+    (root / "link.txt").symlink_to("sub/f.txt")
+    (root / "out.txt").symlink_to(outside / "f.txt")
+    tools = Workspace(root).toolset("default")
+    assert tools.call("read", {"path": "f.txt"}).ok  # (the root is held from here on)
+    got = tools.call("read", {"path": "link.txt"})
+    assert got.ok and "inside too" in got.text
+    assert got.data["path"] == str(root / "link.txt")
+    refused = tools.call("read", {"path": "out.txt"})
+    assert not refused.ok and "SECRET" not in refused.text

@@ -296,8 +296,13 @@ class Engine:
         """The policy's answer for a location (its name and its real target)."""
         if self.workspace.is_private(loc.real):
             return Access.HIDDEN
-        access = self.policy.access(*self.policy_names(loc), is_dir=loc.is_dir)
-        if loc.real == self.workspace.user_policy_file and access in (Access.WRITE, Access.CONFIRM):
+        names = self.policy_names(loc)
+        if len(names) == 2 and names[0] == names[1]:  # named as it is: judged once
+            del names[1]
+        access = self.policy.access(*names, is_dir=loc.is_dir)
+        if access in (Access.WRITE, Access.CONFIRM) and _same(
+            loc.real, self.workspace.user_policy_file
+        ):
             return Access.READ
         return access
 
@@ -306,9 +311,12 @@ class Engine:
         nested roots, the path relative to every root that holds it (so naming a file
         through the inner root cannot dodge an outer rule). `access` and
         `filewright.engine.explain` both ask by these."""
+        roots = self.workspace.sandbox.roots
+        if len(roots) == 1:
+            return [loc.lexical_rel, loc.rel]
         nested = [
             loc.real.relative_to(root).as_posix()
-            for root in self.workspace.sandbox.roots
+            for root in roots
             if root != loc.root and _inside(loc.real, root)
         ]
         return [loc.lexical_rel, loc.rel, *nested]
@@ -482,7 +490,16 @@ def _shown(access: Access) -> bool:
 
 
 def _inside(child: Path, parent: Path) -> bool:
-    return child == parent or str(child).startswith(str(parent).rstrip(os.sep) + os.sep)
+    """Whether `child` is `parent` or below it (both absolute and normalised, as real paths
+    are: compared as strings, which a Path's string is made once for)."""
+    child_str, parent_str = str(child), str(parent)
+    return child_str == parent_str or child_str.startswith(parent_str.rstrip(os.sep) + os.sep)
+
+
+def _same(a: Path, b: Path) -> bool:
+    """`a == b` for absolute normalised paths (a string comparison; Path's `==` compares
+    their parsed parts)."""
+    return str(a) == str(b)
 
 
 def _size(exc: PathRefused) -> dict[str, Any]:

@@ -43,7 +43,10 @@ _NO_TMPFILE = frozenset(
 def _parts(rel: str) -> list[str]:
     if rel in ("", "."):
         return []
-    return list(PurePosixPath(rel).parts)
+    parts = rel.split("/")  # a resolved `rel` is normalised: its names, as pathlib gives them
+    if "" in parts or "." in parts:
+        return list(PurePosixPath(rel).parts)
+    return parts
 
 
 def _swapped(path: str) -> PathRefused:

@@ -6,6 +6,14 @@ decided on the real path (every symlink resolved) with a separator-aware compari
 `..` escapes, prefix siblings (`/ws-evil` next to `/ws`) and symlinks that lead outside
 are all refused. Paths that do not exist yet are checked through what does exist.
 
+Once a root's descriptor is held (`fs.held`: kept by the first open in that root, and
+reused only while /proc shows its directory still at the root's path), a path is resolved
+from it: each name below the root looked at without following it (`_walk_held`), one
+fstatat per name instead of an lstat per component of the whole path from `/` and a stat.
+A path with a `..` or one that meets a symlink goes through `os.path.realpath` as before
+(the link's target decides where it leads); both give the same `Location`
+(tests/test_paths_equivalence.py runs both against a frozen reference).
+
 Resolution is only the first line of defence: `fsio` opens every file by walking from the
 root's directory descriptor with `O_NOFOLLOW`, so a symlink swapped in after this check
 cannot redirect a read or a write.
@@ -14,6 +22,7 @@ cannot redirect a read or a write.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import re
 import stat
@@ -21,6 +30,7 @@ import unicodedata
 from pathlib import Path, PurePosixPath
 
 from filewright.core.record import Frozen
+from filewright.fs import held
 
 
 class PathRefused(Exception):
@@ -197,6 +207,47 @@ def _realpath(path: str) -> tuple[str, bool]:
     return real, False
 
 
+def _walk_held(roots: list[tuple[str, str]], candidate: str) -> tuple[bool, int] | None:
+    """`_realpath(candidate)` answered from a root's held descriptor, when that is sure to
+    give the same answer: (exists, mode of what it names). None when it is not: the root's
+    descriptor is not held (or its directory is no longer at its path, which `held.reuse`
+    checks through /proc), `candidate` has a `..` or meets a symlink (whose target decides
+    the real path), or the disk says anything but "there", "missing" or "not a directory".
+
+    Each name below the root is looked at without following it, from the root's
+    descriptor, one prefix after another: the same checks `os.path.realpath` makes with an
+    lstat per component of the whole path, from `/` (whose root components the held
+    descriptor stands for). A candidate that meets no link is its own real path."""
+    index = _innermost(roots, candidate)
+    if index < 0:
+        return None
+    root, prefix = roots[index]
+    rest = candidate[len(prefix) :] if candidate != root else ""
+    names = rest.split("/") if rest else []
+    if ".." in names or "." in names or "" in names:
+        return None
+    fd = held.reuse(root)
+    if fd is None:
+        return None
+    try:
+        if not names:
+            return True, os.fstat(fd).st_mode
+        at = 0
+        for name in names:
+            at += len(name) + 1
+            try:
+                mode = os.stat(rest[: at - 1], dir_fd=fd, follow_symlinks=False).st_mode
+            except (FileNotFoundError, NotADirectoryError):
+                return False, 0
+            if stat.S_ISLNK(mode):
+                return None
+        return True, mode
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def _ends_on_a_link(real: str) -> bool:
     """True when the longest existing prefix of `real` is a symlink."""
     while True:
@@ -207,6 +258,13 @@ def _ends_on_a_link(real: str) -> bool:
             if parent == real:
                 return False
             real = parent
+
+
+@functools.lru_cache(maxsize=1024)
+def _as_path(path: str) -> Path:
+    """`Path(path)`, made once per string while it is in use (a Path is immutable; making
+    one parses the string again, ~2 µs, twice per resolved path)."""
+    return Path(path)
 
 
 class Sandbox:
@@ -264,7 +322,11 @@ class Sandbox:
             first, first_prefix = self._lexical[0]
             candidate = first if raw == "." else first_prefix + raw
             lexical = os.path.normpath(candidate)
-        real, exists = _realpath(candidate)
+        walked = _walk_held(self._real, candidate)
+        if walked is None:
+            real, exists = _realpath(candidate)
+        else:
+            real, (exists, mode) = candidate, walked
         index = _innermost(self._real, real)
         if index < 0:
             raise PathRefused("outside", path, f"path is outside the workspace: {path}")
@@ -277,16 +339,16 @@ class Sandbox:
         rel = real[len(root_prefix) :] if real != root else "."
         lexical_rel = lexical[len(named_prefix) :] if lexical != named else "."
         is_dir = is_regular = False
-        if exists:
+        if exists and walked is None:
             try:
                 mode = os.stat(real).st_mode
             except OSError as exc:
                 if exc.errno not in _NOT_THERE:
                     raise
                 exists = False  # gone since the realpath looked (another process moved it)
-            else:
-                is_dir = stat.S_ISDIR(mode)
-                is_regular = stat.S_ISREG(mode)
+        if exists:
+            is_dir = stat.S_ISDIR(mode)
+            is_regular = stat.S_ISREG(mode)
         # Every name in a strict realpath's answer was looked at and is no symlink: when
         # the answer is the candidate itself, the candidate is no link (no lstat needed).
         is_link = False if exists and real == candidate else os.path.islink(candidate)
@@ -301,10 +363,10 @@ class Sandbox:
             raise PathRefused("is_directory", path, f"path is a directory: {path}")
         if expect == "dir" and exists and not is_dir:
             raise PathRefused("not_directory", path, f"not a directory: {path}")
-        real_path = Path(real)
+        real_path = _as_path(real)
         return Location(
             given=path,
-            path=real_path if lexical == real else Path(lexical),
+            path=real_path if lexical == real else _as_path(lexical),
             real=real_path,
             root=self.roots[index],
             rel=rel,
