@@ -17,6 +17,7 @@ No mount table (not Linux, no /proc) or one that cannot be read: the gate stays 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 from collections.abc import Iterable, Sequence
@@ -105,16 +106,13 @@ class MountGate:
         except (OSError, ValueError):
             self.close()
 
-    def _read(self) -> str | None:
+    def _read(self) -> str:
         chunks: list[bytes] = []
         offset = 0
         while chunk := os.pread(self._fd, 1 << 16, offset):
             chunks.append(chunk)
             offset += len(chunk)
-        try:
-            return b"".join(chunks).decode("utf-8", "surrogateescape")
-        except ValueError:
-            return None
+        return b"".join(chunks).decode("utf-8", "surrogateescape")
 
     def open_for(self, roots: Sequence[str]) -> bool:
         """Whether every root (real paths) and every mount beneath is local, by the
@@ -137,6 +135,10 @@ class MountGate:
                 self._cache.clear()
             self._cache[key] = found
         return found
+
+    def __del__(self) -> None:  # a server made and dropped (tests make hundreds): its fd
+        with contextlib.suppress(Exception):  # (at interpreter exit, os may be gone)
+            self.close()
 
     def close(self) -> None:
         """Stop watching; the gate stays closed."""
