@@ -15,8 +15,9 @@ could take long:
   (which would need the loop that is busy running the call) ends it.
 
 Ending it raises `NotInline`; the server catches it and runs the same call again on a
-worker thread. Nothing was returned, recorded or changed by then, so the answer is the
-one the threaded call gives. `NotInline` is a BaseException, as `GeneratorExit` is: a
+worker thread. Nothing was returned or changed by then, so the answer is the one the
+threaded call gives (a read the call recorded in the ledger before a second read of a
+file that grew meanwhile gave up is recorded again, with the file's hash then). `NotInline` is a BaseException, as `GeneratorExit` is: a
 tool's `except Exception` (which turns surprises into failure results) must not catch it.
 Outside `running_inline` every check here is a no-op costing one context-variable read.
 """

@@ -57,8 +57,7 @@ to the toolset unchanged, which validates them with its own messages.
   byte, when the file is not regular or is over `MAX_INLINE_BYTES` (64 KiB); a PDF's
   text, a directory listing, legacy-encoding detection, a progress report and a
   confirmation give up too. Giving up raises `NotInline`, and the same call then runs on
-  a worker thread: nothing was returned, recorded or changed, so the answer is the
-  threaded one. What stays on the loop is bounded by the file's size (about 3 ms for
+  a worker thread: nothing was returned or changed, so the answer is the threaded one. What stays on the loop is bounded by the file's size (about 3 ms for
   64 KiB at most). Searches, listings, several files and changes always run on threads.
   `FILEWRIGHT_MCP_INLINE=0` (or `FilewrightServer(inline=False)`) runs every call on a thread.
 """
@@ -387,7 +386,7 @@ class FilewrightServer(MCPServer):
                 with running_inline():
                     result = toolset.call(name, arguments)
                 self.inline_answers += 1
-            except NotInline:  # nothing was read or changed: run it on a thread instead
+            except NotInline:  # nothing was returned or changed: run it on a thread instead
                 self.inline_fallbacks += 1
         if result is None:
             if state is None:
