@@ -13,7 +13,10 @@ from pathlib import Path
 import pytest
 
 from filewright import Workspace, state
-from filewright.state.history import _INDEX_SLOTS, History, LockTimeout, _key, file_lock
+from filewright.state.history import History
+from filewright.state.index import INDEX_SLOTS as _INDEX_SLOTS
+from filewright.state.locks import LockTimeout, file_lock
+from filewright.state.statedir import _key
 
 
 def _edit(tools, old: str, new: str) -> None:
@@ -169,7 +172,7 @@ _HOLDER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from filewright.state.history import file_lock
+    from filewright.state.locks import file_lock
     with file_lock(Path(sys.argv[1]), sys.argv[2]):
         print("held", flush=True)
         sys.stdin.readline()

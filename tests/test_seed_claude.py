@@ -21,7 +21,7 @@ import pytest
 from samples import png
 
 from filewright import Workspace
-from filewright.state.history import file_lock
+from filewright.state.locks import file_lock
 from filewright.tools.base import Toolset
 from filewright.toolsets.claude import seed
 

@@ -65,13 +65,13 @@ def test_an_edit_opens_few_files(tmp_path: Path) -> None:
     opens = json.loads(proc.stdout)
     # Per edit: the file (read, then re-read under the lock), the lock, the two index
     # slots, the backup, the new index slot, the temporary file; no directory walked
-    # from `/` (was ~66 opens per edit).
-    assert len(opens) / 2 <= 12, opens
+    # from `/` (was ~66 opens per edit; 9 before the size check became a stat).
+    assert len(opens) / 2 <= 8, opens
     assert "/" not in opens
 
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
-def test_an_edit_makes_at_most_30_opens_and_stats(tmp_path: Path) -> None:
+def test_an_edit_makes_at_most_25_opens_and_stats(tmp_path: Path) -> None:
     root = _workspace(tmp_path)
     log = tmp_path / "strace.txt"
     traced = "openat,open,newfstatat,fstat,statx,stat,lstat,write,getppid"
@@ -95,7 +95,9 @@ def test_an_edit_makes_at_most_30_opens_and_stats(tmp_path: Path) -> None:
             on = False
         elif on and not body.startswith(("write(", "<...", "+++", "---")):
             calls.append(body.split("(", 1)[0])
-    assert 0 < len(calls) <= 30, calls  # (was ~83 in process, 98 through `serve`)
+    # (was ~83 in process, 98 through `serve`; 26 here before the size check before the
+    # load became a stat; the sandbox's stats of the path's ancestors count: 5 levels)
+    assert 0 < len(calls) <= 25, calls
 
 
 @pytest.mark.parametrize("swapped", ["state", "history", "root"])

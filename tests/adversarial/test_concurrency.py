@@ -466,7 +466,7 @@ def test_lock_holder_killed_does_not_deadlock(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import sys, time\nfrom filewright.state.history import file_lock\n"
+            "import sys, time\nfrom filewright.state.locks import file_lock\n"
             f"lock = file_lock(__import__('pathlib').Path({str(root / '.filewright')!r}), "
             f"{str((root / 'f.txt').resolve())!r})\nlock.__enter__()\nprint('locked', flush=True)\ntime.sleep(600)\n",
         ],

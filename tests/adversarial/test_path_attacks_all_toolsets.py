@@ -28,7 +28,7 @@ from forkserver import ForkServer, shared
 
 from filewright import Workspace
 from filewright.fs.textfile import content_hash
-from filewright.state.history import _key
+from filewright.state.statedir import _key
 
 from .support import (
     SECRET,

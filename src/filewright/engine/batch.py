@@ -38,7 +38,8 @@ from filewright.fs.textencode import encode
 from filewright.fs.textfile import TextFile, TextFileError, content_hash
 from filewright.fs.textfile import normalise_newlines as _lf
 from filewright.policy.rules import Access, Risk, risk_of
-from filewright.state.history import ABSENT_HASH, LockTimeout, file_lock
+from filewright.state.index import ABSENT_HASH
+from filewright.state.locks import LockTimeout, file_lock
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,9 @@ prefix/suffix scan of the two texts (compared in blocks, no list of lines), only
 between them (with their context) are diffed, and when those are large the one hunk they
 make is written line by line until the diff reaches its limit (`MAX_DIFF_DATA`), then cut
 with the note `clip_diff` writes. A 60 MB write costs a few megabytes of diff, not
-gigabytes. `changed_lines` comes from the same scan."""
+gigabytes. `changed_lines` comes from the same scan. A small change of one block (say,
+one line of a file) gets difflib's opcodes without difflib's matcher
+(`one_block_opcodes`): the same diff, byte for byte."""
 
 from __future__ import annotations
 
@@ -92,8 +94,20 @@ def _region_diff(
             op = ("equal", i1, op[2], j1, op[4])
         merged.append(op)
     a, b = lead + a_mid + trail, lead + b_mid + trail
+    return _finish(_format(merged, a, b, path, context), first_line)
+
+
+def _format(
+    opcodes: list[tuple[str, int, int, int, int]],
+    a: list[str],
+    b: list[str],
+    path: str,
+    context: int,
+) -> list[str]:
+    """The lines `difflib.unified_diff(a, b, n=context)` writes, for the opcodes its
+    matcher would find (grouped into hunks by difflib itself)."""
     matcher: Any = difflib.SequenceMatcher(None, [], [])
-    matcher.opcodes = merged  # (get_opcodes returns these)
+    matcher.opcodes = opcodes  # (get_opcodes returns these)
     lines: list[str] = []
     for group in matcher.get_grouped_opcodes(context):
         if not lines:
@@ -106,18 +120,58 @@ def _region_diff(
                 continue
             lines += ["-" + line for line in a[x1:x2]]
             lines += ["+" + line for line in b[y1:y2]]
-    return _finish(lines, first_line)
+    return lines
 
 
 def _difflib(old: str, new: str, path: str, context: int, first_line: int) -> str:
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True),
-        new.splitlines(keepends=True),
-        fromfile=f"a/{path}",
-        tofile=f"b/{path}",
-        n=context,
-    )
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    opcodes = one_block_opcodes(a, b)
+    if opcodes is not None:
+        return _finish(_format(opcodes, a, b, path, context), first_line)
+    lines = difflib.unified_diff(a, b, fromfile=f"a/{path}", tofile=f"b/{path}", n=context)
     return _finish(lines, first_line)
+
+
+_AUTOJUNK_LINES = 200
+"""From this many lines of the new text on, difflib's matcher treats lines that occur
+often as junk (its "popular" heuristic), which `one_block_opcodes` does not model."""
+
+
+def one_block_opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]] | None:
+    """difflib's opcodes for `a` -> `b` found directly, when they differ in one block:
+    a common head and tail, and between them lines of `a` that `b` nowhere has and lines
+    of `b` that `a` nowhere has (say, one line changed). None when that is not so.
+
+    Then no matching block of difflib's matcher can hold a line of the block, so each
+    lies in the head or the tail; the longest (earliest on ties) is the head or the tail
+    whole, and the search on either side of it finds the other: the opcodes are equal,
+    replace (or delete, or insert), equal. tests/test_diffs_direct.py checks it against
+    difflib on random texts."""
+    n_a, n_b = len(a), len(b)
+    if n_b >= _AUTOJUNK_LINES:
+        return None
+    m = min(n_a, n_b)
+    head = 0
+    while head < m and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < m - head and a[n_a - 1 - tail] == b[n_b - 1 - tail]:
+        tail += 1
+    a_end, b_end = n_a - tail, n_b - tail
+    if head == a_end and head == b_end:  # equal texts: no hunks
+        return [("equal", 0, n_a, 0, n_b)] if n_a else []
+    in_b = set(b)
+    if any(line in in_b for line in a[head:a_end]):
+        return None
+    in_a = set(a)
+    if any(line in in_a for line in b[head:b_end]):
+        return None
+    tag = "replace" if head < a_end and head < b_end else "delete" if head < a_end else "insert"
+    ops = [("equal", 0, head, 0, head)] if head else []
+    ops.append((tag, head, a_end, head, b_end))
+    if tail:
+        ops.append(("equal", a_end, n_a, b_end, n_b))
+    return ops
 
 
 def _finish(lines: Iterable[str], first_line: int) -> str:

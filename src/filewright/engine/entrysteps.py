@@ -19,7 +19,8 @@ from filewright.fs import entries, fsio
 from filewright.fs.paths import Location, PathRefused
 from filewright.fs.textfile import TextFileError, content_hash, decode
 from filewright.policy.rules import Access
-from filewright.state.history import ABSENT_HASH, LockTimeout, file_lock
+from filewright.state.index import ABSENT_HASH
+from filewright.state.locks import LockTimeout, file_lock
 
 DIR_HASH = "directory"  # hash_after of a directory's entry (it has no content)
 GONE = ABSENT_HASH  # hash_after of a change that left nothing at the path

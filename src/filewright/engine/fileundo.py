@@ -29,7 +29,7 @@ from filewright.engine.workspace import Engine
 from filewright.fs import entries, fsio
 from filewright.fs.paths import Location
 from filewright.policy.rules import Access, Risk
-from filewright.state.history import Entry
+from filewright.state.index import Entry
 
 
 def is_file_management(entry: Entry) -> bool:

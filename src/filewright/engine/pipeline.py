@@ -24,7 +24,7 @@ from filewright.fs.paths import Location, PathRefused
 from filewright.fs.textencode import encode
 from filewright.fs.textfile import TextFile, TextFileError, content_hash, normalise_newlines
 from filewright.policy.rules import Access, risk_of
-from filewright.state.history import LockTimeout, file_lock
+from filewright.state.locks import LockTimeout, file_lock
 
 
 def _run_compute(change: Change, old: str | None, outcome: Outcome, limit: int) -> str:

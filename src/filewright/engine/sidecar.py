@@ -19,7 +19,7 @@ from filewright.core.result import fail
 from filewright.engine.workspace import Engine
 from filewright.fs import entries, fsio
 from filewright.fs.paths import Location, PathRefused
-from filewright.state.history import timestamp_for_filename
+from filewright.state.index import timestamp_for_filename
 
 _MAX_NAME_BYTES = 255
 _BACKUP_SUFFIX_BYTES = len(".2025-01-12T10-30-00-000Z-9999.backup")

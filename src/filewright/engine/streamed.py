@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import stat
 from typing import Any
 
 from filewright.core import budget, regexes
@@ -54,7 +55,8 @@ from filewright.fs.chunked import (
 from filewright.fs.paths import Location, PathRefused
 from filewright.fs.textfile import TextFileError, detect_encoding
 from filewright.policy.rules import Access, risk_of
-from filewright.state.history import Entry, file_lock
+from filewright.state.index import Entry
+from filewright.state.locks import file_lock
 
 # `pipeline.Change` and `pipeline.Outcome` (not imported: the pipeline imports this).
 Change = Any
@@ -79,10 +81,12 @@ def should_stream(engine: Engine, change: Change, loc: Location) -> int | None:
     if change.streamed is None or not loc.exists:
         return None
     try:
-        size = bigfile.file_size(loc)
+        st = fsio.stat_entry(loc)  # (one stat: a small file's change opens it once, to load)
     except OSError:
         return None  # the ordinary path reports what is wrong
-    return size if size > stream_threshold(engine, change) else None
+    if not stat.S_ISREG(st.st_mode):
+        return None  # (likewise)
+    return st.st_size if st.st_size > stream_threshold(engine, change) else None
 
 
 def stream_threshold(engine: Engine, change: Change) -> int:

@@ -15,7 +15,7 @@ from filewright.engine.workspace import Engine
 from filewright.fs import bigfile
 from filewright.fs.chunked import Reverse, StreamError, unpack_deltas
 from filewright.fs.paths import Location
-from filewright.state.history import Entry, stored_identity
+from filewright.state.index import Entry, stored_identity
 
 
 def undo_large(engine: Engine, loc: Location, last: Entry, outcome: Outcome, dry_run: bool) -> None:

@@ -12,7 +12,8 @@ from filewright.fs import fsio
 from filewright.fs.paths import PathRefused
 from filewright.fs.textfile import content_hash
 from filewright.policy.rules import Access, Risk
-from filewright.state.history import ABSENT_HASH, file_lock
+from filewright.state.index import ABSENT_HASH
+from filewright.state.locks import file_lock
 
 
 def undo(engine: Engine, path: str, *, dry_run: bool = False, force: bool = False) -> Outcome:

@@ -71,12 +71,6 @@ def open_file(loc: Location) -> Iterator[Opened]:
         os.close(fd)
 
 
-def file_size(loc: Location) -> int:
-    """The size of the regular file at `loc`."""
-    with open_file(loc) as opened:
-        return opened.size
-
-
 def chunks(fd: int, start: int = 0, size: int = CHUNK_BYTES) -> Iterator[bytes]:
     """The bytes of `fd` from `start` to its end, in chunks of `size`."""
     pos = start

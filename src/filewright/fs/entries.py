@@ -15,6 +15,7 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from filewright.fs import held
 from filewright.fs.fsio import open_dir, read_to_end, refuse_if_read_only
 from filewright.fs.paths import Location, PathRefused
 
@@ -84,6 +85,7 @@ def rename(src: Location, dst: Location, *, replace: bool = False) -> None:
             os.rename(sname, dname, src_dir_fd=sfd, dst_dir_fd=dfd)
         else:
             _rename_noreplace(sfd, sname, dfd, dname)
+        held.forget_checks()  # a kept directory may have moved: confirm each again
         for fd in {sfd, dfd}:
             with contextlib.suppress(OSError):
                 os.fsync(fd)
@@ -114,6 +116,7 @@ def remove(loc: Location, kind: str) -> None:
             raise PathRefused("changed", loc.given, f"{loc.given} changed while in use")
         if kind == "dir":
             os.rmdir(name, dir_fd=dfd)
+            held.forget_checks()
         else:
             if kind == "file":  # the one "may it be removed" check
                 refuse_if_read_only(dfd, name, st, loc.given)

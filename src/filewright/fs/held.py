@@ -1,5 +1,5 @@
 """Directory descriptors kept open between calls, so that a state directory is not
-walked again from `/` for every step of every change (issue 32: ~45 of an edit's opens).
+walked again from `/` for every step of a change (issue 32: ~45 of an edit's opens).
 
 `state.history` opens a state directory (and `fs.fsio` a root) one component at a time from `/` without
 following links (a directory swapped for a symlink is refused). It hands the descriptor
@@ -9,6 +9,14 @@ duplicate of the kept descriptor, but only after the kernel confirms
 that was moved away, deleted, or replaced by a symlink (at its own name or at any
 ancestor's) reads back as another path, is dropped, and the caller walks from `/` again,
 which refuses the link as before. Where `/proc` is missing nothing is kept.
+
+Inside `checked_once()` (one tool call: `Toolset.call`) that confirmation is made once
+per directory, at its first use in the call; its later uses in the same call get the
+same directory without asking `/proc` again. A call that walked from `/` once would
+likewise use the descriptor it got for all its steps: a directory swapped for a link
+during the call is not written through either way (the descriptor names the directory
+itself, never the link), and the next call confirms it again and refuses it. A rename
+or removal of a directory by filewright itself (`forget_checks`) ends the trust at once.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ from __future__ import annotations
 import _thread
 import os
 from collections import OrderedDict
+from types import TracebackType
 
 LIMIT = 64
 """Descriptors kept at most (the least recently used are closed first)."""
@@ -23,23 +32,28 @@ LIMIT = 64
 _PROC_FD = "/proc/self/fd/"
 _kept: OrderedDict[str, int] = OrderedDict()
 _lock = _thread.allocate_lock()
+_local = _thread._local()
 
 
 def reuse(path: str) -> int | None:
     """A new descriptor (the caller closes it) of the kept directory `path` (absolute,
     normalised, no links), if it is still that directory at that path; else None."""
+    checked: set[str] | None = getattr(_local, "checked", None)
     with _lock:
         fd = _kept.get(path)
         if fd is None:
             return None
-        try:
-            where = os.readlink(_PROC_FD + str(fd))
-        except OSError:
-            where = None
-        if where != path:
-            del _kept[path]
-            os.close(fd)
-            return None
+        if checked is None or path not in checked:
+            try:
+                where = os.readlink(_PROC_FD + str(fd))
+            except OSError:
+                where = None
+            if where != path:
+                del _kept[path]
+                os.close(fd)
+                return None
+            if checked is not None:
+                checked.add(path)
         _kept.move_to_end(path)
         return os.dup(fd)
 
@@ -52,12 +66,41 @@ def keep(path: str, fd: int) -> None:
             return  # (reached through a link, or no /proc: never kept)
     except OSError:
         return
+    checked: set[str] | None = getattr(_local, "checked", None)
     with _lock:
+        if checked is not None:
+            checked.add(path)
         if path in _kept:
             return
         _kept[path] = os.dup(fd)
         while len(_kept) > LIMIT:
             os.close(_kept.popitem(last=False)[1])
+
+
+class checked_once:
+    """Within it (this thread; nestable), each kept directory is confirmed at its first
+    `reuse` only (see the module's docstring)."""
+
+    __slots__ = ("_outer",)
+
+    def __enter__(self) -> None:
+        self._outer = getattr(_local, "checked", None)
+        if self._outer is None:
+            _local.checked = set()
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._outer is None:
+            _local.checked = None
+
+
+def forget_checks() -> None:
+    """Confirm every kept directory again at its next use (a directory was renamed or
+    removed by this thread's call)."""
+    checked: set[str] | None = getattr(_local, "checked", None)
+    if checked is not None:
+        checked.clear()
 
 
 def forget_all() -> None:

@@ -1,5 +1,6 @@
-"""Backups, undo and locks, kept in a state directory the agent cannot see (its checks,
-its files and the read ledger: `state.statedir`).
+"""Backups and undo: the change log of every file, kept in a state directory the agent
+cannot see (its checks, its files and the read ledger: `state.statedir`; the per-file
+locks: `state.locks`; one file's index and its entries: `state.index`).
 
 Layout under a root's state directory (`.filewright/` by default):
 
@@ -14,291 +15,60 @@ Layout under a root's state directory (`.filewright/` by default):
 replaced by a rename over an existing name or truncated in place: on ext4 either forces
 the new data to disk at once (auto_da_alloc), which made the index write cost ~0.3 ms.
 State files are opened without following links, so a planted link is refused, never
-followed.
+followed. Each operation opens the file's history directory once and works relative to
+that descriptor.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
-import re
-import time
-from collections.abc import Callable
+import stat
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from filewright.core.record import Frozen
+from filewright.state.index import (
+    INDEX_SLOTS,
+    LEGACY_INDEX,
+    Entry,
+    IndexCache,
+    Loaded,
+    encode_index,
+    index_path,
+    now_iso,
+    stored_identity,
+)
 from filewright.state.statedir import (
-    _PLANTED_LINK,
     _dir_fd,
     _key,
-    _open_state_file,
     _read_state_file,
-    _unlink,
-    _write_bytes,
-    _write_json,
-    ensure_state_dir,
+    read_at,
+    unlink_at,
+    write_at,
 )
-
-if TYPE_CHECKING:
-    from types import TracebackType
 
 DEFAULT_KEEP = 10
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024  # all of a root's history: oldest dropped beyond
 _PRUNE_CHECK_BYTES = 1024 * 1024  # a record that stores this much checks the total
-#: `Entry.hash_after` of a change that left no file (a delete, the source of a move).
-ABSENT_HASH = ""
-LOCK_TIMEOUT = 30.0
-_INDEX_SLOTS = ("index.a.json", "index.b.json")
-_LEGACY_INDEX = "index.json"  # one file replaced by rename (before two slots); still read
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - not POSIX: filelock's portable lock instead
-    fcntl = None  # type: ignore[assignment]
 
 
-class LockTimeout(Exception):
-    """Another process held the lock for longer than the timeout. `holder`: the name of
-    the operation holding it, as it wrote it into the lock file ("" when unknown)."""
-
-    def __init__(self, message: str, holder: str = "") -> None:
-        super().__init__(message)
-        self.holder = holder
-
-
-class FileLockGuard:
-    """An exclusive cross-process lock on one lock file, as a context manager.
-
-    On POSIX an `flock` on a descriptor opened without following links (a planted link
-    is refused), polled until `timeout`: 0.01 ms to take and release, where filelock's
-    machinery costs 0.16 ms per change. Elsewhere filelock's portable lock.
-    """
-
-    def __init__(self, path: Path, timeout: float, operation: str = "") -> None:
-        self.path = path
-        self.timeout = timeout
-        self.operation = operation
-        self._fd: int | None = None
-        self._portable: Any = None
-
-    def __enter__(self) -> FileLockGuard:
-        if fcntl is None:  # pragma: no cover - not POSIX
-            return self._enter_portable()
-        fd = _open_state_file(self.path, os.O_RDWR | os.O_CREAT)
-        deadline = time.monotonic() + self.timeout
-        delay = 0.0005
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    holder = _holder(fd)
-                    os.close(fd)
-                    raise LockTimeout(
-                        f"{self.path} stayed locked for {self.timeout:g} s", holder
-                    ) from None
-                time.sleep(delay)
-                delay = min(delay * 2, 0.05)
-            except BaseException:
-                os.close(fd)
-                raise
-        self._fd = fd
-        if self.operation:  # who holds it, for whoever finds it locked (cleared on release)
-            with contextlib.suppress(OSError):
-                os.pwrite(fd, self.operation.encode("utf-8", "replace")[:64], 0)
-        return self
-
-    def _enter_portable(self) -> FileLockGuard:  # pragma: no cover - not POSIX
-        # deferred: filelock: heavy, loaded only when this runs
-        from filelock import FileLock, Timeout
-
-        self._portable = FileLock(str(self.path), timeout=self.timeout)
-        try:
-            self._portable.acquire()
-        except Timeout as exc:
-            raise LockTimeout(str(exc)) from None
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if self._portable is not None:  # pragma: no cover - not POSIX
-            self._portable.release()
-            self._portable = None
-            return
-        fd, self._fd = self._fd, None
-        if fd is not None:
-            try:
-                if self.operation:
-                    with contextlib.suppress(OSError):
-                        os.ftruncate(fd, 0)
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            finally:
-                os.close(fd)
-
-
-def _holder(fd: int) -> str:
-    """The operation name the lock's holder wrote into the lock file (it writes it just
-    after taking the lock, so a few tries cover that moment)."""
-    for _ in range(20):
-        try:
-            name = os.pread(fd, 64, 0).decode("utf-8", "replace").strip()
-        except OSError:
-            return ""
-        if name:
-            return name
-        time.sleep(0.001)
-    return ""
-
-
-def file_lock(
-    state_dir: Path, rel: str, timeout: float = LOCK_TIMEOUT, operation: str = ""
-) -> FileLockGuard:
-    """The inter-process lock guarding read-modify-write of one file; `operation` names
-    the holder (see `LockTimeout.holder`)."""
-    ensure_state_dir(state_dir)  # refuses links in it and among its entries
-    key = _key(rel)
-    # Every change and undo takes this lock first: the file's history directory may not
-    # be a link (the files in it are opened without following links).
-    _refuse_links_only(state_dir / "history" / key)
-    locks = state_dir / "locks"
-    os.close(_dir_fd(locks, create=True))
-    return FileLockGuard(locks / f"{key}.lock", timeout, operation)
-
-
-def _refuse_links_only(path: Path) -> None:
-    if path.is_symlink():
-        raise OSError(errno.ELOOP, _PLANTED_LINK, str(path))
-
-
-_FILE_MANAGEMENT_FIELDS = (
-    "entry_type",
-    "moved_from",
-    "moved_to",
-    "members",
-    "link",
-    "mode",
-    "owner",
-    "stored_id",
-)
-
-
-class Entry(Frozen):
-    """One recorded change: the bytes before it (None: the file did not exist)."""
-
-    _fields = (
-        "id",
-        "time",
-        "operation",
-        "existed",
-        "hash_after",
-        "size_before",
-        "kind",
-        "size_after",
-        "stored",
-        "mtime_before",
-        *_FILE_MANAGEMENT_FIELDS,
-    )
-    __slots__ = _fields
-    id: int
-    time: str
-    operation: str
-    existed: bool
-    hash_after: str
-    size_before: int
-    # How undo gets the old bytes back: "full" (<id>.bak holds them), "delta" (<id>.delta
-    # holds the replaced ranges: a reverse delta), "truncate" (an append: cut the file
-    # back to size_before) or "tree" (a recursive delete: <id>.tree is the directory
-    # itself, moved there by one rename; `stored` is its files' size). `size_after` and `stored` (bytes kept for it) are -1 / 0 in
-    # entries written before these existed.
-    kind: str
-    size_after: int
-    stored: int
-    mtime_before: int  # ns; undo gives the file back its mtime (large files' identity)
-    # File management (move, delete, mkdir); written only when set, so an index without
-    # them reads as before. `entry_type`: "file", "dir" or "symlink" (`link`: its target);
-    # `moved_from` / `moved_to`: the other end of a move (real paths); `members`: what a
-    # recursive delete or a mkdir of several levels recorded with it (real paths).
-    entry_type: str
-    moved_from: str | None
-    moved_to: str | None
-    members: list[str] | None
-    link: str | None
-    # Permission bits and (uid, gid) of the file before the change, where undo may have to
-    # re-create it (a delete, a move over a file, a patch's delete or move).
-    mode: int | None
-    owner: list[int] | None
-    # A large file's kept copy ("full"): "inode:size:mtime_ns" of <id>.bak as stored, so
-    # undo can tell that nothing changed it since (see `stored_identity`).
-    stored_id: str | None
-
-    def __init__(
-        self,
-        id: int,
-        time: str,
-        operation: str,
-        existed: bool,
-        hash_after: str,
-        size_before: int,
-        kind: str = "full",
-        size_after: int = -1,
-        stored: int = 0,
-        mtime_before: int = 0,
-        entry_type: str = "file",
-        moved_from: str | None = None,
-        moved_to: str | None = None,
-        members: list[str] | None = None,
-        link: str | None = None,
-        mode: int | None = None,
-        owner: list[int] | None = None,
-        stored_id: str | None = None,
-    ) -> None:
-        self._set(
-            id,
-            time,
-            operation,
-            existed,
-            hash_after,
-            size_before,
-            kind,
-            size_after,
-            stored,
-            mtime_before,
-            entry_type,
-            moved_from,
-            moved_to,
-            members,
-            link,
-            mode,
-            owner,
-            stored_id,
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "id": self.id,
-            "time": self.time,
-            "operation": self.operation,
-            "existed": self.existed,
-            "hash_after": self.hash_after,
-            "size_before": self.size_before,
-        }
-        if self.kind != "full" or self.size_after >= 0 or self.stored:
-            out.update(
-                kind=self.kind,
-                size_after=self.size_after,
-                stored=self.stored,
-                mtime_before=self.mtime_before,
-            )
-        for name in _FILE_MANAGEMENT_FIELDS:
-            value = getattr(self, name)
-            if value is not None and value != "file":
-                out[name] = value
-        return out
+@contextlib.contextmanager
+def _opened(d: Path, *, create: bool = False) -> Iterator[int | None]:
+    """The history directory `d`, open (made first with `create`); None when it is missing
+    or cannot be opened (a planted link raises OSError(ELOOP))."""
+    try:
+        dfd = _dir_fd(d, create=create)
+    except OSError as exc:
+        if create or exc.errno == errno.ELOOP:
+            raise
+        yield None
+        return
+    try:
+        yield dfd
+    finally:
+        os.close(dfd)
 
 
 class History:
@@ -312,6 +82,7 @@ class History:
         self.keep = keep
         self.max_bytes = max_bytes
         self.last_pruned: list[dict[str, Any]] = []  # what the last record dropped
+        self._index = IndexCache()
 
     def _dir(self, rel: str) -> Path:
         return self.state_dir / "history" / _key(rel)
@@ -320,32 +91,24 @@ class History:
         return self._load(self._dir(rel))[0]
 
     def _load(self, d: Path) -> tuple[list[Entry], int, str]:
-        """(entries, generation, slot to write next) of the index in `d`.
+        """(entries, generation, slot to write next) of the index in `d` (see
+        `state.index`). A missing or unreadable index is an empty history; a planted
+        link raises OSError(ELOOP)."""
+        with _opened(d) as dfd:
+            if dfd is None:
+                return [], 0, INDEX_SLOTS[0]
+            loaded = self._index.load(d, dfd)
+        return list(loaded.entries), loaded.generation, loaded.slot
 
-        Of the two slots the valid one with the higher generation counts; the other is
-        older, or half-written by a process that was killed. A missing or unreadable
-        index is an empty history; a planted link raises OSError(ELOOP).
-        """
-        raws = [_read_index(d / slot) for slot in _INDEX_SLOTS]
-        # Parse the newer slot first; the older one only when the newer is not valid.
-        order = sorted(range(2), key=lambda i: _peek_generation(raws[i]), reverse=True)
-        for i in order:
-            parsed = _parse_index(raws[i])
-            if parsed is not None:
-                return parsed[0], parsed[1], _INDEX_SLOTS[1 - i]
-        legacy = _parse_index(_read_index(d / _LEGACY_INDEX))
-        return (legacy[0] if legacy else []), 0, _INDEX_SLOTS[0]
-
-    def _save(self, d: Path, rel: str, entries: list[Entry], generation: int, slot: str) -> None:
-        """Write the index into `slot` of `d` (an existing directory)."""
-        data = {
-            "generation": generation + 1,
-            "path": rel,
-            "entries": [e.to_dict() for e in entries],
-        }
+    def _save(self, d: Path, dfd: int, rel: str, entries: list[Entry], before: Loaded) -> None:
+        """Write the index of `entries` into the slot `before` (the index as loaded) says
+        is next, in `d` (open as `dfd`)."""
+        fragments = self._index.fragments(d)
+        raw = encode_index(rel, entries, before.generation + 1, fragments)
         # The other slot keeps the previous state until this one is complete.
-        _write_json(d / slot, data, atomic=False)
-        _unlink(d / _LEGACY_INDEX)
+        write_at(dfd, before.slot, raw, atomic=False)
+        unlink_at(dfd, LEGACY_INDEX)
+        self._index.wrote(d, before, entries, raw, fragments)
 
     def record(
         self,
@@ -366,27 +129,29 @@ class History:
         changes, whose "before" is not bytes (a directory, a move, a link).
         """
         d = self._dir(rel)
-        entries, generation, slot = self._load(d)
-        next_id = (entries[-1].id + 1) if entries else 1
-        os.close(_dir_fd(d, create=True))
-        if before is not None:
-            # Written in place, not renamed into place: until the index names it, a
-            # half-written backup is never read (and the next record overwrites it).
-            _write_bytes(d / f"{next_id}.bak", before, atomic=False)
-        entry = Entry(
-            id=next_id,
-            time=_now_iso(),
-            operation=operation,
-            existed=before is not None if existed is None else existed,
-            hash_after=hash_after,
-            size_before=len(before) if before is not None else 0,
-            **fields,
-        )
-        entries.append(entry)
-        dropped, entries = entries[: -self.keep], entries[-self.keep :]
-        self._save(d, rel, entries, generation, slot)
-        for old in dropped:
-            _unlink_stored(d, old.id)
+        with _opened(d, create=True) as dfd:
+            assert dfd is not None
+            loaded = self._index.load(d, dfd)
+            entries = list(loaded.entries)
+            next_id = (entries[-1].id + 1) if entries else 1
+            if before is not None:
+                # Written in place, not renamed into place: until the index names it, a
+                # half-written backup is never read (and the next record overwrites it).
+                write_at(dfd, f"{next_id}.bak", before, atomic=False)
+            entry = Entry(
+                id=next_id,
+                time=now_iso(),
+                operation=operation,
+                existed=before is not None if existed is None else existed,
+                hash_after=hash_after,
+                size_before=len(before) if before is not None else 0,
+                **fields,
+            )
+            entries.append(entry)
+            dropped, entries = entries[: -self.keep], entries[-self.keep :]
+            self._save(d, dfd, rel, entries, loaded)
+            for old in dropped:
+                _unlink_stored(dfd, old.id, old)
         return entry
 
     def before_bytes(self, rel: str, entry: Entry) -> bytes | None:
@@ -397,12 +162,14 @@ class History:
     def pop(self, rel: str) -> None:
         """Forget the newest entry (after it was undone)."""
         d = self._dir(rel)
-        entries, generation, slot = self._load(d)
-        if not entries:
-            return
-        last = entries.pop()
-        self._save(d, rel, entries, generation, slot)
-        _unlink_stored(d, last.id)
+        with _opened(d) as dfd:
+            loaded = self._index.load(d, dfd) if dfd is not None else None
+            if dfd is None or loaded is None or not loaded.entries:
+                return
+            entries = list(loaded.entries)
+            last = entries.pop()
+            self._save(d, dfd, rel, entries, loaded)
+            _unlink_stored(dfd, last.id, last)
 
     def record_large(
         self,
@@ -428,46 +195,43 @@ class History:
         """
         self.last_pruned = []
         d = self._dir(rel)
-        entries, generation, slot = self._load(d)
-        next_id = (entries[-1].id + 1) if entries else 1
-        os.close(_dir_fd(d, create=True))
-        stored = 0
-        stored_id = None
-        if delta is not None:
-            if len(delta) > self.max_bytes:
-                return None
-            _write_bytes(d / f"{next_id}.delta", delta, atomic=False)
-            stored = len(delta)
-        elif store is not None:
-            if size_before > self.max_bytes:
-                return None
-            name = f"{next_id}.bak"
-            dfd = _dir_fd(d)
-            try:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(name, dir_fd=dfd)
+        with _opened(d, create=True) as dfd:
+            assert dfd is not None
+            loaded = self._index.load(d, dfd)
+            entries = list(loaded.entries)
+            next_id = (entries[-1].id + 1) if entries else 1
+            stored = 0
+            stored_id = None
+            if delta is not None:
+                if len(delta) > self.max_bytes:
+                    return None
+                write_at(dfd, f"{next_id}.delta", delta, atomic=False)
+                stored = len(delta)
+            elif store is not None:
+                if size_before > self.max_bytes:
+                    return None
+                name = f"{next_id}.bak"
+                unlink_at(dfd, name)
                 stored = store(dfd, name)
                 stored_id = stored_identity(os.stat(name, dir_fd=dfd, follow_symlinks=False))
-            finally:
-                os.close(dfd)
-        entry = Entry(
-            id=next_id,
-            time=_now_iso(),
-            operation=operation,
-            existed=True,
-            hash_after=hash_after,
-            size_before=size_before,
-            kind=kind,
-            size_after=size_after,
-            stored=stored,
-            mtime_before=mtime_before,
-            stored_id=stored_id,
-        )
-        entries.append(entry)
-        dropped, entries = entries[: -self.keep], entries[-self.keep :]
-        self._save(d, rel, entries, generation, slot)
-        for old in dropped:
-            _unlink_stored(d, old.id)
+            entry = Entry(
+                id=next_id,
+                time=now_iso(),
+                operation=operation,
+                existed=True,
+                hash_after=hash_after,
+                size_before=size_before,
+                kind=kind,
+                size_after=size_after,
+                stored=stored,
+                mtime_before=mtime_before,
+                stored_id=stored_id,
+            )
+            entries.append(entry)
+            dropped, entries = entries[: -self.keep], entries[-self.keep :]
+            self._save(d, dfd, rel, entries, loaded)
+            for old in dropped:
+                _unlink_stored(dfd, old.id, old)
         if stored >= _PRUNE_CHECK_BYTES:
             self.last_pruned = self.prune(keep_newest_of=rel)
         return entry
@@ -475,10 +239,12 @@ class History:
     def amend_last(self, rel: str, hash_after: str) -> None:
         """Set the newest entry's `hash_after` (an append's, once the append is done)."""
         d = self._dir(rel)
-        entries, generation, slot = self._load(d)
-        if entries:
-            entries[-1] = entries[-1].replace(hash_after=hash_after)
-            self._save(d, rel, entries, generation, slot)
+        with _opened(d) as dfd:
+            loaded = self._index.load(d, dfd) if dfd is not None else None
+            if dfd is not None and loaded is not None and loaded.entries:
+                entries = list(loaded.entries)
+                entries[-1] = entries[-1].replace(hash_after=hash_after)
+                self._save(d, dfd, rel, entries, loaded)
 
     def tree_at(self, rel: str, entry_id: int) -> tuple[Path, str]:
         """Where the directory a recursive delete of `rel` removed is kept (entry
@@ -516,18 +282,18 @@ class History:
     def forget_through(self, d: Path, entry_id: int) -> str:
         """Drop entry `entry_id` of the history in `d` and every older one (undo goes
         newest first: they could never be reached); returns the file's path."""
-        entries, generation, slot = self._load(d)
-        rel = ""
-        raw = _read_index(d / _INDEX_SLOTS[0]) or _read_index(d / _INDEX_SLOTS[1])
-        with contextlib.suppress(ValueError, TypeError, AttributeError):
-            rel = str(json.loads(raw or b"{}").get("path", ""))
-        keep = [e for e in entries if e.id > entry_id]
-        if len(keep) != len(entries):
-            self._save(d, rel, keep, generation, slot)
-        for e in entries:
-            if e.id <= entry_id:
-                _unlink_stored(d, e.id)
-        _unlink_stored(d, entry_id)
+        with _opened(d) as dfd:
+            if dfd is None:
+                return ""
+            loaded = self._index.load(d, dfd)
+            rel = index_path(loaded.raws[0] or loaded.raws[1])
+            keep = [e for e in loaded.entries if e.id > entry_id]
+            if len(keep) != len(loaded.entries):
+                self._save(d, dfd, rel, keep, loaded)
+            for e in loaded.entries:
+                if e.id <= entry_id:
+                    _unlink_stored(dfd, e.id, e)
+            _unlink_stored(dfd, entry_id)  # (also what no entry names any more)
         return rel
 
     def files(self) -> list[str]:
@@ -540,88 +306,53 @@ class History:
             return out
         try:
             names = os.listdir(fd)
+            for name in sorted(names):
+                path = _path_in(fd, name, base / name)
+                if path is not None:
+                    out.append(path)
         finally:
             os.close(fd)
-        for d in sorted(base / name for name in names):
-            for name in (*_INDEX_SLOTS, _LEGACY_INDEX):
-                try:
-                    path = json.loads(_read_state_file(d / name))["path"]
-                except (OSError, ValueError, KeyError, TypeError):
-                    continue
-                if isinstance(path, str):
-                    out.append(path)
-                    break
         return sorted(out)
 
 
-def stored_identity(st: os.stat_result) -> str:
-    """What a kept copy is, to notice any change to it: inode, size, modification time."""
-    return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+def _path_in(base_fd: int, name: str, d: Path) -> str | None:
+    """The file path the index in the history directory `name` names (None: none)."""
+    try:
+        dfd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
+                      dir_fd=base_fd)  # fmt: skip
+    except OSError:
+        return None
+    try:
+        for slot in (*INDEX_SLOTS, LEGACY_INDEX):
+            try:
+                raw = read_at(dfd, slot, d / slot)
+            except OSError:
+                continue
+            path = index_path(raw)
+            if path:
+                return path
+    finally:
+        os.close(dfd)
+    return None
 
 
-def _unlink_stored(d: Path, entry_id: int) -> None:
-    """Remove what an entry stored (backup, delta, or a deleted directory's tree), through
-    the directory's descriptor."""
+def _unlink_stored(dfd: int, entry_id: int, entry: Entry | None = None) -> None:
+    """Remove what entry `entry_id` stored (backup, delta, or a deleted directory's tree)
+    from the history directory open as `dfd`; a tree only where `entry` (when known)
+    is a recursive delete's."""
     for suffix in ("bak", "delta"):
         with contextlib.suppress(OSError):
-            _unlink(d / f"{entry_id}.{suffix}")
-    try:
-        dfd = _dir_fd(d)
-    except OSError:
+            unlink_at(dfd, f"{entry_id}.{suffix}")
+    if entry is not None and entry.kind != "tree":
         return
+    tree = f"{entry_id}.tree"
     try:
+        st = os.stat(tree, dir_fd=dfd, follow_symlinks=False)
+    except OSError:
+        return  # (the common case: nothing kept as a tree)
+    if stat.S_ISDIR(st.st_mode):
         # deferred: shutil (and what it imports) only to remove a deleted directory's copy
         import shutil
 
         # By descriptors, links not followed (shutil's fd-based rmtree).
-        shutil.rmtree(f"{entry_id}.tree", dir_fd=dfd, ignore_errors=True)
-    finally:
-        os.close(dfd)
-
-
-def _read_index(path: Path) -> bytes | None:
-    """An index file's bytes; None when missing or unreadable (a planted link raises)."""
-    try:
-        return _read_state_file(path)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise
-        return None
-
-
-_GENERATION = re.compile(rb'\{"generation":(\d{1,18}),')
-
-
-def _peek_generation(raw: bytes | None) -> int:
-    """The generation an index says it has (-1: none), read off its start unparsed."""
-    found = _GENERATION.match(raw) if raw else None
-    return int(found.group(1)) if found else -1
-
-
-def _parse_index(raw: bytes | None) -> tuple[list[Entry], int] | None:
-    """(entries, generation) of an index; None when missing, partial or malformed."""
-    if raw is None:
-        return None
-    try:
-        data = json.loads(raw)
-        generation = data.get("generation", 0)
-        entries = [Entry(**e) for e in data.get("entries", [])]
-    except (ValueError, AttributeError, TypeError):
-        return None
-    if not isinstance(generation, int):
-        return None
-    return entries, generation
-
-
-def _now_iso() -> str:
-    """2025-01-12T10:30:00.000+00:00 (UTC, milliseconds)."""
-    now = time.time()
-    base = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now))
-    return f"{base}.{int(now * 1000) % 1000:03d}+00:00"
-
-
-def timestamp_for_filename() -> str:
-    """2025-01-12T10-30-00-000Z, as in the claude seed's backup names."""
-    now = time.time()
-    base = time.strftime("%Y-%m-%dT%H-%M-%S", time.gmtime(now))
-    return f"{base}-{int(now * 1000) % 1000:03d}Z"
+        shutil.rmtree(tree, dir_fd=dfd, ignore_errors=True)

@@ -143,10 +143,15 @@ def _unlink(path: Path) -> None:
     except FileNotFoundError:
         return
     try:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path.name, dir_fd=fd)
+        unlink_at(fd, path.name)
     finally:
         os.close(fd)
+
+
+def unlink_at(dfd: int, name: str) -> None:
+    """Remove the state file `name` of the directory open as `dfd` (missing: nothing)."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(name, dir_fd=dfd)
 
 
 def _write_json(path: Path, data: Any, *, atomic: bool = True) -> None:
@@ -162,50 +167,73 @@ def _write_bytes(path: Path, data: bytes, *, atomic: bool = True) -> None:
     way, and only a power loss could lose a backup, never the user's file (which
     `fsio.write_atomic` does fsync). This halves the cost of every change.
     """
-    tmp = f".{path.name}.{os.getpid()}.tmp" if atomic else path.name
     dfd = _dir_fd(path.parent)
     try:
-        # A fresh inode every time: a name planted as a hard link to some file elsewhere
-        # is unlinked here, never truncated through.
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp, dir_fd=dfd)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        fd = os.open(tmp, flags, 0o600, dir_fd=dfd)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
-        if atomic:
-            os.replace(tmp, path.name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        write_at(dfd, path.name, data, atomic=atomic)
     finally:
         os.close(dfd)
+
+
+def write_at(dfd: int, name: str, data: bytes, *, atomic: bool = True) -> None:
+    """`_write_bytes` of the state file `name` in the directory open as `dfd`."""
+    tmp = f".{name}.{os.getpid()}.tmp" if atomic else name
+    # A fresh inode every time: a name planted as a hard link to some file elsewhere
+    # is unlinked here, never truncated through.
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp, dir_fd=dfd)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(tmp, flags, 0o600, dir_fd=dfd)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+    if atomic:
+        os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
 
 
 def _open_state_file(path: Path, flags: int) -> int:
     """Open a regular state file without following a link (refused as planted)."""
     dfd = _dir_fd(path.parent)
     try:
-        fd = os.open(
-            path.name, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o600, dir_fd=dfd
-        )
+        return open_at(dfd, path.name, flags, path)[0]
+    finally:
+        os.close(dfd)
+
+
+def open_at(dfd: int, name: str, flags: int, path: Path) -> tuple[int, os.stat_result]:
+    """Open the regular state file `name` of the directory open as `dfd` (`path`: its
+    path, for errors) without following a link (refused as planted); with its stat."""
+    try:
+        fd = os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o600, dir_fd=dfd)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise OSError(errno.ELOOP, _PLANTED_LINK, str(path)) from None
         raise
-    finally:
-        os.close(dfd)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):  # a planted FIFO or device
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):  # a planted FIFO or device
         os.close(fd)
         raise OSError(errno.EINVAL, "not a regular file in filewright's state directory", str(path))
-    return fd
+    return fd, st
 
 
 def _read_state_file(path: Path) -> bytes:
-    fd = _open_state_file(path, os.O_RDONLY)
+    dfd = _dir_fd(path.parent)
     try:
-        return read_to_end(fd) or b""
+        return read_at(dfd, path.name, path)
+    finally:
+        os.close(dfd)
+
+
+def read_at(dfd: int, name: str, path: Path) -> bytes:
+    """The bytes of the regular state file `name` of the directory open as `dfd`."""
+    fd, st = open_at(dfd, name, os.O_RDONLY, path)
+    try:
+        data = os.read(fd, st.st_size + 1)  # a short read is the end of a regular file
+        if len(data) <= st.st_size:
+            return data
+        return data + (read_to_end(fd) or b"")  # (it grew meanwhile)
     finally:
         os.close(fd)
 

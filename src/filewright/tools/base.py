@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from filewright.core import budget
 from filewright.core.messages import failure_text
 from filewright.core.result import Failure, OperationFailed, Result
+from filewright.fs import held
 from filewright.tools import arguments
 
 if TYPE_CHECKING:
@@ -237,9 +238,9 @@ class Toolset:
             return Result(False, describe_validation_error(tool, exc), {"error": "bad_arguments"})
         try:
             # One scope per call: its regexes share one time limit, its readers one output
-            # budget.
+            # budget; each held directory is confirmed once (`fs.held`).
             ws = self.workspace
-            with budget.call_scope(ws.regex_seconds, ws.max_output_chars):
+            with budget.call_scope(ws.regex_seconds, ws.max_output_chars), held.checked_once():
                 return found.handler(params)
         except OperationFailed as exc:
             return self.failed(exc.failure)

@@ -20,7 +20,7 @@ from filewright.surfaces.cli.calls import EXIT_FAILED, EXIT_OK, print_text
 
 if TYPE_CHECKING:
     from filewright.engine.workspace import Engine, Workspace
-    from filewright.state.history import Entry
+    from filewright.state.index import Entry
 
 
 def emit(ok: bool, text: str, data: dict[str, Any], *, as_json: bool, diff: str = "") -> int:

@@ -1,0 +1,87 @@
+"""The direct diff of a one-block change (`diffs.one_block_opcodes`) is byte-identical to
+difflib's: checked on random texts over a small alphabet of lines (so lines repeat, in
+the head, the tail and across them), on edits of one block, and on arbitrary pairs
+(where it must either decline or agree)."""
+
+from __future__ import annotations
+
+import difflib
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from filewright.engine import diffs
+from filewright.engine.diffs import one_block_opcodes, unified_diff
+
+LINES = st.sampled_from(["a\n", "b\n", "c\n", "\n", "}\n", "x = 1\n", "a", "b"])
+TEXT = st.lists(LINES, max_size=30)
+
+
+def _reference(old: str, new: str, context: int = 3) -> str:
+    """difflib's own unified diff, as `diffs` finishes it."""
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        fromfile="a/f.txt",
+        tofile="b/f.txt",
+        n=context,
+    )
+    return diffs._finish(lines, 1)
+
+
+def _check(old_lines: list[str], new_lines: list[str], context: int = 3) -> None:
+    old, new = "".join(old_lines), "".join(new_lines)
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    ops = one_block_opcodes(a, b)
+    if ops is not None:
+        assert ops == difflib.SequenceMatcher(None, a, b).get_opcodes()
+    assert unified_diff(old, new, "f.txt", context) == _reference(old, new, context)
+
+
+@settings(max_examples=600, deadline=None)
+@given(TEXT, TEXT, st.integers(0, 4))
+def test_any_two_texts(old: list[str], new: list[str], context: int) -> None:
+    _check(old, new, context)
+
+
+@settings(max_examples=600, deadline=None)
+@given(TEXT, TEXT, TEXT, TEXT)
+def test_one_block_changed(
+    head: list[str], tail: list[str], gone: list[str], came: list[str]
+) -> None:
+    _check(head + gone + tail, head + came + tail)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT, TEXT, st.lists(st.sampled_from(["p\n", "q\n", "r\n"]), max_size=3),
+       st.lists(st.sampled_from(["s\n", "t\n"]), max_size=3))  # fmt: skip
+def test_new_lines_nowhere_else(
+    head: list[str], tail: list[str], gone: list[str], came: list[str]
+) -> None:
+    """Blocks whose lines occur nowhere else: the direct path is taken (and agrees)."""
+    a, b = head + gone + tail, head + came + tail
+    if a != b:
+        assert one_block_opcodes(a, b) is not None
+    _check(a, b)
+
+
+def test_one_line_of_forty_takes_the_direct_path() -> None:
+    a = [f"line {i} the quick brown fox\n" for i in range(40)]
+    b = list(a)
+    b[20] = "line 20 the quick brown cat\n"
+    assert one_block_opcodes(a, b) == [
+        ("equal", 0, 20, 0, 20),
+        ("replace", 20, 21, 20, 21),
+        ("equal", 21, 40, 21, 40),
+    ]
+    _check(a, b)
+
+
+def test_long_texts_with_popular_lines_go_to_difflib() -> None:
+    """From 200 lines on difflib treats frequent lines as junk (here it does not find the
+    common tail at all): no direct path there."""
+    a = ["\n"] * 150 + ["k\n", "x\n"] + ["\n"] * 100
+    b = ["\n"] * 150 + ["k\n", "y\n"] + ["\n"] * 100
+    assert difflib.SequenceMatcher(None, a, b).get_opcodes()[-1] == ("replace", 151, 252, 151, 252)
+    assert one_block_opcodes(a, b) is None
+    _check(a, b)

@@ -1,0 +1,167 @@
+"""What `History` keeps between operations (issue 32): the parsed index, reused only
+while both slots hold the bytes it was parsed from or written as; the encodings of its
+entries; and the eviction of what dropped entries stored. Plus `fs.held`'s
+once-per-call check of a held directory."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from filewright.fs import held
+from filewright.state import index
+from filewright.state.history import History
+from filewright.state.index import INDEX_SLOTS, Entry, encode_index
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the indexes parsed from their bytes (a missing one is not parsed)."""
+    calls: list[int] = []
+    real = index.parse_index
+
+    def counted(raw: bytes | None) -> tuple[list[Entry], int] | None:
+        if raw is not None:
+            calls.append(1)
+        return real(raw)
+
+    monkeypatch.setattr(index, "parse_index", counted)
+    return calls
+
+
+def test_the_index_written_is_not_parsed_again(tmp_path: Path, parses: list[int]) -> None:
+    history = History(tmp_path / "state")
+    for i in range(15):
+        history.record("f.txt", f"v{i}".encode(), "edit", f"h{i + 1}")
+    assert parses == [], "each record used the index it had written itself"
+    assert [e.hash_after for e in history.entries("f.txt")] == [f"h{i}" for i in range(6, 16)]
+    history.pop("f.txt")
+    assert [e.id for e in history.entries("f.txt")] == list(range(6, 15))
+    assert parses == []
+
+
+def test_another_process_change_is_seen(tmp_path: Path, parses: list[int]) -> None:
+    """Another `History` (another process: its own memory) changes the index, even to
+    bytes of the same size with the slots' modification times put back: the next read
+    sees the change."""
+    ours, theirs = History(tmp_path / "state", keep=2), History(tmp_path / "state", keep=2)
+    for i in range(3):
+        ours.record("f.txt", f"v{i}".encode(), "edit", f"h{i + 1}")
+    d = ours._dir("f.txt")
+    before = {slot: os.stat(d / slot) for slot in INDEX_SLOTS}
+    theirs.amend_last("f.txt", "h8")
+    theirs.amend_last("f.txt", "h9")  # both slots rewritten, each at its old size
+    for slot, st in before.items():
+        assert os.stat(d / slot).st_size == st.st_size
+        os.utime(d / slot, ns=(st.st_atime_ns, st.st_mtime_ns))
+    parsed = len(parses)
+    assert [e.hash_after for e in ours.entries("f.txt")] == ["h2", "h9"]
+    assert len(parses) > parsed
+    ours.record("f.txt", b"v3", "edit", "h4")  # on top of theirs, not of what it had cached
+    assert [e.hash_after for e in theirs.entries("f.txt")] == ["h9", "h4"]
+
+
+def test_a_torn_slot_is_parsed_again(tmp_path: Path) -> None:
+    history = History(tmp_path / "state")
+    for i in range(3):
+        history.record("f.txt", f"v{i}".encode(), "edit", f"h{i + 1}")
+    d = history._dir("f.txt")
+    newer = max(
+        (d / s for s in INDEX_SLOTS), key=lambda p: json.loads(p.read_bytes())["generation"]
+    )
+    newer.write_bytes(newer.read_bytes()[:40])
+    assert [e.id for e in history.entries("f.txt")] == [1, 2]
+
+
+def test_the_index_is_encoded_as_json_dumps_writes_it() -> None:
+    entries = [
+        Entry(1, "2025-01-12T10:30:00.000+00:00", "edit", True, "sha256:ab", 3),
+        Entry(
+            2,
+            "t",
+            "delete",
+            False,
+            "",
+            0,
+            kind="tree",
+            stored=7,
+            members=["/a/é", "/a/\u2028"],
+            entry_type="dir",
+            mode=0o755,
+            owner=[1, 2],
+            moved_to='/x"y',
+        ),
+        Entry(3, "t", "append", True, "h", 10, kind="truncate", size_after=12, mtime_before=5),
+    ]
+    fragments: index.Fragments = {}
+    for generation in (1, 2):  # the second time from the kept encodings
+        expected = json.dumps(
+            {
+                "generation": generation,
+                "path": 'dir/ü "q".txt',
+                "entries": [e.to_dict() for e in entries],
+            },
+            ensure_ascii=False,
+            separators=(",", ":"),
+        ).encode("utf-8")
+        assert encode_index('dir/ü "q".txt', entries, generation, fragments) == expected
+    assert len(fragments) == 3
+
+
+def test_dropped_entries_take_what_they_stored_with_them(tmp_path: Path) -> None:
+    history = History(tmp_path / "state", keep=2)
+    base, rel = history.tree_at("d", 1)
+    (base / rel).mkdir()
+    (base / rel / "kept.txt").write_text("x")
+    history.record("d", None, "delete", "", existed=True, kind="tree", entry_type="dir")
+    history.record("d", b"one", "edit", "h2")
+    history.record("d", b"two", "edit", "h3")
+    d = history._dir("d")
+    assert sorted(p.name for p in d.iterdir() if not p.name.startswith("index")) == [
+        "2.bak",
+        "3.bak",
+    ]
+    history.record("d", b"three", "edit", "h4")
+    assert sorted(p.name for p in d.iterdir() if not p.name.startswith("index")) == [
+        "3.bak",
+        "4.bak",
+    ]
+
+
+def test_a_held_directory_is_checked_once_per_call(tmp_path: Path) -> None:
+    """Within one call a kept directory is confirmed at its first use; a directory moved
+    away meanwhile is dropped at the next call, and at once after filewright itself
+    renamed or removed a directory (`forget_checks`)."""
+    d = tmp_path / "kept"
+    d.mkdir()
+    fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        held.keep(str(d), fd)
+    finally:
+        os.close(fd)
+    with held.checked_once():
+        first = held.reuse(str(d))
+        assert first is not None
+        os.close(first)
+        d.rename(tmp_path / "moved")
+        again = held.reuse(str(d))  # (the descriptor this call already uses)
+        assert again is not None
+        os.close(again)
+        held.forget_checks()
+        assert held.reuse(str(d)) is None
+    (tmp_path / "moved").rename(d)
+    fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        held.keep(str(d), fd)
+    finally:
+        os.close(fd)
+    with held.checked_once():
+        kept = held.reuse(str(d))
+        assert kept is not None
+        os.close(kept)
+    d.rename(tmp_path / "moved2")
+    with held.checked_once():
+        assert held.reuse(str(d)) is None  # the next call checks again
