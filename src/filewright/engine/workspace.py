@@ -7,13 +7,12 @@ sandbox and checks the policy before touching anything.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -467,21 +466,36 @@ class Engine:
         return self.workspace.ledger.get(loc.real)
 
 
-@contextlib.contextmanager
-def disk_failures(given: str) -> Iterator[None]:
-    """Turn what the disk raises while reading `given` into OperationFailed values."""
-    try:
-        yield
-    except PathRefused as exc:
-        raise fail(exc.code, given, message=exc.detail, **_size(exc)) from None
-    except FileNotFoundError:
-        raise fail("not_found", given, message=f"file not found: {given}") from None
-    except IsADirectoryError:
-        raise fail("is_directory", given, message=f"path is a directory: {given}") from None
-    except PermissionError:
-        raise fail("permission", given, message=f"permission denied: {given}") from None
-    except OSError as exc:
-        raise fail("io_error", given, message=f"{exc.strerror or exc}: {given}") from None
+class disk_failures:
+    """Turn what the disk raises while reading `given` into OperationFailed values.
+
+    A class rather than a `contextlib.contextmanager` generator: entered on every read
+    (issue 32), where a generator's set-up costs more than the open it guards."""
+
+    __slots__ = ("given",)
+
+    def __init__(self, given: str) -> None:
+        self.given = given
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, _tb: object
+    ) -> None:
+        if exc is None:
+            return
+        given = self.given
+        if isinstance(exc, PathRefused):
+            raise fail(exc.code, given, message=exc.detail, **_size(exc)) from None
+        if isinstance(exc, FileNotFoundError):
+            raise fail("not_found", given, message=f"file not found: {given}") from None
+        if isinstance(exc, IsADirectoryError):
+            raise fail("is_directory", given, message=f"path is a directory: {given}") from None
+        if isinstance(exc, PermissionError):
+            raise fail("permission", given, message=f"permission denied: {given}") from None
+        if isinstance(exc, OSError):
+            raise fail("io_error", given, message=f"{exc.strerror or exc}: {given}") from None
 
 
 def _shown(access: Access) -> bool:

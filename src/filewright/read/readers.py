@@ -22,10 +22,8 @@ or one gigabyte-long line returns no more than the budget, and reads no more tha
 from __future__ import annotations
 
 import binascii
-import contextlib
 import hashlib
 import os
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from filewright.core import budget, inline
@@ -99,15 +97,23 @@ def locate_file(engine: Engine, target: str | Location) -> Location:
     return loc
 
 
-@contextlib.contextmanager
-def open_file(engine: Engine, loc: Location) -> Iterator[tuple[int, int]]:
-    """Open a regular file without following swapped symlinks; yields (fd, size)."""
-    with disk_failures(loc.given):
-        fd, st = fsio.open_with_stat(loc)
-    try:
-        yield fd, st.st_size
-    finally:
-        os.close(fd)
+class open_file:  # used as a function: `with open_file(engine, loc) as (fd, size):`
+    """Open a regular file without following swapped symlinks; gives (fd, size) and
+    closes it at the end of the `with` (a class: no generator to set up per read)."""
+
+    __slots__ = ("fd", "loc")
+
+    def __init__(self, engine: Engine, loc: Location) -> None:
+        self.loc = loc
+        self.fd = -1
+
+    def __enter__(self) -> tuple[int, int]:
+        with disk_failures(self.loc.given):
+            self.fd, st = fsio.open_with_stat(self.loc)
+        return self.fd, st.st_size
+
+    def __exit__(self, *_exc: object) -> None:
+        os.close(self.fd)
 
 
 def _check_size(size: int, cap: int, path: str, what: str) -> None:

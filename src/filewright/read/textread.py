@@ -377,7 +377,9 @@ def _split_range(
     first = start - 1
     raws = every[first:] if limit is None else every[first : first + limit]
     keep = _keep_units(src, max_line_chars)
-    longer = [k for k, raw in enumerate(raws) if len(raw) > keep] if raws else []
+    longer = []
+    if raws and max(map(len, raws)) > keep:
+        longer = [k for k, raw in enumerate(raws) if len(raw) > keep]
     for k in longer:
         raws[k] = raws[k][:keep]
     lines, cuts, lossy_at = _decode_all(src.enc, raws, longer, max_line_chars)

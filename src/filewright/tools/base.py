@@ -189,9 +189,13 @@ class Toolset:
         arguments), its module imported on the first call: a toolset declares its tools
         without loading every tool's implementation (a read loads no edit machinery)."""
 
+        found: list[Callable[[Any, Any], Result]] = []  # the function, once imported
+
         def handler(params: Any) -> Result:
-            module, _, name = target.partition(":")
-            return getattr(importlib.import_module(module), name)(self, params)  # type: ignore[no-any-return]
+            if not found:
+                module, _, name = target.partition(":")
+                found.append(getattr(importlib.import_module(module), name))
+            return found[0](self, params)
 
         return handler
 
