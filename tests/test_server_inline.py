@@ -445,3 +445,27 @@ def test_plain_json_is_what_a_json_round_trip_returns(value: Any, plain: bool) -
     """`structured` skips the JSON round trip only for what it would return unchanged."""
     assert _plain_json(value) is plain
     assert structured({"v": value}) == json.loads(json.dumps({"v": value}, default=str))
+
+
+TRACED = """
+import sys
+from opentelemetry import trace
+from filewright.surfaces.mcp.server import build_server
+
+before = [type(m).__name__ for m in build_server([sys.argv[1]])._lowlevel_server.middleware]
+trace.set_tracer_provider(trace.NoOpTracerProvider())  # what opentelemetry-instrument does
+after = [type(m).__name__ for m in build_server([sys.argv[1]])._lowlevel_server.middleware]
+print("OpenTelemetryMiddleware" in before, "OpenTelemetryMiddleware" in after)
+"""
+
+
+def test_the_sdks_tracing_middleware_only_with_a_tracer_provider(
+    forks: ForkServer, tmp_path: Path
+) -> None:
+    """No OpenTelemetry provider installed: the SDK's span per message (~20 µs of a read)
+    is dropped by its documented opt-out; a provider installed before the server starts
+    (in a child: the provider is process-wide) keeps it."""
+    child = forks.spawn(["traced", str(tmp_path)], TRACED, text=True)
+    out, err = child.communicate(timeout=60)
+    assert child.wait() == 0, err
+    assert out.split() == ["False", "True"]

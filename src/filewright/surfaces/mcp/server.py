@@ -83,6 +83,7 @@ import mcp_types as types
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types.version import is_version_at_least
+from opentelemetry.trace import ProxyTracerProvider, get_tracer_provider
 
 from filewright.core.inline import NotInline, running_inline
 from filewright.core.progress import progress_reporter
@@ -211,6 +212,15 @@ class FilewrightServer(MCPServer):
         self._lowlevel_server.add_notification_handler(
             "notifications/roots/list_changed", types.NotificationParams, self._roots_changed
         )
+        if isinstance(get_tracer_provider(), ProxyTracerProvider):
+            # No OpenTelemetry provider installed (`opentelemetry-instrument` installs one
+            # before the server starts): the SDK's tracing middleware would only make a
+            # non-recording span per message, ~20 µs a call. The SDK's documented opt-out.
+            self._lowlevel_server.middleware = [
+                m
+                for m in self._lowlevel_server.middleware
+                if type(m).__name__ != "OpenTelemetryMiddleware"
+            ]
         # The listing names the roots: tell clients when it changes.
         make_options = self._lowlevel_server.create_initialization_options
 
