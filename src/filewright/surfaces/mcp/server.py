@@ -34,7 +34,10 @@ to the toolset unchanged, which validates them with its own messages.
   descriptions unchanged.
 - **Progress.** A toolset handler that calls `filewright.surfaces.dispatch.report_progress` sends
   MCP progress notifications when the client asked for them.
-- **Logs** go to stderr only.
+- **Logs** go to stderr only. **Tracing**: the SDK's OpenTelemetry middleware (a span
+  per message) is kept only when a tracer provider is installed before the server starts
+  (as `opentelemetry-instrument` does); without one its spans record nothing and cost
+  ~20 µs a call, so it is dropped.
 - **Transport and threads.** Over stdio (when stdin and stdout are pipes or sockets, as when
   a host starts the server) the SDK's server loop reads and writes the descriptors through
   `MessageReader` / `MessageWriter`: non-blocking, waiting on the event loop, with the
