@@ -469,3 +469,39 @@ def test_the_sdks_tracing_middleware_only_with_a_tracer_provider(
     out, err = child.communicate(timeout=60)
     assert child.wait() == 0, err
     assert out.split() == ["False", "True"]
+
+
+@pytest.mark.filterwarnings("ignore:The roots capability is deprecated")
+def test_client_roots_answer_inline_and_follow_a_change(tmp_path: Path) -> None:
+    """No --root: the client's roots, asked once, then known without reading the call's
+    round state; after roots/list_changed the new roots serve, inline as well."""
+    first, second = make_tree_at(tmp_path / "one", "one"), make_tree_at(tmp_path / "two", "two")
+    current = [first]
+    server = build_server(None)
+    if server.gate is None or not server.gate.open_for((str(first.resolve()),)):
+        pytest.skip("this test's temporary directory is not on a local filesystem")
+
+    async def roots(_ctx: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=current[0].as_uri())])
+
+    async def main() -> None:
+        async with Client(server, mode="legacy", list_roots_callback=roots) as client:
+            for _ in range(2):
+                got = await client.call_tool("read", {"path": "which.txt"})
+                assert "one" in got.content[0].text  # type: ignore[union-attr]
+            current[0] = second
+            await client.send_roots_list_changed()
+            for _ in range(50):  # the notification is handled by the server's loop
+                got = await client.call_tool("read", {"path": "which.txt"})
+                if "two" in got.content[0].text:  # type: ignore[union-attr]
+                    break
+            assert "two" in got.content[0].text  # type: ignore[union-attr]
+        assert server.inline_answers >= 3 and server.inline_fallbacks == 0
+
+    run(main)
+
+
+def make_tree_at(root: Path, word: str) -> Path:
+    root.mkdir(parents=True)
+    (root / "which.txt").write_text(word + "\n")
+    return root

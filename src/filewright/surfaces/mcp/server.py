@@ -387,6 +387,8 @@ class FilewrightServer(MCPServer):
         state: RoundState | None = None  # (read from the context only where needed: ~10 µs)
         if self.fixed_roots:
             roots: list[str] | types.InputRequiredResult = self.fixed_roots
+        elif self._client_roots and self.client_roots_enabled and context is not None:
+            roots = self._client_roots  # what roots_for answers once it knows them
         else:
             state = RoundState.load(context)
             roots = await self.roots_for(context, state)
