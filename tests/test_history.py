@@ -203,6 +203,35 @@ def test_the_lock_excludes_another_process_and_times_out(tmp_path: Path) -> None
         pass
 
 
+def test_the_holder_is_named_not_its_predecessor(tmp_path: Path) -> None:
+    """The lock file keeps the last holder's name after release (no truncation per
+    change); the next holder's name replaces it whole, also a shorter or an empty one."""
+    import threading
+
+    state = tmp_path / ".filewright"
+    with file_lock(state, "f", operation="apply_patch"):
+        pass
+    for name in ("move", ""):
+        inside, release = threading.Event(), threading.Event()
+
+        def hold(name: str = name, inside: threading.Event = inside,
+                 release: threading.Event = release) -> None:  # fmt: skip
+            with file_lock(state, "f", operation=name):
+                inside.set()
+                release.wait(10)
+
+        thread = threading.Thread(target=hold)
+        thread.start()
+        try:
+            assert inside.wait(10)
+            with pytest.raises(LockTimeout) as caught, file_lock(state, "f", timeout=0.05):
+                pass
+            assert caught.value.holder == name
+        finally:
+            release.set()
+            thread.join(10)
+
+
 def test_the_lock_excludes_another_thread(tmp_path: Path) -> None:
     import threading
 

@@ -180,6 +180,15 @@ def read_to_end(fd: int, limit: int | None = None) -> bytes | None:
     return b"".join(parts)
 
 
+def read_sized(fd: int, size: int) -> bytes:
+    """What is left to read from the regular file `fd`, `size` bytes by its fstat: one
+    read of `size + 1` (a short read is its end; more: it grew meanwhile, read on)."""
+    data = os.read(fd, size + 1)
+    if len(data) <= size:
+        return data
+    return data + (read_to_end(fd) or b"")
+
+
 def read_bytes(loc: Location, *, max_bytes: int | None = None) -> FileState:
     """Read the whole file at `loc` (regular files only)."""
     fd, st = _open_regular(loc)
@@ -190,8 +199,7 @@ def read_bytes(loc: Location, *, max_bytes: int | None = None) -> FileState:
                 loc.given,
                 f"file is too large: {st.st_size} bytes (limit {max_bytes} bytes)",
             )
-        data = read_to_end(fd)
-        assert data is not None
+        data = read_sized(fd, st.st_size)
         return FileState(
             data=data,
             mode=stat.S_IMODE(st.st_mode),

@@ -83,9 +83,15 @@ class History:
         self.max_bytes = max_bytes
         self.last_pruned: list[dict[str, Any]] = []  # what the last record dropped
         self._index = IndexCache()
+        self._dirs: dict[str, Path] = {}
 
     def _dir(self, rel: str) -> Path:
-        return self.state_dir / "history" / _key(rel)
+        d = self._dirs.get(rel)
+        if d is None:
+            if len(self._dirs) >= 1024:
+                self._dirs.clear()
+            d = self._dirs[rel] = self.state_dir / "history" / _key(rel)
+        return d
 
     def entries(self, rel: str) -> list[Entry]:
         return self._load(self._dir(rel))[0]
@@ -325,7 +331,7 @@ def _path_in(base_fd: int, name: str, d: Path) -> str | None:
     try:
         for slot in (*INDEX_SLOTS, LEGACY_INDEX):
             try:
-                raw = read_at(dfd, slot, d / slot)
+                raw = read_at(dfd, slot, d)
             except OSError:
                 continue
             path = index_path(raw)

@@ -269,7 +269,7 @@ def _parse_slots(raws: tuple[bytes | None, bytes | None], dfd: int, d: Path) -> 
 def _read_index(dfd: int, name: str, d: Path) -> bytes | None:
     """An index file's bytes; None when missing or unreadable (a planted link raises)."""
     try:
-        return read_at(dfd, name, d / name)
+        return read_at(dfd, name, d)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from filewright.fs import held
-from filewright.fs.fsio import read_to_end
+from filewright.fs.fsio import read_sized
 
 _PLANTED_LINK = "symlink in filewright's state directory (remove it)"
 
@@ -197,43 +197,42 @@ def _open_state_file(path: Path, flags: int) -> int:
     """Open a regular state file without following a link (refused as planted)."""
     dfd = _dir_fd(path.parent)
     try:
-        return open_at(dfd, path.name, flags, path)[0]
+        return open_at(dfd, path.name, flags, path.parent)[0]
     finally:
         os.close(dfd)
 
 
-def open_at(dfd: int, name: str, flags: int, path: Path) -> tuple[int, os.stat_result]:
-    """Open the regular state file `name` of the directory open as `dfd` (`path`: its
+def open_at(dfd: int, name: str, flags: int, directory: Path) -> tuple[int, os.stat_result]:
+    """Open the regular state file `name` of the directory open as `dfd` (`directory`: its
     path, for errors) without following a link (refused as planted); with its stat."""
     try:
         fd = os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o600, dir_fd=dfd)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise OSError(errno.ELOOP, _PLANTED_LINK, str(path)) from None
+            raise OSError(errno.ELOOP, _PLANTED_LINK, str(directory / name)) from None
         raise
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):  # a planted FIFO or device
         os.close(fd)
-        raise OSError(errno.EINVAL, "not a regular file in filewright's state directory", str(path))
+        message = "not a regular file in filewright's state directory"
+        raise OSError(errno.EINVAL, message, str(directory / name))
     return fd, st
 
 
 def _read_state_file(path: Path) -> bytes:
     dfd = _dir_fd(path.parent)
     try:
-        return read_at(dfd, path.name, path)
+        return read_at(dfd, path.name, path.parent)
     finally:
         os.close(dfd)
 
 
-def read_at(dfd: int, name: str, path: Path) -> bytes:
-    """The bytes of the regular state file `name` of the directory open as `dfd`."""
-    fd, st = open_at(dfd, name, os.O_RDONLY, path)
+def read_at(dfd: int, name: str, directory: Path) -> bytes:
+    """The bytes of the regular state file `name` of the directory open as `dfd`
+    (`directory`: its path, for errors)."""
+    fd, st = open_at(dfd, name, os.O_RDONLY, directory)
     try:
-        data = os.read(fd, st.st_size + 1)  # a short read is the end of a regular file
-        if len(data) <= st.st_size:
-            return data
-        return data + (read_to_end(fd) or b"")  # (it grew meanwhile)
+        return read_sized(fd, st.st_size)
     finally:
         os.close(fd)
 
