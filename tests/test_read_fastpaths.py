@@ -19,6 +19,7 @@ from filewright import Workspace
 from filewright.core.result import OperationFailed
 from filewright.fs import paths, textfile
 from filewright.fs.textfile import TextFileError
+from filewright.policy.rules import Access, Policy, Rule
 from filewright.read import media, textread
 from filewright.read.linestream import Encoding, sniff_encoding
 from filewright.read.textformat import numbered
@@ -270,3 +271,29 @@ def test_links_inside_the_root_still_resolve_to_their_targets(tmp_path: Path) ->
     assert got.data["path"] == str(root / "link.txt")
     refused = tools.call("read", {"path": "out.txt"})
     assert not refused.ok and "SECRET" not in refused.text
+
+
+# -- the policy's remembered answers ---------------------------------------------------------
+
+
+def test_remembered_answers_follow_the_memory_switch_and_the_default() -> None:
+    """`Policy.access` remembers its answers by the names asked, the entry type, the memory
+    switch and the default: asked again after either changes, it answers as `decide` does."""
+    rules = [
+        Rule("MEMORY.md", Access.HIDDEN, memory=False),
+        Rule("notes/", Access.READ),
+        Rule("*.log", Access.DENY),
+    ]
+    policy = Policy(rules)
+    names = [("MEMORY.md",), ("notes",), ("notes/a.txt",), ("a.log",), ("src/x.py",),
+             ("link.txt", "MEMORY.md"), (".git/config",), ("",), (".",)]  # fmt: skip
+    for _ in range(Policy.FAST_AFTER + 1):  # past the first calls, judged one by one
+        policy.access("warm-up", is_dir=False)
+    for memory in (True, False, True):
+        for default in (Access.WRITE, Access.READ):
+            policy.memory, policy.default = memory, default
+            for rels in names:
+                for is_dir in (False, True):
+                    want = policy.decide(*rels, is_dir=is_dir)[0]
+                    assert policy.access(*rels, is_dir=is_dir) == want, (rels, memory, default)
+                    assert policy.access(*rels, is_dir=is_dir) == want  # remembered

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from contextvars import ContextVar
+from typing import Any
 
 _BUDGET: ContextVar[int | None] = ContextVar("filewright_edit_budget", default=None)
 
@@ -87,23 +88,31 @@ _CLOCK: ContextVar[Clock | None] = ContextVar("filewright_regex_clock", default=
 _OUTPUT: ContextVar[Output | None] = ContextVar("filewright_output", default=None)
 
 
-@contextlib.contextmanager
-def call_scope(
-    regex_seconds: float = REGEX_SECONDS, output_chars: int = OUTPUT_CHARS
-) -> Iterator[None]:
+class call_scope:  # used as a function: `with call_scope(seconds, chars):`
     """Run one tool call: its regex operations share `regex_seconds`, its readers share
     `output_chars`. A call made inside another (a toolset calling a tool) stays in the
-    outer call's scope."""
-    if _CLOCK.get() is not None:
-        yield
-        return
-    token = _CLOCK.set(Clock(regex_seconds))
-    out_token = _OUTPUT.set(Output(output_chars))
-    try:
-        yield
-    finally:
-        _OUTPUT.reset(out_token)
-        _CLOCK.reset(token)
+    outer call's scope. (A class, not a generator: every tool call enters one.)"""
+
+    __slots__ = ("output_chars", "regex_seconds", "tokens")
+
+    def __init__(
+        self, regex_seconds: float = REGEX_SECONDS, output_chars: int = OUTPUT_CHARS
+    ) -> None:
+        self.regex_seconds, self.output_chars = regex_seconds, output_chars
+        self.tokens: tuple[Any, Any] | None = None
+
+    def __enter__(self) -> None:
+        if _CLOCK.get() is None:
+            self.tokens = (
+                _CLOCK.set(Clock(self.regex_seconds)),
+                _OUTPUT.set(Output(self.output_chars)),
+            )
+
+    def __exit__(self, *_exc: object) -> None:
+        if self.tokens is not None:
+            clock, out = self.tokens
+            _OUTPUT.reset(out)
+            _CLOCK.reset(clock)
 
 
 def output_left() -> int | None:

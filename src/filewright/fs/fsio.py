@@ -19,7 +19,6 @@ import errno
 import functools
 import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from filewright.core import inline
@@ -89,34 +88,49 @@ def _open_subdir(dir_fd: int, name: str, walked: str, create: bool, flags: int =
         raise
 
 
-@contextlib.contextmanager
-def open_dir(
-    root: Path, rel_parts: list[str], *, create: bool = False, search_only: bool = False
-) -> Iterator[int]:
-    """Yield a descriptor of the directory root/rel_parts, opened without following links.
+class open_dir:  # used as a function: `with open_dir(root, parts) as dfd:`
+    """A descriptor of the directory root/rel_parts, opened without following links, for
+    the `with` block (closed at its end).
 
     With `create`, missing directories are made (mode 0o777 & ~umask). With
     `search_only`, every directory is opened with `O_PATH` where there is one: passing
     through needs search permission only, as for a path (the descriptor serves `*at`
-    calls and `fstat`, not listing or fsync).
+    calls and `fstat`, not listing or fsync). A class rather than a generator context
+    manager: every read and every step of a change enters one (issue 32).
     """
-    flags = _O_PATH_DIR if search_only else _O_DIR
-    where = str(root)
-    fd = held.reuse(where)  # (the root, kept open: not opened again for every step)
-    if fd is None:
-        fd = os.open(root, flags)
-        if not search_only:
-            held.keep(where, fd)
-    try:
-        walked: list[str] = []
-        for part in rel_parts:
-            walked.append(part)
-            nfd = _open_subdir(fd, part, "/".join(walked), create, flags)
+
+    __slots__ = ("create", "fd", "rel_parts", "root", "search_only")
+
+    def __init__(
+        self, root: Path, rel_parts: list[str], *, create: bool = False, search_only: bool = False
+    ) -> None:
+        self.root, self.rel_parts = root, rel_parts
+        self.create, self.search_only = create, search_only
+        self.fd = -1
+
+    def __enter__(self) -> int:
+        flags = _O_PATH_DIR if self.search_only else _O_DIR
+        where = str(self.root)
+        fd = held.reuse(where)  # (the root, kept open: not opened again for every step)
+        if fd is None:
+            fd = os.open(self.root, flags)
+            if not self.search_only:
+                held.keep(where, fd)
+        try:
+            walked: list[str] = []
+            for part in self.rel_parts:
+                walked.append(part)
+                nfd = _open_subdir(fd, part, "/".join(walked), self.create, flags)
+                os.close(fd)
+                fd = nfd
+        except BaseException:
             os.close(fd)
-            fd = nfd
-        yield fd
-    finally:
-        os.close(fd)
+            raise
+        self.fd = fd
+        return fd
+
+    def __exit__(self, *_exc: object) -> None:
+        os.close(self.fd)
 
 
 class FileState(Frozen):

@@ -174,6 +174,12 @@ def _path_str(path: str) -> str:
     return path
 
 
+def _normal(path: str) -> str:
+    """`os.path.normpath(path)` of a path `_path_str` gave (no empty or `.` names, no
+    trailing slash): only a `..` name can change it, so the others are left as they are."""
+    return os.path.normpath(path) if ".." in path else path
+
+
 # What `Path.is_dir()` / `Path.is_file()` (3.11) answer False for instead of raising.
 _NOT_THERE = frozenset((errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP))
 
@@ -207,9 +213,10 @@ def _realpath(path: str) -> tuple[str, bool]:
     return real, False
 
 
-def _walk_held(roots: list[tuple[str, str]], candidate: str) -> tuple[bool, int] | None:
+def _walk_held(roots: list[tuple[str, str]], candidate: str) -> tuple[bool, int, int] | None:
     """`_realpath(candidate)` answered from a root's held descriptor, when that is sure to
-    give the same answer: (exists, mode of what it names). None when it is not: the root's
+    give the same answer: (exists, mode of what it names, index of the innermost root
+    holding it in `roots`). None when it is not: the root's
     descriptor is not held (or its directory is no longer at its path, which `held.reuse`
     checks through /proc), `candidate` has a `..` or meets a symlink (whose target decides
     the real path), or the disk says anything but "there", "missing" or "not a directory".
@@ -231,17 +238,17 @@ def _walk_held(roots: list[tuple[str, str]], candidate: str) -> tuple[bool, int]
         return None
     try:
         if not names:
-            return True, os.fstat(fd).st_mode
+            return True, os.fstat(fd).st_mode, index
         at = 0
         for name in names:
             at += len(name) + 1
             try:
                 mode = os.stat(rest[: at - 1], dir_fd=fd, follow_symlinks=False).st_mode
             except (FileNotFoundError, NotADirectoryError):
-                return False, 0
+                return False, 0, index
             if stat.S_ISLNK(mode):
                 return None
-        return True, mode
+        return True, mode, index
     except OSError:
         return None
     finally:
@@ -315,19 +322,19 @@ class Sandbox:
         raw = _path_str(path)
         if raw.startswith("/"):
             candidate = raw
-            lexical = os.path.normpath(raw)
+            lexical = _normal(raw)
             named_index = _innermost(self._lexical, lexical)
         else:
             named_index = 0  # the first given root
             first, first_prefix = self._lexical[0]
             candidate = first if raw == "." else first_prefix + raw
-            lexical = os.path.normpath(candidate)
+            lexical = _normal(candidate)
         walked = _walk_held(self._real, candidate)
         if walked is None:
             real, exists = _realpath(candidate)
+            index = _innermost(self._real, real)
         else:
-            real, (exists, mode) = candidate, walked
-        index = _innermost(self._real, real)
+            real, (exists, mode, index) = candidate, walked
         if index < 0:
             raise PathRefused("outside", path, f"path is outside the workspace: {path}")
         root, root_prefix = self._real[index]

@@ -176,6 +176,10 @@ def _fold(rel: str) -> str:
     return "/".join(parts).casefold()
 
 
+ANSWERS_KEPT = 4096
+"""Answers `Policy.access` remembers (all are forgotten when there are this many)."""
+
+
 class Policy:
     """Ordered access rules evaluated for a path relative to its root.
 
@@ -201,6 +205,10 @@ class Policy:
         self._compiled_untrusted = _compile(self.untrusted, trusted=False)
         self._fast: dict[tuple[bool, Access], PolicyIndex[Access]] = {}
         self._calls = 0
+        # The answers given, by the names asked and what else decides them (the memory
+        # switch and the default can change; the compiled rules cannot): a path read again
+        # is judged by a look-up (issue 32).
+        self._answers: dict[tuple[tuple[str, ...], bool, bool, Access], Access] = {}
 
     def _access_one(self, rel: str, is_dir: bool) -> tuple[Access, Rule | None]:
         key = rel + "/" if is_dir and not rel.endswith("/") else rel
@@ -250,6 +258,10 @@ class Policy:
                     if best is None or _STRICTNESS[got] > _STRICTNESS[best]:
                         best = got
             return self.default if best is None else best
+        key = (rels, is_dir, self.memory, self.default)
+        known = self._answers.get(key)
+        if known is not None:
+            return known
         fast = self._verdicts()
         best = None
         for rel in rels:
@@ -259,7 +271,11 @@ class Policy:
             got = self._access_slow(rel, is_dir) if quick is None else quick
             if best is None or _STRICTNESS[got] > _STRICTNESS[best]:
                 best = got
-        return self.default if best is None else best
+        answer = self.default if best is None else best
+        if len(self._answers) >= ANSWERS_KEPT:
+            self._answers.clear()
+        self._answers[key] = answer
+        return answer
 
     def _access_slow(self, rel: str, is_dir: bool) -> Access:
         best = Access.WRITE

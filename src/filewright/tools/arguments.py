@@ -72,9 +72,53 @@ class _Unsure(Exception):
 def check(schema: dict[str, Any], args: dict[str, Any]) -> SimpleNamespace | None:
     """The validated arguments as attributes (defaults filled in), or None when unsure."""
     try:
-        return _object(schema, args, schema.get("$defs", {}))
+        plan = _PLANS.get(id(schema))
+        if plan is None or plan[0] is not schema:
+            if len(_PLANS) >= 512:  # (schemas are the cached ones; others are not kept long)
+                _PLANS.clear()
+            plan = _PLANS[id(schema)] = (schema, _plan(schema))
+        if plan[1] is None:
+            return _object(schema, args, schema.get("$defs", {}))
+        return _planned(plan[1], args, schema.get("$defs", {}))
     except (_Unsure, RecursionError):
         return None
+
+
+# A tool's top-level schema, looked at once: (its property names, and per property its
+# name, schema, whether it is required, whether it has a default, the default). None: a
+# schema `_object` alone decides (it refuses it: it is not a closed object).
+_Plan = tuple[frozenset[str], tuple[tuple[str, dict[str, Any], bool, bool, Any], ...]]
+_PLANS: dict[int, tuple[dict[str, Any], _Plan | None]] = {}
+
+
+def _plan(schema: dict[str, Any]) -> _Plan | None:
+    """What `_object` looks up in `schema` on every call, looked up once."""
+    _known(schema)
+    if schema.get("type") != "object" or schema.get("additionalProperties") is not False:
+        return None
+    properties: dict[str, Any] = schema.get("properties", {})
+    required = set(schema.get("required", ()))
+    fields = tuple(
+        (name, field, name in required, "default" in field, field.get("default"))
+        for name, field in properties.items()
+    )
+    return frozenset(properties), fields
+
+
+def _planned(plan: _Plan, value: Any, defs: dict[str, Any]) -> SimpleNamespace:
+    """`_object` of a closed object schema, from its plan: the same answers."""
+    names, fields = plan
+    if type(value) is not dict or not names.issuperset(value):
+        raise _Unsure
+    out: dict[str, Any] = {}
+    for name, field, required, has_default, default in fields:
+        if name in value:
+            out[name] = _value(field, value[name], defs)
+        elif required or not has_default:
+            raise _Unsure  # missing, or a default pydantic computes (default_factory)
+        else:
+            out[name] = _copy(default)
+    return SimpleNamespace(**out)
 
 
 def _object(schema: dict[str, Any], value: Any, defs: dict[str, Any]) -> SimpleNamespace:

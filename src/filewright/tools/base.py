@@ -297,7 +297,10 @@ def _holds_null(value: Any, depth: int = 0) -> bool:
     if depth > 4:
         return False
     if isinstance(value, dict):
-        return any(_holds_null(v, depth + 1) for v in value.values())
-    if isinstance(value, list):
-        return any(_holds_null(v, depth + 1) for v in value)
+        value = value.values()
+    elif not isinstance(value, list):
+        return False
+    for item in value:  # (a loop: most arguments are strings and numbers, decided here)
+        if item is None or (isinstance(item, dict | list) and _holds_null(item, depth + 1)):
+            return True
     return False
