@@ -116,6 +116,13 @@ class open_file:  # used as a function: `with open_file(engine, loc) as (fd, siz
         os.close(self.fd)
 
 
+def entry_size(engine: Engine, loc: Location) -> int:
+    """The size of what `loc` leads to, stat'ed by descriptors without opening it
+    (`fsio.stat_entry`); the disk's refusals as `open_file` words them."""
+    with disk_failures(loc.given):
+        return fsio.stat_entry(loc).st_size
+
+
 def _check_size(size: int, cap: int, path: str, what: str) -> None:
     """Refuse a whole-file read above `cap` bytes, saying how big the file is."""
     if size > cap:
@@ -571,6 +578,7 @@ __all__ = [
     "OperationFailed",
     "ReadOutcome",
     "TextSlice",
+    "entry_size",
     "format_claude",
     "format_default",
     "format_gemini",

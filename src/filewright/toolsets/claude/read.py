@@ -61,8 +61,10 @@ def read_file(
     start = offset or 1
     try:
         loc = readers.locate_file(engine, path)
-        with readers.open_file(engine, loc) as (fd, size):
-            kind = readers.sniff(os.pread(fd, 8192, 0), loc.name).kind if size > max_bytes else ""
+        size, kind = readers.entry_size(engine, loc), ""
+        if size > max_bytes:  # (only then is the file opened twice)
+            with readers.open_file(engine, loc) as (fd, size):
+                kind = readers.sniff(os.pread(fd, 8192, 0), loc.name).kind
         if size > max_bytes and kind not in ("text", "binary"):
             raise OperationFailed(Failure("too_large", path, {"size": size, "limit": max_bytes}))
         ext = seed.extname(path)
