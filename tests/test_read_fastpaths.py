@@ -297,3 +297,19 @@ def test_remembered_answers_follow_the_memory_switch_and_the_default() -> None:
                     want = policy.decide(*rels, is_dir=is_dir)[0]
                     assert policy.access(*rels, is_dir=is_dir) == want, (rels, memory, default)
                     assert policy.access(*rels, is_dir=is_dir) == want  # remembered
+
+
+def test_a_small_file_read_whole_stops_once_it_has_grown(tmp_path: Path) -> None:
+    """`readers` reads a file whole before sniffing it only while it is small: one that has
+    grown since its fstat (here: fstat said 10 bytes, it holds 100 000) is read no further
+    than the limit, and read as a large file is."""
+    path = tmp_path / "f.txt"
+    path.write_bytes(b"0123456789\n" * 9091)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        assert textread.read_upto(fd, 10, 64 << 10) is None
+        assert textread.read_upto(fd, 10, None) == path.read_bytes()
+        assert textread.read_upto(fd, 10, 200_000) == path.read_bytes()
+        assert textread.read_all(fd, 10) == path.read_bytes()
+    finally:
+        os.close(fd)

@@ -64,8 +64,8 @@ from filewright.read.textread import (
     TAIL_COUNT_BYTES,
     TextSlice,
     human_size,
-    read_all,
     read_lines_fd,
+    read_upto,
 )
 
 if TYPE_CHECKING:
@@ -78,7 +78,8 @@ NOTEBOOK_MAX_BYTES = 16 * 1024 * 1024
 _SNIFF_BYTES = 4096
 _READ_WHOLE_BYTES = 64 << 10
 """Files up to this size are read whole before they are sniffed (a text among them is
-then split from those bytes; an image or a PDF is read again by its reader)."""
+then split from those bytes; an image or a PDF is read again by its reader). One that
+has grown past it by then is read as a larger file is (its head, then its reader)."""
 
 
 # -- the workspace side: find, open, size-check ----------------------------------------
@@ -431,7 +432,7 @@ def _read_any(
     with open_file(engine, loc) as (fd, size):
         # A small file is read whole at once: its head is sniffed, and a text reads its
         # lines from the same bytes (one read instead of two).
-        data = read_all(fd, size) if size <= _READ_WHOLE_BYTES else None
+        data = read_upto(fd, size, _READ_WHOLE_BYTES) if size <= _READ_WHOLE_BYTES else None
         head = os.pread(fd, _SNIFF_BYTES, 0) if data is None else data[:_SNIFF_BYTES]
         found = sniff(head, loc.name)
         out = ReadOutcome(found.kind, loc, size, found.mime_type, max_output_chars=max_output_chars)

@@ -162,6 +162,14 @@ class TextSlice(Record):
 
 def read_all(fd: int, size: int) -> bytes:
     """The whole file (`size` is what fstat said; it is read to its end regardless)."""
+    data = read_upto(fd, size, None)
+    assert data is not None  # (no stop)
+    return data
+
+
+def read_upto(fd: int, size: int, stop: int | None) -> bytes | None:
+    """`read_all`, or None once the file has shown more than `stop` bytes (only as much
+    as that is read then): for a file expected small that may have grown since."""
     chunks: list[bytes] = []
     offset = 0
     while True:
@@ -170,6 +178,8 @@ def read_all(fd: int, size: int) -> bytes:
             return b"".join(chunks)
         chunks.append(chunk)
         offset += len(chunk)
+        if stop is not None and offset > stop:
+            return None
 
 
 def _decode_line(raw: Any, enc: Encoding, complete: bool) -> tuple[str, bool]:
