@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import codecs
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from filewright import Workspace
 from filewright.core.result import OperationFailed
@@ -23,6 +26,7 @@ from filewright.policy.rules import Access, Policy, Rule
 from filewright.read import media, textread
 from filewright.read.linestream import Encoding, sniff_encoding
 from filewright.read.textformat import numbered
+from filewright.toolsets import mcpfs_format
 
 
 def _numbered_reference(lines: list[str], start: int, width: int) -> str:
@@ -313,3 +317,57 @@ def test_a_small_file_read_whole_stops_once_it_has_grown(tmp_path: Path) -> None
         assert textread.read_all(fd, 10) == path.read_bytes()
     finally:
         os.close(fd)
+
+
+# -- line endings of a decoded text ------------------------------------------------------------
+
+_EOL_RE = re.compile(r"\r\n|\r|\n")
+
+
+def _split_eols_reference(text: str) -> tuple[str, tuple[str, ...]]:
+    """`textfile.split_eols` before texts without a CR skipped the regular expressions."""
+    eols = _EOL_RE.findall(text)
+    normalised = _EOL_RE.sub("\n", text) if eols else text
+    if not normalised.endswith("\n") or not normalised:
+        eols.append("")
+    return normalised, tuple(eols)
+
+
+def _with_eols_reference(text: str, eols: tuple[str, ...]) -> str:
+    """`mcpfs_format.with_eols` before it counted instead of splitting first."""
+    pieces = text.split("\n")
+    if len(eols) < len(pieces) - 1 or all(e in ("\n", "") for e in eols):
+        return text
+    return "".join(
+        piece + ((eols[i] or "\n") if i < len(pieces) - 1 else "") for i, piece in enumerate(pieces)
+    )
+
+
+_TEXTS = st.lists(st.sampled_from(["a", "é", " ", "\n", "\r", "\r\n", "\n\n", "line"])).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_TEXTS)
+def test_line_endings_split_and_restored_as_before(text: str) -> None:
+    got = textfile.split_eols(text)
+    assert got == _split_eols_reference(text)
+    normalised, eols = got
+    assert mcpfs_format.with_eols(normalised, eols) == _with_eols_reference(normalised, eols)
+    assert mcpfs_format.with_eols(normalised, eols[:-1]) == _with_eols_reference(
+        normalised, eols[:-1]
+    )
+    decoded = textfile.decode(text.encode("utf-8"))
+    assert decoded.newline == textfile._dominant(eols)
+    assert (decoded.text, decoded.eols) == got
+
+
+@pytest.mark.parametrize("name", sorted(_CORPUS))
+def test_corpus_line_endings_as_before(name: str) -> None:
+    try:
+        decoded = textfile.decode(_CORPUS[name])
+    except TextFileError:
+        return  # (binary or undecodable: refused, as before)
+    text = decoded.raw[len(decoded.bom) :].decode(decoded.encoding)
+    assert (decoded.text, decoded.eols) == _split_eols_reference(text)
+    assert decoded.newline == textfile._dominant(decoded.eols)
+    assert mcpfs_format.with_eols(decoded.text, decoded.eols) == text

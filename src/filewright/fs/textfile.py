@@ -275,8 +275,12 @@ def split_eols(text: str) -> tuple[str, tuple[str, ...]]:
     The result has one entry per line; the last is "" when the text does not end with
     a newline (so "a\\r\\nb" gives ("\\r\\n", "")).
     """
-    eols = _EOL.findall(text)
-    normalised = _EOL.sub("\n", text) if eols else text
+    if "\r" in text:
+        eols = _EOL.findall(text)
+        normalised = _EOL.sub("\n", text)
+    else:  # (the same answer: every ending is "\n", the text stays as it is)
+        eols = ["\n"] * text.count("\n")
+        normalised = text
     if not normalised.endswith("\n") or not normalised:
         eols.append("")
     return normalised, tuple(eols)
@@ -302,7 +306,7 @@ def decode(data: bytes, *, prefer_chinese: bool = False) -> TextFile:
         text=normalised,
         encoding=encoding,
         bom=bom,
-        newline=_dominant(eols),
+        newline=_dominant(eols) if "\r" in text else "\n",
         eols=eols,
         hash=content_hash(data),
         confidence=confidence,

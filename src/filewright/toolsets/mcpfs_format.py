@@ -150,11 +150,14 @@ def file_info(info: dict[str, Any]) -> str:
     return "\n".join(f"{k}: {v}" for k, v in rows)
 
 
+_PLAIN_EOLS = frozenset(("\n", ""))
+
+
 def with_eols(text: str, eols: tuple[str, ...]) -> str:
     """Decoded text ("\n" newlines) with each line's own ending again (CRLF stays CRLF)."""
-    pieces = text.split("\n")
-    if len(eols) < len(pieces) - 1 or all(e in ("\n", "") for e in eols):
+    if len(eols) < text.count("\n") or _PLAIN_EOLS.issuperset(eols):
         return text
+    pieces = text.split("\n")
     return "".join(
         piece + ((eols[i] or "\n") if i < len(pieces) - 1 else "") for i, piece in enumerate(pieces)
     )
