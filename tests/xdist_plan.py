@@ -58,6 +58,7 @@ MODULE_COST: dict[str, float] = {
     "tests/test_hosts.py": 4.0,
     "tests/test_carry_property.py": 3.9,
     "tests/test_cli_fastpath.py": 3.8,
+    "tests/test_on_disk.py": 14.0,
 }
 
 
