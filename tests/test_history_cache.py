@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import zlib
 from pathlib import Path
 
 import pytest
@@ -98,16 +99,20 @@ def test_the_index_is_encoded_as_json_dumps_writes_it() -> None:
     ]
     fragments: index.Fragments = {}
     for generation in (1, 2):  # the second time from the kept encodings
-        expected = json.dumps(
-            {
-                "generation": generation,
-                "path": 'dir/ü "q".txt',
-                "entries": [e.to_dict() for e in entries],
-            },
-            ensure_ascii=False,
-            separators=(",", ":"),
-        ).encode("utf-8")
-        assert encode_index('dir/ü "q".txt', entries, generation, fragments) == expected
+        body = {
+            "generation": generation,
+            "path": 'dir/ü "q".txt',
+            "entries": [e.to_dict() for e in entries],
+        }
+        plain = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        head = plain[:-1]  # (all but the closing brace: what the check covers)
+        expected = head + b',"check":"%08x"}' % zlib.crc32(head)
+        raw = encode_index('dir/ü "q".txt', entries, generation, fragments)
+        assert raw == expected
+        assert json.loads(raw) == {**body, "check": f"{zlib.crc32(head):08x}"}
+        parsed = index.parse_index(raw)
+        assert parsed is not None and parsed[1] == generation
+        assert [e.to_dict() for e in parsed[0]] == body["entries"]
     assert len(fragments) == 3
 
 
@@ -165,3 +170,56 @@ def test_a_held_directory_is_checked_once_per_call(tmp_path: Path) -> None:
     d.rename(tmp_path / "moved2")
     with held.checked_once():
         assert held.reuse(str(d)) is None  # the next call checks again
+
+
+def test_a_slot_is_written_over_in_place(tmp_path: Path) -> None:
+    """No new directory entry per change: each slot keeps its inode (cut to length when
+    the index shrinks); the other slot holds the previous index meanwhile."""
+    history = History(tmp_path / "state", keep=3)
+    for i in range(4):
+        history.record("f.txt", f"v{i}".encode(), "edit", f"h{i + 1}")
+    d = history._dir("f.txt")
+    inodes = {slot: os.stat(d / slot).st_ino for slot in INDEX_SLOTS}
+    for i in range(4, 8):
+        history.record("f.txt", f"v{i}".encode(), "edit", f"h{i + 1}")
+    history.pop("f.txt")
+    assert {slot: os.stat(d / slot).st_ino for slot in INDEX_SLOTS} == inodes
+    assert [e.id for e in History(tmp_path / "state").entries("f.txt")] == [6, 7]
+
+
+def test_a_torn_slot_that_is_still_json_is_refused(tmp_path: Path) -> None:
+    """A write over a slot cut short at a page leaves the new head on the old tail, which
+    can be valid JSON: the check refuses it, and the other slot counts."""
+    history = History(tmp_path / "state")
+    for i in range(3):
+        history.record("f.txt", f"v{i}".encode(), "edit", f"h{i + 1}")
+    d = history._dir("f.txt")
+    newer = max(
+        (d / s for s in INDEX_SLOTS), key=lambda p: json.loads(p.read_bytes())["generation"]
+    )
+    raw = newer.read_bytes()
+    spliced = raw.replace(b'"hash_after":"h3"', b'"hash_after":"h9"')  # still JSON
+    assert spliced != raw and json.loads(spliced)
+    newer.write_bytes(spliced)
+    assert [e.hash_after for e in History(tmp_path / "state").entries("f.txt")] == ["h1", "h2"]
+
+
+def test_a_hard_link_at_the_slot_written_over_is_not_written_through(tmp_path: Path) -> None:
+    history = History(tmp_path / "state")
+    for i in range(2):
+        history.record("f.txt", f"v{i}".encode(), "edit", f"h{i + 1}")
+    d = history._dir("f.txt")
+    older = min(
+        (d / s for s in INDEX_SLOTS), key=lambda p: json.loads(p.read_bytes())["generation"]
+    )
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(b"precious\n")
+    older.unlink()
+    os.link(victim, older)
+    history.record("f.txt", b"v2", "edit", "h3")
+    assert victim.read_bytes() == b"precious\n"
+    assert [e.hash_after for e in History(tmp_path / "state").entries("f.txt")] == [
+        "h1",
+        "h2",
+        "h3",
+    ]

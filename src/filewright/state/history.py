@@ -12,8 +12,10 @@ Layout under a root's state directory (`.filewright/` by default):
     locks/<key>.lock            the cross-process lock of one file
 
 `<key>` is derived from the file's path relative to its root. Nothing here is ever
-replaced by a rename over an existing name or truncated in place: on ext4 either forces
+replaced by a rename over an existing name or truncated to zero: on ext4 either forces
 the new data to disk at once (auto_da_alloc), which made the index write cost ~0.3 ms.
+A backup is a new file; an index slot is written over in place and cut to its new
+length (`statedir.overwrite_at`; a torn one is told by its check: `state.index`).
 State files are opened without following links, so a planted link is refused, never
 followed. Each operation opens the file's history directory once and works relative to
 that descriptor.
@@ -44,6 +46,7 @@ from filewright.state.statedir import (
     _dir_fd,
     _key,
     _read_state_file,
+    overwrite_at,
     read_at,
     unlink_at,
     write_at,
@@ -112,7 +115,7 @@ class History:
         fragments = self._index.fragments(d)
         raw = encode_index(rel, entries, before.generation + 1, fragments)
         # The other slot keeps the previous state until this one is complete.
-        write_at(dfd, before.slot, raw, atomic=False)
+        overwrite_at(dfd, before.slot, raw)
         unlink_at(dfd, LEGACY_INDEX)
         self._index.wrote(d, before, entries, raw, fragments)
 

@@ -1,8 +1,10 @@
 """One file's change log on disk: its entries (`Entry`) and the index that lists them.
 
 The index of a file's history directory lives in two slots, `index.a.json` and
-`index.b.json`, written in turn; the valid one of higher generation counts (the other is
-older, or half-written by a process that was killed). Before the two slots it was one
+`index.b.json`, written in turn (each over its older content, in place); the valid one
+of higher generation counts (the other is older, or half-written by a process that was
+killed: its "check", the CRC-32 of the bytes before it, tells a torn slot even where
+the new head on the old tail still parses). Before the two slots it was one
 `index.json`, still read when neither slot is valid.
 
 `IndexCache` keeps the last index a `History` read or wrote per directory, parsed: the
@@ -23,6 +25,7 @@ import json
 import os
 import re
 import time
+import zlib
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -172,7 +175,8 @@ new object took over after the entry was freed never matches."""
 
 def encode_index(rel: str, entries: list[Entry], generation: int, fragments: Fragments) -> bytes:
     """The bytes of an index of `entries` at `generation`: the JSON object
-    {"generation", "path", "entries"}, compact, as `json.dumps` writes it. Entries in
+    {"generation", "path", "entries", "check"}, compact, as `json.dumps` writes it;
+    "check" is the CRC-32 of the bytes before it (see `parse_index`). Entries in
     `fragments` are not encoded again; the others are, and are added to it."""
     parts = []
     for entry in entries:
@@ -181,7 +185,8 @@ def encode_index(rel: str, entries: list[Entry], generation: int, fragments: Fra
             hit = fragments[id(entry)] = (entry, _dumps(entry.to_dict()))
         parts.append(hit[1])
     head = f'{{"generation":{generation},"path":{_dumps(rel)},"entries":['
-    return (head + ",".join(parts) + "]}").encode("utf-8")
+    body = (head + ",".join(parts) + "]").encode("utf-8")
+    return body + b',"check":"%08x"}' % zlib.crc32(body)
 
 
 class Loaded(Frozen):
@@ -286,17 +291,28 @@ def peek_generation(raw: bytes | None) -> int:
 
 
 def parse_index(raw: bytes | None) -> tuple[list[Entry], int] | None:
-    """(entries, generation) of an index; None when missing, partial or malformed."""
+    """(entries, generation) of an index; None when missing, partial or malformed.
+
+    A slot is written over in place (`statedir.overwrite_at`): a process killed while
+    writing one of several pages leaves the new bytes' head on the old bytes' tail,
+    which could still be JSON. Its "check" (the CRC-32 of the bytes before it) tells:
+    a slot whose check does not match is torn. An index without one (written before
+    the check existed) is read as it is."""
     if raw is None:
         return None
     try:
         data = json.loads(raw)
         generation = data.get("generation", 0)
         entries = [Entry(**e) for e in data.get("entries", [])]
+        check = data.get("check")
     except (ValueError, AttributeError, TypeError):
         return None
     if not isinstance(generation, int):
         return None
+    if check is not None:
+        cut = raw.rfind(b',"check":')  # (a quote inside a JSON string is escaped)
+        if not isinstance(check, str) or cut < 0 or check != f"{zlib.crc32(raw[:cut]):08x}":
+            return None
     return entries, generation
 
 

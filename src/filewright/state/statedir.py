@@ -193,6 +193,37 @@ def write_at(dfd: int, name: str, data: bytes, *, atomic: bool = True) -> None:
         os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
 
 
+def overwrite_at(dfd: int, name: str, data: bytes) -> None:
+    """Write `data` over the state file `name` of the directory open as `dfd`, in place
+    (no new directory entry: ~2 us where an unlink and a create cost ~50 us under
+    load), cut to its length; a missing name, or one that is not our own regular file
+    (a planted hard link: more than one name), is written as a new file instead
+    (`write_at`). Never truncated to zero (which would make ext4 flush it at once).
+    The reader must tell a torn write (`index.parse_index`'s check)."""
+    try:
+        fd = os.open(name, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=dfd)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOENT, errno.ELOOP, errno.ENXIO, errno.EISDIR):
+            raise
+        write_at(dfd, name, data, atomic=False)  # (a link or other planted entry: replaced)
+        return
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or not data:
+            os.close(fd)
+            fd = -1
+            write_at(dfd, name, data, atomic=False)
+            return
+        view, at = memoryview(data), 0
+        while at < len(data):
+            at += os.pwrite(fd, view[at:], at)
+        if st.st_size > len(data):
+            os.ftruncate(fd, len(data))
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
 def _open_state_file(path: Path, flags: int) -> int:
     """Open a regular state file without following a link (refused as planted)."""
     dfd = _dir_fd(path.parent)
