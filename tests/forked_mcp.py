@@ -29,12 +29,14 @@ async def forked_stdio(
     forks: ForkServer,
     argv: list[str],
     *,
+    code: str | None = None,
     cwd: str | os.PathLike[str] | None = None,
     env: dict[str, str] | None = None,
     started: list[Forked] | None = None,
 ) -> AsyncIterator[Any]:
-    """The (read, write) streams of a forked server (appended to `started` when given)."""
-    proc = forks.spawn(argv, cwd=cwd, env=env)
+    """The (read, write) streams of a forked server (appended to `started` when given);
+    with `code`, the child runs that script (with `argv` as sys.argv) instead."""
+    proc = forks.spawn(argv, code, cwd=cwd, env=env)
     if started is not None:
         started.append(proc)
     assert proc.stdin is not None and proc.stdout is not None

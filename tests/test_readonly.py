@@ -6,6 +6,12 @@ The unprivileged user is `nobody` (when the tests run as root, through `setpriv`
 whose write bits are removed. The read-only mount is a bind mount in a private mount
 namespace (`unshare -m`, root only). Cases that this machine cannot set up are skipped
 with the reason.
+
+The commands run as children forked from the worker's warm interpreter
+(tests/forkserver.py) that first become that user (`setresuid`, no groups: root's
+capabilities go with the uid) or enter that mount namespace (`unshare(CLONE_NEWNS)`, the
+bind mount made read-only), then run the `filewright` command's `main` or the script:
+an MCP server's start-up imports the SDK for ~1.5 s of CPU, and these tests start 14.
 """
 
 from __future__ import annotations
@@ -15,7 +21,6 @@ import os
 import shutil
 import stat
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,12 +28,32 @@ from typing import Any
 
 import anyio
 import pytest
+from forked_mcp import forked_stdio
+from forkserver import ForkServer, shared
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 from unprivileged import PRIVATE_CHECKOUT, nobody_can_run_python
 
-PY = sys.executable
-CLI = "from filewright.surfaces.cli.main import main; main()"
+CLI_MAIN = "import sys\nfrom filewright.surfaces.cli.main import main\nsys.exit(main())\n"
+# What `setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all` does.
+PRELUDE_NOBODY = """
+import os
+os.setgroups([])
+os.setresgid(65534, 65534, 65534)
+os.setresuid(65534, 65534, 65534)
+"""
+# What `unshare -m` and `mount --bind -o ro ROOT MOUNT` do.
+PRELUDE_MOUNT = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+def _check(rc):
+    if rc != 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
+_check(libc.unshare(0x00020000))  # CLONE_NEWNS
+_check(libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None))
+_check(libc.mount({root!r}.encode(), {mount!r}.encode(), None, MS_BIND, None))
+_check(libc.mount(None, {mount!r}.encode(), None, MS_BIND | MS_REMOUNT | MS_RDONLY, None))
+"""
 
 # (toolset, tool, arguments, text expected in the result); {root} is the tree's path.
 READS: list[tuple[str, str, dict[str, Any], str]] = [
@@ -98,6 +123,7 @@ class Env:
         return self.mount or self.root
 
     def wrap(self, cmd: list[str]) -> list[str]:
+        """`cmd` as an exec'd process would run in this environment (the probe)."""
         if self.kind == "nobody":
             return [
                 "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
@@ -108,6 +134,14 @@ class Env:
             return ["unshare", "-m", "sh", "-c", script, "sh", *cmd]
         return cmd
 
+    def prelude(self) -> str:
+        """Code a forked child runs first: what `wrap` makes of an exec'd one."""
+        if self.kind == "nobody":
+            return PRELUDE_NOBODY
+        if self.kind == "readonly-mount":
+            return PRELUDE_MOUNT.format(root=str(self.root), mount=str(self.mount))
+        return ""
+
     def env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k != "FILEWRIGHT_STATE_HOME"}
         env["FILEWRIGHT_COMPANION_DIR"] = str(self.tree)
@@ -117,10 +151,14 @@ class Env:
             env["FILEWRIGHT_STATE_HOME"] = os.environ["FILEWRIGHT_STATE_HOME"]
         return env
 
-    def run(self, cmd: list[str], **kw: Any) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            self.wrap(cmd), capture_output=True, text=True, timeout=120, env=self.env(), **kw
-        )
+    def run(
+        self, forks: ForkServer, argv: list[str], code: str = CLI_MAIN, cwd: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """`argv` (sys.argv of `code`: the `filewright` command by default) in a child
+        forked into this environment, its output and return code."""
+        child = forks.spawn(argv, self.prelude() + code, text=True, cwd=cwd, env=self.env())
+        out, err = child.communicate(timeout=120)
+        return subprocess.CompletedProcess(argv, child.wait(), out, err)
 
 
 def _can(cmd: list[str]) -> bool:
@@ -165,6 +203,11 @@ def env(request: pytest.FixtureRequest) -> Iterator[Env]:
         shutil.rmtree(base, ignore_errors=True)
 
 
+@pytest.fixture
+def forks(request: pytest.FixtureRequest) -> ForkServer:
+    return shared(request.session)
+
+
 def check(out: dict[str, Any], want: str, context: str) -> None:
     assert out["ok"], f"{context}: {out['text'][:300]}"
     assert want in out["text"], f"{context}: {out['text'][:300]}"
@@ -179,11 +222,12 @@ def check_refused(out: dict[str, Any], want: str, context: str) -> None:
 # -- the three surfaces ------------------------------------------------------------------------
 
 
-def test_cli_reads_in_every_toolset(env: Env) -> None:
+def test_cli_reads_in_every_toolset(env: Env, forks: ForkServer) -> None:
     before = snapshot(env.root)
     for toolset, tool, args, want in READS:
         proc = env.run(
-            [PY, "-c", CLI, "call", "--toolset", toolset, "--root", str(env.tree), tool,
+            forks,
+            ["filewright", "call", "--toolset", toolset, "--root", str(env.tree), tool,
              json.dumps(fill(args, env.tree))],
             cwd="/",
         )  # fmt: skip
@@ -192,7 +236,8 @@ def test_cli_reads_in_every_toolset(env: Env) -> None:
         check(json.loads(proc.stdout), want, f"{env.kind} cli {toolset}.{tool}")
     tool, args, want = WORKER_DRY_RUN
     proc = env.run(
-        [PY, "-c", CLI, "call", "--toolset", "worker", "--dry-run", "--root", str(env.tree),
+        forks,
+        ["filewright", "call", "--toolset", "worker", "--dry-run", "--root", str(env.tree),
          tool, json.dumps(args)],
     )  # fmt: skip
     check_refused(json.loads(proc.stdout), want, f"{env.kind} cli worker dry run")
@@ -213,10 +258,11 @@ print(json.dumps(out))
 """
 
 
-def test_api_reads_in_every_toolset(env: Env) -> None:
+def test_api_reads_in_every_toolset(env: Env, forks: ForkServer) -> None:
     before = snapshot(env.root)
     reads = [(t, tool, fill(a, env.tree)) for t, tool, a, _ in READS]
-    proc = env.run([PY, "-c", API, str(env.tree), json.dumps(reads), json.dumps(WORKER_DRY_RUN[1])])
+    argv = ["api", str(env.tree), json.dumps(reads), json.dumps(WORKER_DRY_RUN[1])]
+    proc = env.run(forks, argv, API)
     assert proc.returncode == 0, proc.stderr
     results = json.loads(proc.stdout)
     for (toolset, tool, _, want), out in zip(READS, results, strict=False):
@@ -226,13 +272,14 @@ def test_api_reads_in_every_toolset(env: Env) -> None:
 
 
 @pytest.mark.parametrize("toolset", TOOLSETS)
-def test_mcp_reads_in_every_toolset(env: Env, toolset: str) -> None:
+def test_mcp_reads_in_every_toolset(env: Env, toolset: str, forks: ForkServer) -> None:
     before = snapshot(env.root)
-    cmd = env.wrap([PY, "-c", CLI, "serve", "--toolset", toolset, "--root", str(env.tree)])
-    params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=env.env(), cwd="/")
+    argv = ["filewright", "serve", "--toolset", toolset, "--root", str(env.tree)]
+    code = env.prelude() + CLI_MAIN
 
     async def main() -> None:
-        async with Client(params, mode="legacy") as client:
+        stdio = forked_stdio(forks, argv, code=code, cwd="/", env=env.env())
+        async with Client(stdio, mode="legacy") as client:
             for name, tool, args, want in READS:
                 if name != toolset:
                     continue
@@ -245,25 +292,22 @@ def test_mcp_reads_in_every_toolset(env: Env, toolset: str) -> None:
     assert snapshot(env.root) == before
 
 
-def test_a_plain_read_leaves_the_tree_untouched(tmp_path: Path) -> None:
+def test_a_plain_read_leaves_the_tree_untouched(tmp_path: Path, forks: ForkServer) -> None:
     """In a writable git repository a read creates nothing (no `.filewright/` to commit),
     and the CLI's read ledger still carries a read over to the next call."""
     root = make_tree(tmp_path)
     before = snapshot(root)
-    cli = [PY, "-c", CLI, "call", "--toolset", "claude", "--root", str(root)]
-    read = subprocess.run(
-        [*cli, "Read", json.dumps({"file_path": str(root / "a.txt")})],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+    cli = ["filewright", "call", "--toolset", "claude", "--root", str(root)]
+    read = forks.run([*cli, "Read", json.dumps({"file_path": str(root / "a.txt")})], timeout=60)
     assert json.loads(read.stdout)["ok"], read.stdout
     assert snapshot(root) == before
     status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"],
                             cwd=root, capture_output=True, text=True)  # fmt: skip
     assert ".filewright" not in status.stdout
-    edit = subprocess.run(
+    edit = forks.run(
         [*cli, "Edit", json.dumps({"file_path": str(root / "a.txt"), "old_string": "beta",
                                    "new_string": "BETA"})],
-        capture_output=True, text=True, timeout=60,
+        timeout=60,
     )  # fmt: skip
     assert json.loads(edit.stdout)["ok"], edit.stdout
     assert (root / ".filewright" / ".gitignore").read_text() == "*\n"
@@ -272,7 +316,7 @@ def test_a_plain_read_leaves_the_tree_untouched(tmp_path: Path) -> None:
     assert ".filewright" not in status.stdout
 
 
-def test_the_ledger_is_hidden_when_a_root_holds_it(tmp_path: Path) -> None:
+def test_the_ledger_is_hidden_when_a_root_holds_it(tmp_path: Path, forks: ForkServer) -> None:
     """A root at $HOME holds the user's state directory: the session ledgers in it are
     as invisible to the agent as `.filewright/` (it could forge a read otherwise)."""
     home = tmp_path / "home"
@@ -280,20 +324,19 @@ def test_the_ledger_is_hidden_when_a_root_holds_it(tmp_path: Path) -> None:
     (home / "a.txt").parent.mkdir(parents=True)
     (home / "a.txt").write_text("alpha\n")
     env = {**os.environ, "FILEWRIGHT_STATE_HOME": str(state)}
-    cli = [PY, "-c", CLI, "call", "--root", str(home)]
-    subprocess.run([*cli, "read", '{"path": "a.txt"}'], env=env, check=True, capture_output=True)
+    cli = ["filewright", "call", "--root", str(home)]
+    assert forks.run([*cli, "read", '{"path": "a.txt"}'], env=env).returncode == 0
     ledgers = [p for p in state.rglob("*.json")]
     assert ledgers, "the read was not recorded"
     rel = str(ledgers[0].relative_to(home))
     for tool, args in [("read", {"path": rel}), ("list", {"path": ".local/state"}),
                        ("glob", {"pattern": "**/*.json"}), ("grep", {"pattern": "hash"}),
                        ("write", {"path": rel, "content": "{}"})]:  # fmt: skip
-        out = json.loads(subprocess.run([*cli, "--yes", tool, json.dumps(args)], env=env,
-                                        capture_output=True, text=True).stdout)  # fmt: skip
+        out = json.loads(forks.run([*cli, "--yes", tool, json.dumps(args)], env=env).stdout)
         if tool in ("read", "write"):  # answered exactly as for a missing file
             missing = "nope/missing.json"
-            other = json.loads(subprocess.run([*cli, "--yes", tool, json.dumps({**args, "path": missing})],
-                                              env=env, capture_output=True, text=True).stdout)  # fmt: skip
+            other = json.loads(forks.run([*cli, "--yes", tool, json.dumps({**args, "path": missing})],
+                                         env=env).stdout)  # fmt: skip
             assert not out["ok"], (tool, out)
             if tool == "read":
                 assert out["text"].replace(rel, "P") == other["text"].replace(missing, "P")

@@ -25,12 +25,12 @@ DEFAULT_TEST_COST = 0.02
 # CPU seconds (test process and its waited-for children; a module forking children from
 # tests/forkserver.py measured alone), 2026-11-27.
 MODULE_COST: dict[str, float] = {
-    "tests/adversarial/test_fuzz_tools.py": 60.0,
+    "tests/adversarial/test_fuzz_tools.py": 43.0,
     "tests/test_doc_blocks.py": 43.0,
     "tests/adversarial/test_resource_limits.py": 32.0,
     "tests/test_policy_fast.py": 22.0,
     "tests/adversarial/test_crash_consistency.py": 20.0,
-    "tests/test_readonly.py": 18.0,
+    "tests/test_readonly.py": 7.0,
     "tests/test_server_process.py": 16.7,
     "tests/test_types.py": 14.5,
     "tests/test_cli_progress.py": 14.3,
@@ -59,6 +59,7 @@ MODULE_COST: dict[str, float] = {
     "tests/test_carry_property.py": 3.9,
     "tests/test_cli_fastpath.py": 3.8,
     "tests/test_on_disk.py": 14.0,
+    "tests/test_server_inline.py": 5.4,
 }
 
 
