@@ -137,7 +137,8 @@ def replace(
     parts.append(text[pos:])
     if budget.over(size + len(parts[-1])):
         return too_large(size + len(parts[-1]))
-    return edited(text, "".join(parts), out.count, out.strategy, steps=out.steps)
+    same = (out.regions[0].start, len(text) - pos)  # (copied unchanged around the places)
+    return edited(text, "".join(parts), out.count, out.strategy, same, steps=out.steps)
 
 
 def _replace_elided(text: str, old: str, pairs: list[tuple[str, str]]) -> Result:

@@ -38,8 +38,9 @@ class EditFailure:
 Result = Edited | EditFailure
 
 
-def _common_prefix(a: str, b: str) -> int:
-    lo, hi = 0, min(len(a), len(b))
+def _common_prefix(a: str, b: str, known: int = 0) -> int:
+    """The length of the longest common prefix; `known`: a length known to be common."""
+    lo, hi = known, min(len(a), len(b))
     while lo < hi:  # binary search on C-speed slice comparisons
         mid = (lo + hi + 1) // 2
         if a[lo:mid] == b[lo:mid]:
@@ -49,8 +50,10 @@ def _common_prefix(a: str, b: str) -> int:
     return lo
 
 
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    lo, hi = 0, limit
+def _common_suffix(a: str, b: str, limit: int, known: int = 0) -> int:
+    """The length of the longest common suffix, at most `limit`; `known`: a length known
+    to be common."""
+    lo, hi = min(known, limit), limit
     while lo < hi:
         mid = (lo + hi + 1) // 2
         if a[len(a) - mid : len(a) - lo] == b[len(b) - mid : len(b) - lo]:
@@ -60,12 +63,16 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
     return lo
 
 
-def changed_range(before: str, after: str) -> tuple[int, int] | None:
-    """1-based inclusive line range of ``after`` covering every change from ``before``."""
+def changed_range(
+    before: str, after: str, same: tuple[int, int] = (0, 0)
+) -> tuple[int, int] | None:
+    """1-based inclusive line range of ``after`` covering every change from ``before``.
+    ``same``: lengths of a head and a tail the caller knows the texts share (an edit
+    copied them unchanged), where the search for the common ones starts."""
     if before == after:
         return None
-    p = _common_prefix(before, after)
-    s = _common_suffix(before, after, min(len(before), len(after)) - p)
+    p = _common_prefix(before, after, same[0])
+    s = _common_suffix(before, after, min(len(before), len(after)) - p, same[1])
     end = len(after) - s
     first = after.count("\n", 0, p) + 1
     if end <= p:  # pure deletion
@@ -75,7 +82,9 @@ def changed_range(before: str, after: str) -> tuple[int, int] | None:
     return first, after.count("\n", 0, end - 1) + 1
 
 
-def edited(before: str, after: str, n: int, strategy: str, **kw: Any) -> Result:
+def edited(
+    before: str, after: str, n: int, strategy: str, same: tuple[int, int] = (0, 0), **kw: Any
+) -> Result:
     if after == before:
         return EditFailure("no_change", {"strategy": strategy})
-    return Edited(after, n, strategy, changed_range(before, after), **kw)
+    return Edited(after, n, strategy, changed_range(before, after, same), **kw)

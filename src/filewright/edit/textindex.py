@@ -69,6 +69,8 @@ class TextIndex:
 
     def line_of(self, offset: int) -> int:
         """0-based line index containing ``offset``."""
+        if self._starts is None and offset >= 0:  # (the newlines before it, counted in C)
+            return self.text.count("\n", 0, offset)
         return bisect.bisect_right(self.starts, offset) - 1
 
     def level(self, spec: LineSpec) -> tuple[list[str], list[int]]:
