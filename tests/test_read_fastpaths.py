@@ -11,6 +11,9 @@ from __future__ import annotations
 import codecs
 import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -371,3 +374,48 @@ def test_corpus_line_endings_as_before(name: str) -> None:
     assert (decoded.text, decoded.eols) == _split_eols_reference(text)
     assert decoded.newline == textfile._dominant(decoded.eols)
     assert mcpfs_format.with_eols(decoded.text, decoded.eols) == text
+
+
+# -- opens and stats per read ------------------------------------------------------------------
+
+READS = r"""
+import os, sys
+from filewright import Workspace
+tools = Workspace(sys.argv[1]).toolset("default")
+for _ in range(3):  # (the first read holds the root's descriptor)
+    assert tools.call("read", {"path": "sub/f.txt"}).ok
+os.write(1, b"")  # (the mark strace looks for)
+assert tools.call("read", {"path": "sub/f.txt"}).ok
+os.getppid()  # (the end mark)
+"""
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
+def test_a_read_makes_at_most_4_opens_and_stats(tmp_path: Path) -> None:
+    """Once the root is held, a read of a file one directory down stats each name below
+    the root once from the root's descriptor and opens the directory and the file: no
+    lstat of every component from `/` (8 opens and stats at 15a47d7, for a file in the
+    root itself)."""
+    root, _outside = _workspace_with_outside(tmp_path)
+    log = tmp_path / "strace.txt"
+    traced = "openat,open,newfstatat,fstat,statx,stat,lstat,readlink,write,getppid"
+    argv = ["strace", "-f", "-o", str(log), "-e", f"trace={traced}", sys.executable, "-c"]
+    proc = subprocess.run([*argv, READS, str(root)], capture_output=True, text=True, timeout=60)
+    if proc.returncode != 0 and "ptrace" in proc.stderr:
+        pytest.skip(f"strace cannot trace here: {proc.stderr.strip()[:200]}")
+    assert proc.returncode == 0, proc.stderr
+    calls: list[str] = []
+    on = False
+    for line in log.read_text(encoding="utf-8").splitlines():
+        body = line.split(None, 1)[1] if " " in line else line
+        if body.startswith('write(1, "", 0)'):
+            on = True
+        elif body.startswith("getppid("):
+            on = False
+        elif on and not body.startswith(("write(", "<...", "+++", "---")):
+            calls.append(body)
+    opens_and_stats = [c for c in calls if not c.startswith("readlink")]
+    # sub, sub/f.txt (stats from the root's descriptor); sub, f.txt (opens); f.txt (fstat)
+    assert 0 < len(opens_and_stats) <= 5, calls
+    assert not any(c.startswith(("lstat", "stat(")) for c in calls), calls
+    assert sum(c.startswith("readlink") for c in calls) <= 1, calls  # the root, once a call
