@@ -248,6 +248,7 @@ READ_MODULES = {
     "filewright.policy.verdicts",
     "filewright.policy.visibility",
     "filewright.read",
+    "filewright.read.linesplit",  # lines decoded and cut; a small text's split in one step
     "filewright.read.linestream",
     "filewright.read.media",
     "filewright.read.memorylines",

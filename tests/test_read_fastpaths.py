@@ -26,7 +26,7 @@ from filewright.core.result import OperationFailed
 from filewright.fs import paths, textfile
 from filewright.fs.textfile import TextFileError
 from filewright.policy.rules import Access, Policy, Rule
-from filewright.read import media, textread
+from filewright.read import linesplit, media, textread
 from filewright.read.linestream import Encoding, sniff_encoding
 from filewright.read.textformat import numbered
 from filewright.toolsets import mcpfs_format
@@ -419,3 +419,32 @@ def test_a_read_makes_at_most_4_opens_and_stats(tmp_path: Path) -> None:
     assert 0 < len(opens_and_stats) <= 5, calls
     assert not any(c.startswith(("lstat", "stat(")) for c in calls), calls
     assert sum(c.startswith("readlink") for c in calls) <= 1, calls  # the root, once a call
+
+
+@pytest.mark.parametrize("name", sorted(_CORPUS))
+def test_a_utf8_text_split_as_text_gives_its_lines_split_as_bytes(name: str) -> None:
+    """`linesplit.utf8_range` (decoded whole, split at LF) against `bytes_range` (split as
+    bytes, decoded line by line), wherever it answers; it answers for the UTF-8 texts with
+    LF breaks only and lines within the limit."""
+    data = _CORPUS[name]
+    base = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    utf8 = Encoding("utf-8", data[:base])
+    answered = []
+    for first, limit, max_line_chars in [(0, None, 2000), (0, 3, 2000), (5, 10, 2000),
+                                         (0, None, 20), (59, None, 2000)]:  # fmt: skip
+        try:
+            text = linesplit.utf8_range(data, base, first, limit, max_line_chars, "f.txt")
+        except OperationFailed as exc:
+            with pytest.raises(OperationFailed) as info:
+                linesplit.bytes_range(data, base, utf8, True, first, limit, max_line_chars, "f")
+            assert info.value.failure.detail == exc.failure.detail
+            continue
+        if text is None:
+            continue
+        answered.append(first)
+        got = linesplit.bytes_range(data, base, utf8, True, first, limit, max_line_chars, "f")
+        assert text[:4] == got[:4], (name, first, limit, max_line_chars)
+        assert text[4] is not None and text[4] >= sum(map(len, text[0]))
+    plain_utf8 = name in ("empty", "one line, no break", "lf", "lf, no final break", "utf-8",
+                          "blank lines", "tabs and controls")  # fmt: skip
+    assert bool(answered) == plain_utf8, name

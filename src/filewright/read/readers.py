@@ -405,7 +405,7 @@ def _returned(out: ReadOutcome) -> int:
     """What a read returns, as the output budget counts it."""
     kind = out.kind
     if kind == "text":
-        shown = sum(map(len, out.text.lines)) if out.text else 0
+        shown = len("".join(out.text.lines)) if out.text else 0  # (faster than sum(map(len)))
     elif kind == "image":
         shown = out.size
     elif kind == "pdf":

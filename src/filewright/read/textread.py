@@ -17,19 +17,26 @@ the end (-1 is the last line).
 
 from __future__ import annotations
 
-import codecs
 import hashlib
 import os
 from typing import Any
 
 from filewright.core.record import Record
-from filewright.core.result import OperationFailed, fail
+from filewright.core.result import fail
 from filewright.fs.textfile import TextFileError
 from filewright.read import linestream, memorylines
+from filewright.read.linesplit import (
+    CUT_MARKER,
+    bytes_range,
+    cut_text,
+    decode_line,
+    decode_lines,
+    keep_units,
+    past_the_end,
+    utf8_range,
+)
 from filewright.read.linestream import (
-    MAX_CHAR_BYTES,
     ByteBlocks,
-    Encoding,
     LineWalker,
     decode_bytes,
     hash_fd,
@@ -37,11 +44,10 @@ from filewright.read.linestream import (
     tail_start,
     text_blocks,
 )
-from filewright.read.memorylines import MemoryLines, all_lines
+from filewright.read.memorylines import MemoryLines
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
-CUT_MARKER = " ... [truncated]"
 TAIL_COUNT_BYTES = 64 * 1024 * 1024  # tails of larger files are numbered from the end
 SPLIT_LINES = True  # byte-scanned files read whole are split in bulk (False: walked as streams)
 
@@ -182,21 +188,6 @@ def read_upto(fd: int, size: int, stop: int | None) -> bytes | None:
             return None
 
 
-def _decode_line(raw: Any, enc: Encoding, complete: bool) -> tuple[str, bool]:
-    if isinstance(raw, str):
-        return raw, False
-    if complete:
-        return decode_bytes(raw, enc)
-    try:  # a cut line may end inside a character: drop the partial one
-        return codecs.getincrementaldecoder(enc.codec)().decode(raw, final=False), False
-    except UnicodeDecodeError:
-        return raw.decode(enc.codec, errors="replace"), True
-
-
-def _cut(text: str, limit: int) -> str:
-    return text[: max(limit, 0)] + CUT_MARKER
-
-
 class _Source:
     """An open text file: its encoding and a way to walk its lines from any start."""
 
@@ -264,7 +255,7 @@ class _Source:
         return hash_fd(self.fd, self.size)
 
     def decode(self, raw: Any, complete: bool) -> str:
-        text, lossy = _decode_line(raw, self.enc, complete)
+        text, lossy = decode_line(raw, self.enc, complete)
         self._lossy[0] |= lossy
         return text
 
@@ -326,10 +317,6 @@ def read_lines_fd(
     return out
 
 
-def _keep_units(src: _Source, max_line_chars: int) -> int:
-    return (max_line_chars + 1) * (MAX_CHAR_BYTES if src.bytewise else 1)
-
-
 def _read_range(
     src: _Source,
     start: int,
@@ -351,7 +338,7 @@ def _read_range(
     walker = src.walker(hashed=True)
     skipped = walker.skip(start - 1)
     if skipped < start - 1 or (start > 1 and not walker.has_more()):
-        raise _past_the_end(path, start, skipped + (0 if walker.at_line_start else 1))
+        raise past_the_end(path, start, skipped + (0 if walker.at_line_start else 1))
     lines, cut, consumed, by_budget = _lines(src, walker, start, limit, max_line_chars, budget)
     more = len(lines) < consumed or walker.has_more()  # consumed: lines taken from the walker
     counted = None if count_total is False and more else start - 1 + consumed + walker.lines_left()
@@ -378,23 +365,28 @@ def _split_range(
     """`_read_range` of a small byte-scanned text held in memory, its lines split off in
     one step (`memorylines.all_lines`) and decoded and cut as `_take_range` does; None when
     the output budget does not hold every line asked for (the stepwise path then decides
-    which fit). The same slice as the walker's path (tests/test_textread.py compares them)."""
+    which fit). The same slice as the walker's path (tests/test_textread.py compares them).
+    A UTF-8 text with LF breaks only is decoded whole and split as text (`_utf8_lines`),
+    when every line shown is within `max_line_chars` (none is cut)."""
     assert src.data is not None
-    every = all_lines(src.data, src.base)
-    total = len(every)
-    if start > 1 and start > total:
-        raise _past_the_end(path, start, total)
     first = start - 1
-    raws = every[first:] if limit is None else every[first : first + limit]
-    keep = _keep_units(src, max_line_chars)
-    longer = []
-    if raws and max(map(len, raws)) > keep:
-        longer = [k for k, raw in enumerate(raws) if len(raw) > keep]
-    for k in longer:
-        raws[k] = raws[k][:keep]
-    lines, cuts, lossy_at = _decode_all(src.enc, raws, longer, max_line_chars)
+    got = None
+    if src.enc.codec == "utf-8":
+        got = utf8_range(src.data, src.base, first, limit, max_line_chars, path)
+    if got is None:  # (not UTF-8 with LF breaks only, or a line shown is cut)
+        got = bytes_range(
+            src.data, src.base, src.enc, src.bytewise, first, limit, max_line_chars, path
+        )
+    lines, cuts, lossy_at, total, chars = got
     shown = len(lines)
-    if budget is not None and sum(map(len, lines)) + _digits(start, shown) + 2 * shown > budget:
+    # Every line fits the budget when a bound on what they cost does (numbers no wider
+    # than start + shown's); else they are counted as `_take_range` counts them.
+    fits = chars is not None and chars + shown * (len(str(start + shown)) + 2) <= (budget or 0)
+    if (
+        budget is not None
+        and not fits
+        and sum(map(len, lines)) + _digits(start, shown) + 2 * shown > budget
+    ):
         return None
     src._lossy[0] |= lossy_at < shown
     more = first + shown < total
@@ -406,16 +398,6 @@ def _split_range(
         truncated=more,
         truncated_by="limit" if more else None,
         cut_lines=[start + k for k in cuts],
-    )
-
-
-def _past_the_end(path: str, start: int, total: int) -> OperationFailed:
-    return fail(
-        "line_out_of_range",
-        path,
-        line=start,
-        lines=total,
-        message=f"line {start} is past the end of the file ({total} lines)",
     )
 
 
@@ -447,7 +429,7 @@ def _walk_range(
     cut: list[int] = []
     used = 0
     consumed = 0  # one more than shown when the budget ran out
-    keep = _keep_units(src, max_line_chars)
+    keep = keep_units(src.bytewise, max_line_chars)
     decode = src.decode
     while limit is None or consumed < limit:
         got = walker.next_line(keep)
@@ -457,7 +439,7 @@ def _walk_range(
         consumed += 1
         text = decode(raw, not longer)
         if longer or len(text) > max_line_chars:
-            text = _cut(text, max_line_chars)
+            text = cut_text(text, max_line_chars)
             cut.append(start + len(lines))
         if budget is not None:
             number = start + len(lines)
@@ -484,10 +466,10 @@ def _take_range(
     budget: int | None,
 ) -> tuple[list[str], list[int], int, bool]:
     """As `_walk_range`, on lines taken in bulk (with a budget, in growing steps)."""
-    keep = _keep_units(src, max_line_chars)
+    keep = keep_units(src.bytewise, max_line_chars)
     if budget is None:
         raws, longer = walker.take(limit, keep)
-        lines, cuts, lossy_at = _decode_all(src.enc, raws, longer, max_line_chars)
+        lines, cuts, lossy_at = decode_lines(src.enc, raws, longer, max_line_chars)
         src._lossy[0] |= lossy_at < len(lines)
         return lines, [start + k for k in cuts], len(lines), False
     texts: list[str] = []
@@ -499,7 +481,7 @@ def _take_range(
         raws, longer = walker.take(step if limit is None else min(step, limit - len(texts)), keep)
         if not raws:
             break
-        got, got_cuts, got_lossy = _decode_all(src.enc, raws, longer, max_line_chars)
+        got, got_cuts, got_lossy = decode_lines(src.enc, raws, longer, max_line_chars)
         last, before = len(texts), used
         if lossy_at < 0 and got_lossy < len(got):
             lossy_at = last + got_lossy
@@ -520,34 +502,6 @@ def _take_range(
     return [_squeeze(texts[0], start, budget)], cut, len(texts), True
 
 
-def _decode_all(
-    enc: Encoding, raws: list[bytes], longer: list[int], max_line_chars: int
-) -> tuple[list[str], list[int], int]:
-    """Lines decoded and cut as `_walk_range` does one by one: (texts, indexes of the cut
-    ones, index of the first that did not decode cleanly or len(raws))."""
-    texts: list[str] | None = None
-    cut_set = set(longer)
-    if not longer:
-        try:  # strict, as `decode_bytes` tries first
-            if enc.codec == "utf-8":
-                texts = list(map(bytes.decode, raws))
-            else:
-                texts = [raw.decode(enc.codec) for raw in raws]
-        except UnicodeDecodeError:
-            pass
-    lossy_at = len(raws)
-    if texts is None:
-        decoded = [_decode_line(raw, enc, k not in cut_set) for k, raw in enumerate(raws)]
-        texts = [text for text, _lossy in decoded]
-        lossy_at = next((k for k, (_text, lossy) in enumerate(decoded) if lossy), lossy_at)
-    if not longer and max(map(len, texts), default=0) <= max_line_chars:
-        return texts, [], lossy_at
-    cuts = [k for k, text in enumerate(texts) if k in cut_set or len(text) > max_line_chars]
-    for k in cuts:
-        texts[k] = _cut(texts[k], max_line_chars)
-    return texts, cuts, lossy_at
-
-
 def _numbered_cost(text: str, number: int) -> int:
     """Characters a line takes when shown numbered: digits, TAB, the text, newline."""
     return len(text) + len(str(number)) + 2
@@ -555,7 +509,7 @@ def _numbered_cost(text: str, number: int) -> int:
 
 def _squeeze(text: str, number: int, budget: int) -> str:
     """The part of a line that fits in `budget` when shown numbered, marked as cut."""
-    return _cut(text, budget - len(str(number)) - 2 - len(CUT_MARKER))
+    return cut_text(text, budget - len(str(number)) - 2 - len(CUT_MARKER))
 
 
 def _digits(first: int, n: int) -> int:
