@@ -150,9 +150,12 @@ class Workspace:
             ledger_path = sessions / _safe_name(session)
         self.ledger = ReadLedger(ledger_path)
         # filewright's own directories, hidden from agents even when a root holds them.
-        self.private_dirs = [self.state_dir]
+        private = [self.state_dir]
         if ledger_path is not None and not state_dir:
-            self.private_dirs.append(Path(os.path.realpath(ledger_path.parent.parent.parent)))
+            private.append(Path(os.path.realpath(ledger_path.parent.parent.parent)))
+        self.private_dirs: tuple[Path, ...] = tuple(private)
+        # (each as a string and as the prefix of what lies below it, for `is_private`)
+        self._private = tuple((str(d), str(d).rstrip(os.sep) + os.sep) for d in private)
         workspace_rules: list[Rule] = []
         for root in self.sandbox.roots:
             config = root / CONFIG_FILE
@@ -210,7 +213,11 @@ class Workspace:
 
     def is_private(self, real: Path) -> bool:
         """Whether a real path is inside filewright's own state (hidden from agents)."""
-        return any(_inside(real, d) for d in self.private_dirs)
+        path = str(real)
+        for exact, prefix in self._private:  # noqa: SIM110 (a loop: no generator per read)
+            if path == exact or path.startswith(prefix):
+                return True
+        return False
 
     def ensure_state(self) -> Path:
         return ensure_state_dir(self.state_dir)

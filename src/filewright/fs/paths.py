@@ -76,7 +76,17 @@ class Location(Frozen):
         is_dir: bool,
         is_link: bool,
     ) -> None:
-        self._set(given, path, real, root, rel, lexical_rel, exists, is_dir, is_link)
+        # (written out: made for every path resolved, and `_set`'s loop costs twice this)
+        _set = object.__setattr__
+        _set(self, "given", given)
+        _set(self, "path", path)
+        _set(self, "real", real)
+        _set(self, "root", root)
+        _set(self, "rel", rel)
+        _set(self, "lexical_rel", lexical_rel)
+        _set(self, "exists", exists)
+        _set(self, "is_dir", is_dir)
+        _set(self, "is_link", is_link)
 
     @property
     def name(self) -> str:
