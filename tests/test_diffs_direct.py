@@ -38,13 +38,13 @@ def _check(old_lines: list[str], new_lines: list[str], context: int = 3) -> None
     assert unified_diff(old, new, "f.txt", context) == _reference(old, new, context)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(TEXT, TEXT, st.integers(0, 4))
 def test_any_two_texts(old: list[str], new: list[str], context: int) -> None:
     _check(old, new, context)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(TEXT, TEXT, TEXT, TEXT)
 def test_one_block_changed(
     head: list[str], tail: list[str], gone: list[str], came: list[str]
@@ -52,7 +52,7 @@ def test_one_block_changed(
     _check(head + gone + tail, head + came + tail)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(TEXT, TEXT, st.lists(st.sampled_from(["p\n", "q\n", "r\n"]), max_size=3),
        st.lists(st.sampled_from(["s\n", "t\n"]), max_size=3))  # fmt: skip
 def test_new_lines_nowhere_else(

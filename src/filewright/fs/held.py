@@ -1,8 +1,8 @@
 """Directory descriptors kept open between calls, so that a state directory is not
 walked again from `/` for every step of a change (issue 32: ~45 of an edit's opens).
 
-`state.history` opens a state directory (and `fs.fsio` a root) one component at a time from `/` without
-following links (a directory swapped for a symlink is refused). It hands the descriptor
+`state.statedir` opens a state directory (and `fs.fsio` a root) one component at a time
+from `/` without following links (a directory swapped for a symlink is refused). It hands the descriptor
 it got to `keep`; the next time the same directory is asked for, `reuse` returns a
 duplicate of the kept descriptor, but only after the kernel confirms
 (`/proc/self/fd/<n>`) that the directory is still reached by that very path: a directory

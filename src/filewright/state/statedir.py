@@ -1,9 +1,10 @@
-"""The state directory itself: its checks, its files (opened without following links),
-and the read ledger.
+"""The state directory itself: its checks, its files (opened without following links,
+read and written relative to a directory's descriptor), and the read ledger.
 
-Apart from `state.history` (the change log, undo's backups, the locks) so that a
-workspace that only reads, which records what it read in the ledger, loads nothing of
-the history (issue 32). `state.history` builds on these functions.
+Apart from `state.history` (the change log and undo's backups), `state.index` (one
+file's index) and `state.locks` (the per-file locks) so that a workspace that only reads,
+which records what it read in the ledger, loads nothing of the history (issue 32). They
+build on these functions.
 """
 
 from __future__ import annotations
