@@ -301,3 +301,18 @@ def test_user_policy_path_is_where_platformdirs_says(
     else:
         monkeypatch.setenv("XDG_CONFIG_HOME", xdg)
     assert user_policy_path() == Path(user_config_dir("filewright")) / "policy.toml"
+
+
+def test_policies_share_compiled_patterns_and_keep_their_own_answers() -> None:
+    """A pattern is compiled once per process (every workspace's built-in and toolset
+    rules are the same): two policies giving one pattern different access still answer
+    each with its own, trusted and untrusted alike."""
+    hidden = Policy([Rule("*.env", Access.HIDDEN)])
+    readable = Policy([Rule("*.env", Access.READ)])
+    stricter = Policy([Rule("*.env", Access.READ)], untrusted=[Rule("*.env", Access.DENY)])
+    assert hidden.access("a/.env", is_dir=False) is Access.HIDDEN
+    assert readable.access("a/.env", is_dir=False) is Access.READ
+    assert stricter.access("a/.env", is_dir=False) is Access.DENY
+    assert hidden.access("a/env.txt", is_dir=False) is Access.WRITE
+    assert hidden._compiled[0][1] is readable._compiled[0][1]
+    assert stricter._compiled_untrusted[0][1] is not stricter._compiled[0][1]

@@ -364,14 +364,27 @@ class _Pattern:
         return self._rx.match(key) is not None
 
 
+_PATTERNS: dict[tuple[str, bool], _Pattern | None] = {}
+PATTERNS_KEPT = 4096
+"""Compiled patterns shared by every policy of the process (the built-in and toolset
+rules recur in each workspace); a pattern past this many is compiled for its policy alone."""
+
+
 def _compile(rules: list[Rule], *, trusted: bool) -> list[tuple[Rule, _Pattern]]:
     """Each rule with its (case-folded) pattern; rules that match nothing are left out."""
     compiled = []
     for rule in rules:
-        pattern = rule.pattern.casefold()
-        source = _pattern_regex(pattern)
-        if source is not None:
-            compiled.append((rule, _Pattern(pattern, source, trusted)))
+        key = (rule.pattern, trusted)
+        if key in _PATTERNS:
+            pattern = _PATTERNS[key]
+        else:
+            folded = rule.pattern.casefold()
+            source = _pattern_regex(folded)
+            pattern = None if source is None else _Pattern(folded, source, trusted)
+            if len(_PATTERNS) < PATTERNS_KEPT:
+                _PATTERNS[key] = pattern
+        if pattern is not None:
+            compiled.append((rule, pattern))
     return compiled
 
 
