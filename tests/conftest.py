@@ -63,6 +63,12 @@ os.environ["FILEWRIGHT_STATE_HOME"] = tempfile.mkdtemp(prefix="filewright-state-
 atexit.register(shutil.rmtree, os.environ["FILEWRIGHT_STATE_HOME"], True)
 
 
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove this process's state home also where atexit does not run (an xdist worker
+    ends with os._exit)."""
+    shutil.rmtree(os.environ["FILEWRIGHT_STATE_HOME"], ignore_errors=True)
+
+
 # Property tests check results, never speed: a loaded machine (CI shares its cores) must
 # not turn slow example generation into a failure.
 # Derandomized, without an example database: the same examples on every run and machine,

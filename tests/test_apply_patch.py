@@ -447,7 +447,8 @@ def test_unprivileged_user_whose_second_write_is_denied_gets_nothing_changed() -
             os.chown(base / "a.py", nobody.pw_uid, nobody.pw_gid)
         else:
             os.chmod(base / "locked", 0o555)
-        warm = Workspace(tempfile.mkdtemp()).toolset("apply_patch")  # imports done before the fork
+        (base / "warm").mkdir()  # a workspace used once here: imports done before the fork
+        warm = Workspace(str(base / "warm")).toolset("apply_patch")
         warm.call("apply_patch", {"input": patch("*** Add File: w.txt", "+w")})
         text = patch(
             "*** Update File: a.py", "-    return 1", "+    return 2",
