@@ -117,7 +117,7 @@ def _planned(plan: _Plan, value: Any, defs: dict[str, Any]) -> SimpleNamespace:
         elif required or not has_default:
             raise _Unsure  # missing, or a default pydantic computes (default_factory)
         else:
-            out[name] = _copy(default)
+            out[name] = default if default is None else _copy(default)
     return SimpleNamespace(**out)
 
 
