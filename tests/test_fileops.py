@@ -277,6 +277,15 @@ def test_mkdir_with_parents_is_idempotent_and_undoable(root: Path) -> None:
     assert not t.call("mkdir", {"path": ".git/hooks"}).ok  # protected
 
 
+def test_mkdir_over_a_file_or_a_dangling_link_says_a_file_is_there(root: Path) -> None:
+    os.symlink("nowhere", root / "dangling")
+    t = tools(root)
+    for name in ("a.txt", "dangling"):
+        result = t.call("mkdir", {"path": name})
+        assert not result.ok and result.data["error"] == "exists", result.text
+    assert os.path.islink(root / "dangling") and (root / "a.txt").is_file()
+
+
 def test_undo_of_mkdir_refuses_a_directory_that_is_no_longer_empty(root: Path) -> None:
     t = tools(root)
     ok(t.call("mkdir", {"path": "x"}))

@@ -321,10 +321,14 @@ def mkdir(engine: Engine, path: str, *, dry_run: bool = False) -> Outcome:
 def _mkdir(engine: Engine, path: str, dry_run: bool, outcome: Outcome) -> None:
     loc, access = locate_entry(engine, path)
     if not loc.exists and os.path.lexists(loc.path):
-        # made since it was located (another process's mkdir of the same path): look again
+        # made since it was located (another process's mkdir of the same path): look again;
+        # what is there and still not located is no directory (a dangling link, say)
         loc, access = locate_entry(engine, path)
+        if not loc.exists and os.path.lexists(loc.path):
+            raise fail("exists", path, message=f"a file already exists at {path}")
+    # (asked once: a directory another process makes from here on is found under the lock)
     outcome.loc = loc
-    if (loc.exists and not loc.is_dir) or (not loc.exists and os.path.lexists(loc.path)):
+    if loc.exists and not loc.is_dir:
         raise fail("exists", path, message=f"a file already exists at {path}")
     outcome.risk = Risk.LOW
     if loc.exists:
