@@ -37,7 +37,7 @@ MODULE_COST: dict[str, float] = {
     "tests/test_large_files.py": 12.6,
     "tests/test_search.py": 11.4,
     "tests/adversarial/test_resource_budgets.py": 9.7,
-    "tests/test_paths_equivalence.py": 9.3,
+    "tests/test_paths_equivalence.py": 11.5,
     "tests/test_stream_parity.py": 9.0,
     "tests/adversarial/test_path_attacks_all_toolsets.py": 9.5,
     "tests/test_apply_patch_dispatch.py": 1.5,
@@ -60,6 +60,7 @@ MODULE_COST: dict[str, float] = {
     "tests/test_cli_fastpath.py": 3.8,
     "tests/test_on_disk.py": 14.0,
     "tests/test_server_inline.py": 5.4,
+    "tests/test_read_fastpaths.py": 2.0,
 }
 
 
