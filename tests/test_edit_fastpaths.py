@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from filewright.edit import edits
 from filewright.edit.outcome import Edited, changed_range
-from filewright.edit.textindex import TextIndex
+from filewright.edit.textindex import COUNTED_LOOKUPS, TextIndex
 
 TEXT = st.text(alphabet="ab\n x", max_size=60)
 
@@ -47,3 +47,14 @@ def test_line_of_before_and_after_the_line_starts_exist(text: str, offset: int) 
     built = TextIndex(text)
     assert built.starts  # (built first: the bisect path)
     assert fresh == built.line_of(offset)
+
+
+def test_many_lookups_build_the_line_table_once_and_agree() -> None:
+    """A replace_all over many places asks a line per place: past `COUNTED_LOOKUPS`
+    lookups the line starts are built (a newline count per lookup was quadratic: a
+    replace_all over 50,000 one-letter lines took 9.7 s), with the same answers."""
+    text = "a\n" * 5_000
+    index = TextIndex(text)
+    got = [index.line_of(offset) for offset in range(0, len(text), 2)]
+    assert got == list(range(5_000))
+    assert index._starts is not None and index._counted == COUNTED_LOOKUPS
