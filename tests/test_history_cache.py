@@ -11,6 +11,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from fsprobe import hold
 
 from filewright.fs import held
 from filewright.state import index
@@ -142,11 +143,7 @@ def test_a_held_directory_is_checked_once_per_call(tmp_path: Path) -> None:
     renamed or removed a directory (`forget_checks`)."""
     d = tmp_path / "kept"
     d.mkdir()
-    fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        held.keep(str(d), fd)
-    finally:
-        os.close(fd)
+    hold(d)
     with held.checked_once():
         first = held.reuse(str(d))
         assert first is not None
@@ -158,11 +155,7 @@ def test_a_held_directory_is_checked_once_per_call(tmp_path: Path) -> None:
         held.forget_checks()
         assert held.reuse(str(d)) is None
     (tmp_path / "moved").rename(d)
-    fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        held.keep(str(d), fd)
-    finally:
-        os.close(fd)
+    hold(d)
     with held.checked_once():
         kept = held.reuse(str(d))
         assert kept is not None

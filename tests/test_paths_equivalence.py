@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+import fsprobe
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
@@ -365,9 +366,7 @@ def _hold_roots(tree: Tree) -> None:
     from then on `Sandbox.resolve` walks from it (`paths._walk_held`) where it can."""
     for new, _ref in tree.pairs:
         for root in new.roots:
-            fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-            held.keep(str(root), fd)
-            os.close(fd)
+            fsprobe.hold(root)
 
 
 @pytest.mark.parametrize("hold", [False, True], ids=["realpath", "held descriptors"])

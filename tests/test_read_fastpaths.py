@@ -12,14 +12,14 @@ import codecs
 import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fsprobe import traced_calls
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_textread import read_slice
 
 from filewright import Workspace
 from filewright.core.result import OperationFailed
@@ -88,17 +88,6 @@ _OPTIONS = [
 ]
 
 
-def _slice(path: Path, options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        out = textread.read_lines_fd(fd, os.fstat(fd).st_size, path="f.txt", **options)
-        return "slice", out.as_dict()
-    except OperationFailed as exc:
-        return "failed", exc.failure.as_dict()
-    finally:
-        os.close(fd)
-
-
 @pytest.mark.parametrize("name", sorted(_CORPUS))
 def test_split_whole_gives_what_the_walker_gives(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
@@ -116,9 +105,9 @@ def test_split_whole_gives_what_the_walker_gives(
 
     for options in _OPTIONS:
         monkeypatch.setattr(textread, "_split_range", counted)
-        new = _slice(path, options)
+        new = read_slice(path, **options)
         monkeypatch.setattr(textread, "_split_range", lambda *_args: None)
-        old = _slice(path, options)
+        old = read_slice(path, **options)
         assert new == old, (name, options)
     bytewise = name not in ("utf-16 bom",)
     assert bool(calls) == bytewise  # the comparison above did compare two paths
@@ -397,23 +386,8 @@ def test_a_read_makes_at_most_4_opens_and_stats(tmp_path: Path) -> None:
     lstat of every component from `/` (8 opens and stats at 15a47d7, for a file in the
     root itself)."""
     root, _outside = _workspace_with_outside(tmp_path)
-    log = tmp_path / "strace.txt"
-    traced = "openat,open,newfstatat,fstat,statx,stat,lstat,readlink,write,getppid"
-    argv = ["strace", "-f", "-o", str(log), "-e", f"trace={traced}", sys.executable, "-c"]
-    proc = subprocess.run([*argv, READS, str(root)], capture_output=True, text=True, timeout=60)
-    if proc.returncode != 0 and "ptrace" in proc.stderr:
-        pytest.skip(f"strace cannot trace here: {proc.stderr.strip()[:200]}")
-    assert proc.returncode == 0, proc.stderr
-    calls: list[str] = []
-    on = False
-    for line in log.read_text(encoding="utf-8").splitlines():
-        body = line.split(None, 1)[1] if " " in line else line
-        if body.startswith('write(1, "", 0)'):
-            on = True
-        elif body.startswith("getppid("):
-            on = False
-        elif on and not body.startswith(("write(", "<...", "+++", "---")):
-            calls.append(body)
+    traced = "openat,open,newfstatat,fstat,statx,stat,lstat,readlink"
+    calls = traced_calls(tmp_path / "strace.txt", traced, READS, str(root))
     opens_and_stats = [c for c in calls if not c.startswith("readlink")]
     # sub, sub/f.txt (stats from the root's descriptor); sub, f.txt (opens); f.txt (fstat)
     assert 0 < len(opens_and_stats) <= 5, calls

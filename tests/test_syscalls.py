@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from fsprobe import hold, traced_calls
 
 from filewright import Workspace
 
@@ -73,28 +74,9 @@ def test_an_edit_opens_few_files(tmp_path: Path) -> None:
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
 def test_an_edit_makes_at_most_25_opens_and_stats(tmp_path: Path) -> None:
     root = _workspace(tmp_path)
-    log = tmp_path / "strace.txt"
-    traced = "openat,open,newfstatat,fstat,statx,stat,lstat,write,getppid"
-    argv = ["strace", "-f", "-o", str(log), "-e", f"trace={traced}", sys.executable, "-c"]
-    proc = subprocess.run(
-        [*argv, EDITS, str(root), "1"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    if proc.returncode != 0 and "ptrace" in proc.stderr:
-        pytest.skip(f"strace cannot trace here: {proc.stderr.strip()[:200]}")
-    assert proc.returncode == 0, proc.stderr
-    calls: list[str] = []
-    on = False
-    for line in log.read_text(encoding="utf-8").splitlines():
-        body = line.split(None, 1)[1] if " " in line else line
-        if body.startswith('write(1, "", 0)'):
-            on = True
-        elif body.startswith("getppid("):
-            on = False
-        elif on and not body.startswith(("write(", "<...", "+++", "---")):
-            calls.append(body.split("(", 1)[0])
+    traced = "openat,open,newfstatat,fstat,statx,stat,lstat"
+    bodies = traced_calls(tmp_path / "strace.txt", traced, EDITS, str(root), "1")
+    calls = [body.split("(", 1)[0] for body in bodies]
     # (was ~83 in process, 98 through `serve`; 26 here before the size check before the
     # load became a stat; the sandbox's stats of the path's ancestors count: 5 levels)
     assert 0 < len(calls) <= 25, calls
@@ -136,11 +118,7 @@ def test_held_descriptors_are_bounded(tmp_path: Path) -> None:
     for i in range(held.LIMIT + 10):
         d = tmp_path / f"d{i}"
         d.mkdir()
-        fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            held.keep(str(d), fd)
-        finally:
-            os.close(fd)
+        hold(d)
     assert len(held._kept) <= held.LIMIT
     again = held.reuse(str(tmp_path / f"d{held.LIMIT + 9}"))
     assert again is not None

@@ -44,7 +44,7 @@ def _encode(pieces: list[str | bytes], name: str) -> bytes:
     return codecs.BOM_UTF8 + body if name == "utf-8-sig" else body
 
 
-def _read(path: Path, **options: Any) -> tuple[str, dict[str, Any]]:
+def read_slice(path: Path, **options: Any) -> tuple[str, dict[str, Any]]:
     """What read_lines_fd gives for `path`: ("slice", fields) or ("failed", failure)."""
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -109,9 +109,9 @@ def _both(
         patch.setattr(memorylines, "LONG_LINE", min(long_line, window))
         if ascii:  # one line can fail to decode while the others do not
             patch.setattr(textread, "sniff_encoding", lambda data, complete, **_: Encoding("ascii"))
-        split = _read(path, **options)
+        split = read_slice(path, **options)
         patch.setattr(textread, "SPLIT_LINES", False)
-        return split, _read(path, **options)
+        return split, read_slice(path, **options)
 
 
 @pytest.mark.parametrize(
