@@ -1,10 +1,10 @@
 """Reads never write: every toolset reads a tree it cannot write, through the CLI, the
 Python API and the MCP server, as a user without write access and on a read-only mount.
 
-The unprivileged user is `nobody` (when the tests run as root, through `setpriv`, with
-`HOME=/nonexistent` as nobody has) or, when they do not, the test user itself on a tree
+The unprivileged user is `nobody` (when the tests run as root and `nobody` could run this
+interpreter, with `HOME=/nonexistent` as nobody has) or, when they do not, the test user itself on a tree
 whose write bits are removed. The read-only mount is a bind mount in a private mount
-namespace (`unshare -m`, root only). Cases that this machine cannot set up are skipped
+namespace (root only). Cases that this machine cannot set up are skipped
 with the reason.
 
 The commands run as children forked from the worker's warm interpreter
@@ -21,6 +21,7 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -122,20 +123,10 @@ class Env:
         """The tree as the commands see it."""
         return self.mount or self.root
 
-    def wrap(self, cmd: list[str]) -> list[str]:
-        """`cmd` as an exec'd process would run in this environment (the probe)."""
-        if self.kind == "nobody":
-            return [
-                "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                "--inh-caps=-all", *cmd,
-            ]  # fmt: skip
-        if self.kind == "readonly-mount":
-            script = f'mount --bind -o ro "{self.root}" "{self.mount}" && exec "$@"'
-            return ["unshare", "-m", "sh", "-c", script, "sh", *cmd]
-        return cmd
-
     def prelude(self) -> str:
-        """Code a forked child runs first: what `wrap` makes of an exec'd one."""
+        """Code a forked child runs first to become this environment's user or enter its
+        mount namespace (what `setpriv ...` or `unshare -m ... mount --bind -o ro` would
+        make of an exec'd one)."""
         if self.kind == "nobody":
             return PRELUDE_NOBODY
         if self.kind == "readonly-mount":
@@ -193,7 +184,7 @@ def env(request: pytest.FixtureRequest) -> Iterator[Env]:
             mount.mkdir()
             mount.chmod(0o755)
             probe = Env("readonly-mount", root, mount)
-            if os.geteuid() != 0 or not _can(probe.wrap(["true"])):
+            if os.geteuid() != 0 or not _can([sys.executable, "-c", probe.prelude()]):
                 pytest.skip("no private mount namespace here (needs root and unshare -m)")
             yield probe
     finally:
