@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import atexit
-import contextlib
-import importlib
 import os
-import py_compile
 import shutil
 import sys
 import tempfile
@@ -20,7 +17,6 @@ import pytest
 # One tree snapshot for the whole suite (the adversarial tests' version, which can also
 # skip entries by name).
 from adversarial.support import Snapshot, take_snapshot
-from forkserver import WARM
 from hypothesis import HealthCheck, settings
 from xdist_plan import PlannedWorkStealing
 
@@ -88,39 +84,6 @@ settings.register_profile(
 settings.load_profile("filewright")
 
 
-# What the workers, the fork servers and most children import: loaded once in the main
-# process before the workers start, so that their bytecode is written once (a fresh
-# checkout has none for its packages where PYTHONDONTWRITEBYTECODE was set at install, and
-# three workers starting together would each compile the same modules).
-PRELOADED = (
-    *WARM,
-    "filewright.surfaces.mcp.http",
-    "mcp.client.stdio",
-    "mcp.client.streamable_http",
-    "pypdf",
-    "rapidfuzz",
-    "charset_normalizer",
-    "regex",
-    "watchdog.observers",
-    "rich.console",
-)
-
-
-def _write_bytecode_once() -> None:
-    """Import `PRELOADED`, then write the bytecode of every loaded module that has none
-    (pytest and its plugins were imported before this file could allow it)."""
-    for name in PRELOADED:
-        with contextlib.suppress(ImportError):
-            importlib.import_module(name)
-    for module in list(sys.modules.values()):
-        source, cached = getattr(module, "__file__", None), getattr(module, "__cached__", None)
-        if not (isinstance(source, str) and source.endswith(".py") and isinstance(cached, str)):
-            continue
-        if not os.path.exists(cached):
-            with contextlib.suppress(OSError, py_compile.PyCompileError, ValueError):
-                py_compile.compile(source, cfile=cached, doraise=True)
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     """In the main process, before xdist's workers start: build hypothesis's Unicode tables
@@ -128,11 +91,6 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     build for itself (~2.4 s of CPU each). A hypothesis without these internals skips this."""
     if hasattr(session.config, "workerinput"):
         return
-    if (
-        isinstance(getattr(session.config.option, "numprocesses", 0), int)
-        and (session.config.option.numprocesses or 0) > 0
-    ):
-        _write_bytecode_once()
     try:
         from hypothesis.internal.charmap import charmap, intervals_from_codec
     except ImportError:  # pragma: no cover - another hypothesis version
