@@ -247,21 +247,21 @@ def first_match_context(
     still context for a later one)."""
     if not needle:
         raise ValueError("needle must not be empty")
-    window = b""
-    start = 0  # stream offset of window[0]
-    lines_before = 0  # newlines in the stream before window[0]
+    keep = around + len(needle)  # (one byte more: whether the context starts a line)
+    tail = b""  # the last `keep` bytes before the current chunk
+    start = 0  # stream offset of tail[0]
+    lines_before = 0  # newlines in the stream before tail[0]
     found = -1
+    window = b""
     it = iter(chunks)
     for chunk in it:
-        window += chunk
-        found = window.find(needle, max(0, skip - start))
-        if found >= 0:
+        # Each chunk is searched where it lies (no copy): a match straddling the
+        # previous chunk starts in the last len(needle) - 1 bytes of `tail`.
+        at = _first_in(tail, chunk, needle, max(0, skip - start))
+        if at >= 0:
+            window, found = tail + chunk, at
             break
-        keep = around + len(needle)  # (one byte more: whether the context starts a line)
-        if len(window) > keep:
-            start += len(window) - keep
-            lines_before += window.count(b"\n", 0, len(window) - keep)
-            window = window[-keep:]
+        start, lines_before, tail = _kept(tail, chunk, keep, start, lines_before)
     if found < 0:
         return None
     end = found + len(needle)
@@ -283,6 +283,31 @@ def first_match_context(
         after = after[: cut + 1] if cut >= 0 else None  # type: ignore[index]
     first = found - (len(before) if before is not None else 0)
     return before, after, 1 + lines_before + window.count(b"\n", 0, first), start + found
+
+
+def _first_in(tail: bytes, chunk: bytes, needle: bytes, skip: int) -> int:
+    """The offset in `tail + chunk` of the first `needle` at or after `skip` that ends in
+    `chunk` (-1: none), found without joining the two."""
+    n = len(needle)
+    edge = max(len(tail) - (n - 1), skip, 0)
+    if edge < len(tail):  # one that straddles the two starts in tail[edge:]
+        at = (tail[edge:] + chunk[: n - 1]).find(needle)
+        if at >= 0:
+            return edge + at
+    at = chunk.find(needle, max(0, skip - len(tail)))
+    return len(tail) + at if at >= 0 else -1
+
+
+def _kept(tail: bytes, chunk: bytes, keep: int, start: int, lines: int) -> tuple[int, int, bytes]:
+    """(start, lines, tail) once `chunk` has passed: the last `keep` bytes of
+    `tail + chunk`, their stream offset and the newlines before them."""
+    drop = len(tail) + len(chunk) - keep
+    if drop <= 0:
+        return start, lines, tail + chunk
+    if drop >= len(tail):
+        cut = drop - len(tail)
+        return start + drop, lines + tail.count(b"\n") + chunk.count(b"\n", 0, cut), chunk[cut:]
+    return start + drop, lines + tail.count(b"\n", 0, drop), tail[drop:] + chunk
 
 
 def self_overlapping(needle: bytes) -> bool:
@@ -391,14 +416,20 @@ class LiteralReplace:
         self.delta.size_before += len(chunk)
         if self._done:
             return self._passthrough(chunk)
-        region = self._tail + chunk if self._tail else chunk
         keep = len(self.old) - 1
-        left = None if self.limit is None else self.limit - self.count
         if self.unique:
             # A later match would make the edit ambiguous: look ahead in this chunk.
             self._see(chunk)
             if self._seen > 1:
                 raise StreamError("ambiguous", "old text found more than once", count=self._seen)
+            # (every place ending in this chunk lies whole in tail + chunk)
+            hit = self._seen > self.count
+        else:
+            hit = _first_in(self._tail, chunk, self.old, 0) >= 0
+        if not hit and len(chunk) >= keep:
+            return self._hold(chunk, keep)
+        region = self._tail + chunk if self._tail else chunk
+        left = None if self.limit is None else self.limit - self.count
         parts = region.split(self.old, -1 if left is None else left)
         found = len(parts) - 1
         out: list[Any] = []
@@ -415,25 +446,43 @@ class LiteralReplace:
             self._tail = b""
             out.append((last,))
             return itertools.chain.from_iterable(out)
+        # (unique: nothing more is replaced, but later matches must still be counted)
         hold = min(keep, len(last))
-        if found and self.unique:
-            # nothing more is replaced, but later matches must still be counted
-            hold = min(keep, len(last))
         cut = len(last) - hold
         out.append((memoryview(last)[:cut],))
         self._gap += cut
         self._tail = bytes(last[cut:])
         return itertools.chain.from_iterable(out)
 
+    def _hold(self, chunk: bytes, keep: int) -> PieceList:
+        """A chunk without a match (tail + chunk holds none) passed on as it lies, but for
+        its last `keep` bytes, held back: they may begin a match."""
+        cut = len(chunk) - keep
+        out: PieceList = [self._tail] if self._tail else []
+        if cut:
+            out.append(memoryview(chunk)[:cut])
+        self._gap += len(self._tail) + cut
+        self._tail = bytes(chunk[cut:])
+        return out
+
     def _see(self, chunk: bytes) -> None:
-        """Count the places `old` occurs that end in `chunk`, overlapping ones included."""
-        window = self._seen_tail + chunk if self._seen_tail else chunk
-        at = window.find(self.old)
+        """Count the places `old` occurs that end in `chunk`, overlapping ones included
+        (searched where they lie: in the held bytes and the chunk's head, then the chunk)."""
+        old, keep, tail = self.old, len(self.old) - 1, self._seen_tail
+        if tail:
+            edge = tail + chunk[:keep]
+            at = edge.find(old)
+            while 0 <= at < len(tail) and self._seen <= 1:
+                self._seen += 1
+                at = edge.find(old, at + 1)
+        at = chunk.find(old)
         while at != -1 and self._seen <= 1:
             self._seen += 1
-            at = window.find(self.old, at + 1)
-        keep = len(self.old) - 1
-        self._seen_tail = window[max(0, len(window) - keep) :] if keep else b""
+            at = chunk.find(old, at + 1)
+        if len(chunk) >= keep:
+            self._seen_tail = chunk[len(chunk) - keep :] if keep else b""
+        else:
+            self._seen_tail = (tail + chunk)[max(0, len(tail) + len(chunk) - keep) :]
 
     def _record(self, parts: list[bytes]) -> None:
         lens = array("q", map(len, parts[:-1]))
