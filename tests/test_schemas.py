@@ -315,6 +315,22 @@ def test_generic_schema_is_self_contained_and_plain() -> None:
     assert schema["additionalProperties"] is False
 
 
+def test_generic_schema_is_built_once_and_each_caller_gets_a_copy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A strict-mode call needs the schema on every call: pydantic builds it once per
+    model; what a caller changes in its copy reaches no later caller."""
+    first = schemas.parameters_schema(TRICKY)
+    built: list[object] = []
+    monkeypatch.setattr(Tricky, "model_json_schema", classmethod(lambda cls: built.append(cls)))
+    first["properties"]["path"]["description"] = "changed"
+    first["required"].append("mode")
+    again = schemas.parameters_schema(TRICKY)
+    assert not built
+    assert again["properties"]["path"]["description"] == "the file"
+    assert set(again["required"]) == {"path", "nullable"}
+
+
 def test_gemini_schema_of_tricky_model() -> None:
     from google.genai import types as gt
 

@@ -88,9 +88,23 @@ def _simplify(node: Any, *, optional: bool = False) -> Any:
     return out
 
 
+# Each parameter model's generic schema, built once: pydantic's schema generation costs
+# ~1.5 ms a model, and a strict-mode call (one holding a null) needs the schema on every
+# call (`Toolset.call`). The models are fixed classes; callers get a copy to change.
+_SCHEMAS: dict[type, dict[str, Any]] = {}
+
+
 def parameters_schema(tool: Tool) -> dict[str, Any]:
     """The JSON Schema of a tool's parameters: self-contained, no titles, optional = not required."""
-    schema = tool.params.model_json_schema()
+    model = tool.params
+    schema = _SCHEMAS.get(model)
+    if schema is None:
+        schema = _SCHEMAS[model] = _parameters_schema(model)
+    return copy.deepcopy(schema)
+
+
+def _parameters_schema(model: Any) -> dict[str, Any]:
+    schema = model.model_json_schema()
     schema = _simplify(_inline_refs(schema))
     schema.setdefault("properties", {})
     schema["type"] = "object"
