@@ -1,11 +1,14 @@
 """Resource limits: huge files, huge directories, one enormous line, deep trees.
 
 Every operation runs in its own child process (`filewright` loaded, one tool call), with a
-wall-clock deadline enforced by killing it (`DEADLINE_S`, a bound on hangs, not a speed
-assertion), and its peak resident memory read from the kernel for that process alone
-(`os.wait4` → `ru_maxrss`, taken by a small launcher: see `LAUNCHER`). Each call must finish before the deadline, stay under
-`MEMORY_BOUND_MB`, and return either a success or a clear failure (no traceback, no
-internal error).
+wall-clock deadline enforced by killing it and its helpers (`DEADLINE_S`, a bound on
+hangs, not a speed assertion), and its peak resident memory read from the kernel for that
+process alone (`VmHWM`, its own high-water mark: see `DRIVER`). Each call must finish
+before the deadline, stay under `MEMORY_BOUND_MB`, and return either a success or a clear
+failure (no traceback, no internal error). The children are forked from one warm
+interpreter that has imported filewright and the toolsets the calls use
+(tests/forkserver.py): a fork starts with the resident memory of such an interpreter (as
+much as a new process has once it has loaded a toolset), and pays no start-up.
 
 CI sizes: a 200 MB text file with real lines, a 2 GB sparse file, a 10 MB single-line file,
 a directory of 20,000 entries and a tree 200 directories deep whose bottom lies beyond
@@ -15,16 +18,19 @@ and 200,000 entries.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import subprocess
-import sys
+import signal
 import threading
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from forkserver import ForkServer
 
 from .support import stress
 
@@ -37,17 +43,44 @@ ENTRIES = 200_000 if stress() else 20_000
 DEPTH = 200
 NAME = "level-abcdefghijk-{:03d}"  # 19 characters: 200 levels pass PATH_MAX (4096)
 
+# The child's peak RSS is its own mm's high-water mark (/proc/self/status VmHWM), which a
+# fork starts at the memory the child has then (not at the server's past peak, as
+# ru_maxrss would be after an exec); its helpers (ripgrep) count as ru_maxrss of the
+# children it waited for. It leads its own process group, so the deadline kills both.
 DRIVER = r"""
-import json, resource, sys
+import json, os, resource, sys
+os.setsid()
 from filewright import Workspace
 spec = json.loads(sys.argv[1])
 ws = Workspace(spec["root"], confirm=True)
 ts = ws.toolset(spec["toolset"], **spec.get("options", {}))
 r = ts.call(spec["tool"], spec["args"])
+with open("/proc/self/status") as status:
+    peak_kb = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
 print(json.dumps({"ok": r.ok, "error": r.data.get("error"), "length": len(r.text),
-                  "head": r.text[:300], "traceback": "Traceback" in r.text,
+                  "head": r.text[:300], "traceback": "Traceback" in r.text, "peak_kb": peak_kb,
                   "helpers_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
 """
+# What the calls load: the server imports it once; each child only forks.
+TOOLSETS_USED = (
+    "default",
+    "claude.toolset",
+    "text_editor",
+    "gemini",
+    "worker",
+    "companion",
+    "memo",
+)
+PRELOAD = ("filewright", *(f"filewright.toolsets.{name}" for name in TOOLSETS_USED))
+_SERVER: list[ForkServer] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _fork_server() -> Iterator[None]:
+    """The module's fork server (started on the first call, closed after the module)."""
+    yield
+    while _SERVER:
+        _SERVER.pop().close()
 
 
 @dataclass
@@ -60,58 +93,39 @@ class Run:
     head: str
 
 
-# Linux hands a child the peak RSS of the process it was forked from (the copied address
-# space's high-water mark survives exec), so a child of the test runner would report the
-# runner's own peak. The call therefore runs as the grandchild of this small launcher, and
-# the launcher reports the grandchild's own peak from wait4.
-LAUNCHER = r"""
-import os, subprocess, sys
-child = subprocess.Popen([sys.executable, "-c", sys.argv[1], sys.argv[2]])
-_, status, usage = os.wait4(child.pid, 0)
-sys.stderr.write(f"\n@@rusage {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}\n")
-"""
-
-
 def run_tool(
     root: Path, toolset: str, tool: str, args: dict[str, Any], deadline: float = DEADLINE_S
 ) -> Run:
     """One tool call in its own process: its peak RSS and a hard deadline."""
-    import signal
-    import time
-
+    if not _SERVER:
+        _SERVER.append(ForkServer(*PRELOAD))
     spec = {"root": str(root), "toolset": toolset, "tool": tool, "args": args}
-    proc = subprocess.Popen(
-        [sys.executable, "-c", LAUNCHER, DRIVER, json.dumps(spec)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    child = _SERVER[0].spawn(["driver", json.dumps(spec)], DRIVER, text=True)
     timed_out = threading.Event()
 
     def kill() -> None:
         timed_out.set()
-        os.killpg(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
 
     timer = threading.Timer(deadline, kill)
     timer.start()
     start = time.monotonic()
     try:
-        out, err = proc.communicate()  # reads both pipes, so a large result cannot block
+        out, err = child.communicate()  # reads both pipes, so a large result cannot block
     finally:
         timer.cancel()
     seconds = time.monotonic() - start
     context = f"{toolset}.{tool}({json.dumps(args)[:120]})"
     assert not timed_out.is_set(), f"{context}: no answer within {deadline:.0f} s"
-    err, _, usage = err.rpartition("@@rusage ")
-    maxrss_kb, exit_code = (int(x) for x in usage.split())
+    exit_code = child.returncode
     assert exit_code == 0, f"{context}: exit {exit_code}\n{err[-2000:]}"
     reply = json.loads(out)
     assert not reply["traceback"] and "Traceback" not in err, f"{context}: {err[-2000:]}"
     assert reply["error"] != "internal", f"{context}: {reply['head']}"
     assert reply["length"] > 0
     # Its helpers (ripgrep) count too: the largest of them, as the call saw it.
-    rss_mb = max(maxrss_kb, reply["helpers_kb"]) // 1024  # Linux: kilobytes
+    rss_mb = max(reply["peak_kb"], reply["helpers_kb"]) // 1024  # Linux: kilobytes
     assert rss_mb < MEMORY_BOUND_MB, f"{context}: peak RSS {rss_mb} MB (bound {MEMORY_BOUND_MB} MB)"
     print(
         f"{context}: {seconds:.1f} s, {rss_mb} MB, ok={reply['ok']} {reply['error']}, {reply['length']} chars"
