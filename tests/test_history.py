@@ -168,6 +168,33 @@ def test_a_planted_hard_link_slot_is_not_written_through(tmp_path: Path) -> None
     assert _generation(free) == 2
 
 
+@pytest.mark.parametrize("planted", ["hard link", "symlink", "leftover"])
+def test_a_name_planted_at_the_next_backup_is_replaced_not_written_through(
+    tmp_path: Path, planted: str
+) -> None:
+    """The next backup's name is created exclusively; whatever is already there (a
+    backup a killed process left, a link to a file elsewhere) is unlinked first."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(b"precious\n")
+    (root / "a.txt").write_text("one\n", encoding="utf-8")
+    tools = Workspace(root).toolset("default")
+    _edit(tools, "one", "two")
+    nxt = _history_dir(root) / "2.bak"
+    if planted == "hard link":
+        os.link(victim, nxt)
+    elif planted == "symlink":
+        nxt.symlink_to(victim)
+    else:
+        nxt.write_bytes(b"half-written\n")
+    _edit(tools, "two", "three")
+    assert victim.read_bytes() == b"precious\n"
+    assert not nxt.is_symlink() and nxt.read_bytes() == b"two\n"
+    assert tools.call("undo", {"path": "a.txt"}).ok
+    assert (root / "a.txt").read_text(encoding="utf-8") == "two\n"
+
+
 _HOLDER = textwrap.dedent(
     """
     import sys, time

@@ -72,14 +72,31 @@ def test_an_edit_opens_few_files(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
-def test_an_edit_makes_at_most_25_opens_and_stats(tmp_path: Path) -> None:
+def test_an_edit_makes_at_most_18_opens_and_stats(tmp_path: Path) -> None:
     root = _workspace(tmp_path)
     traced = "openat,open,newfstatat,fstat,statx,stat,lstat"
     bodies = traced_calls(tmp_path / "strace.txt", traced, EDITS, str(root), "1")
     calls = [body.split("(", 1)[0] for body in bodies]
     # (was ~83 in process, 98 through `serve`; 26 here before the size check before the
-    # load became a stat; the sandbox's stats of the path's ancestors count: 5 levels)
-    assert 0 < len(calls) <= 25, calls
+    # load became a stat; 20 before the lock's check of the history directory and the
+    # re-check under it stopped stat'ing whole paths)
+    assert 0 < len(calls) <= 18, calls
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
+def test_edits_unlink_only_what_exists_and_stat_no_whole_path(tmp_path: Path) -> None:
+    """Past the history's cap (10 entries: each edit drops the oldest), an edit removes
+    the dropped entry's backup and nothing else: no unlink of a name that is not there
+    (the legacy index, a backup's name before it is made, a delta a "full" entry never
+    stored), and no stat of a whole path from `/` (all from held descriptors)."""
+    root = _workspace(tmp_path)
+    traced = "unlink,unlinkat,openat,open,newfstatat,statx,stat,lstat"
+    bodies = traced_calls(tmp_path / "strace.txt", traced, EDITS, str(root), "12")
+    unlinks = [b for b in bodies if b.startswith("unlink")]
+    assert len(unlinks) == 3 + 12 - 10, unlinks  # (10 kept: the last 5 edits drop one)
+    assert all(b.endswith("= 0") and ".bak" in b for b in unlinks), unlinks
+    by_path = [b for b in bodies if '"/' in b and not b.startswith("readlink")]
+    assert by_path == [], by_path
 
 
 @pytest.mark.parametrize("swapped", ["state", "history", "root"])

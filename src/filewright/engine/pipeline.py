@@ -10,6 +10,7 @@ unless every step before commit succeeded; a failure anywhere is returned as a v
 from __future__ import annotations
 
 import errno
+import os
 from dataclasses import dataclass
 
 from filewright.core import budget
@@ -261,8 +262,13 @@ def _recheck_under_lock(
     """Step 7a: another process may have changed the file meanwhile: compute again (a
     confirmed change whose diff would differ is refused) and re-check the reads."""
     confirmed_diff = outcome.diff
-    exists = _exists(loc)
-    now = _raw_now(engine, loc, change) if exists else None
+    if staged.current is not None and len(str(loc.real)) < _SURELY_UNDER_PATH_MAX:
+        # It existed: read it as it is now, by descriptors (gone: asked as below).
+        now = _raw_now(engine, loc, change)
+        exists = now is not None or _exists(loc)
+    else:
+        exists = _exists(loc)
+        now = _raw_now(engine, loc, change) if exists else None
     if now != (staged.current.raw if staged.current else None):
         # Loaded as it is now: a file another process created meanwhile is not overwritten
         # as if it were still missing.
@@ -326,6 +332,18 @@ def _commit(
     # the lock, so no other change sees the new file with the old ledger entry.
     if before is None or engine.last_read(loc) is not None:
         engine.record_read(loc, digest)
+
+
+def _path_max() -> int:
+    try:
+        return os.pathconf("/", "PC_PATH_MAX")
+    except (OSError, ValueError, AttributeError):  # (unknown: the least of the systems)
+        return 1024
+
+
+# A path of fewer characters than this has fewer bytes than PATH_MAX (4 at most each, in
+# UTF-8): a path stat could not fail for its length.
+_SURELY_UNDER_PATH_MAX = _path_max() // 4
 
 
 def _exists(loc: Location) -> bool:

@@ -38,24 +38,39 @@ _local = _thread._local()
 def reuse(path: str) -> int | None:
     """A new descriptor (the caller closes it) of the kept directory `path` (absolute,
     normalised, no links), if it is still that directory at that path; else None."""
-    checked: set[str] | None = getattr(_local, "checked", None)
     with _lock:
-        fd = _kept.get(path)
-        if fd is None:
+        fd = _confirmed(path)
+        return None if fd is None else os.dup(fd)
+
+
+def confirmed(path: str) -> bool:
+    """Whether the directory `path` (absolute, normalised) is kept and still that
+    directory at that path (confirmed as `reuse` does; no descriptor is made): then no
+    name along it is a symlink now."""
+    with _lock:
+        return _confirmed(path) is not None
+
+
+def _confirmed(path: str) -> int | None:
+    """The kept descriptor of `path` if it is confirmed (see `reuse`); else None (a kept
+    one that no longer reads back as `path` is dropped). Call with `_lock` held."""
+    fd = _kept.get(path)
+    if fd is None:
+        return None
+    checked: set[str] | None = getattr(_local, "checked", None)
+    if checked is None or path not in checked:
+        try:
+            where = os.readlink(_PROC_FD + str(fd))
+        except OSError:
+            where = None
+        if where != path:
+            del _kept[path]
+            os.close(fd)
             return None
-        if checked is None or path not in checked:
-            try:
-                where = os.readlink(_PROC_FD + str(fd))
-            except OSError:
-                where = None
-            if where != path:
-                del _kept[path]
-                os.close(fd)
-                return None
-            if checked is not None:
-                checked.add(path)
-        _kept.move_to_end(path)
-        return os.dup(fd)
+        if checked is not None:
+            checked.add(path)
+    _kept.move_to_end(path)
+    return fd
 
 
 def keep(path: str, fd: int) -> None:

@@ -27,7 +27,7 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -57,21 +57,28 @@ DEFAULT_MAX_BYTES = 512 * 1024 * 1024  # all of a root's history: oldest dropped
 _PRUNE_CHECK_BYTES = 1024 * 1024  # a record that stores this much checks the total
 
 
-@contextlib.contextmanager
-def _opened(d: Path, *, create: bool = False) -> Iterator[int | None]:
+class _opened:  # used as a function: `with _opened(d) as dfd:`
     """The history directory `d`, open (made first with `create`); None when it is missing
-    or cannot be opened (a planted link raises OSError(ELOOP))."""
-    try:
-        dfd = _dir_fd(d, create=create)
-    except OSError as exc:
-        if create or exc.errno == errno.ELOOP:
-            raise
-        yield None
-        return
-    try:
-        yield dfd
-    finally:
-        os.close(dfd)
+    or cannot be opened (a planted link raises OSError(ELOOP)). A class rather than a
+    generator context manager: every change enters one (issue 32)."""
+
+    __slots__ = ("create", "d", "fd")
+
+    def __init__(self, d: Path, *, create: bool = False) -> None:
+        self.d, self.create, self.fd = d, create, -1
+
+    def __enter__(self) -> int | None:
+        try:
+            self.fd = _dir_fd(self.d, create=self.create)
+        except OSError as exc:
+            if self.create or exc.errno == errno.ELOOP:
+                raise
+            return None
+        return self.fd
+
+    def __exit__(self, *_exc: object) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
 
 
 class History:
@@ -116,7 +123,8 @@ class History:
         raw = encode_index(rel, entries, before.generation + 1, fragments)
         # The other slot keeps the previous state until this one is complete.
         overwrite_at(dfd, before.slot, raw)
-        unlink_at(dfd, LEGACY_INDEX)
+        if not self._index.legacy_gone(d):  # (once per directory and cache, not per change)
+            unlink_at(dfd, LEGACY_INDEX)
         self._index.wrote(d, before, entries, raw, fragments)
 
     def record(
@@ -347,9 +355,18 @@ def _path_in(base_fd: int, name: str, d: Path) -> str | None:
 
 def _unlink_stored(dfd: int, entry_id: int, entry: Entry | None = None) -> None:
     """Remove what entry `entry_id` stored (backup, delta, or a deleted directory's tree)
-    from the history directory open as `dfd`; a tree only where `entry` (when known)
-    is a recursive delete's."""
-    for suffix in ("bak", "delta"):
+    from the history directory open as `dfd`: where `entry` is known, only what its kind
+    stores (a "full" entry of a file that existed: its .bak; a "delta": its .delta; a
+    "tree": the directory); else all of them."""
+    if entry is None:
+        suffixes: tuple[str, ...] = ("bak", "delta")
+    elif entry.kind == "delta":
+        suffixes = ("delta",)
+    elif entry.kind == "full" and entry.existed:
+        suffixes = ("bak",)
+    else:
+        suffixes = ()
+    for suffix in suffixes:
         with contextlib.suppress(OSError):
             unlink_at(dfd, f"{entry_id}.{suffix}")
     if entry is not None and entry.kind != "tree":

@@ -219,6 +219,9 @@ class IndexCache:
     def __init__(self) -> None:
         self._loaded: OrderedDict[str, tuple[Loaded, Fragments]] = OrderedDict()
         self._lock = _thread.allocate_lock()
+        # Directories whose legacy index this cache removed (or found none of) since it
+        # last read one there (bounded with `_loaded`).
+        self._no_legacy: set[str] = set()
 
     def load(self, d: Path, dfd: int) -> Loaded:
         """The index of the history directory `d`, open as `dfd`: the valid slot of the
@@ -232,7 +235,18 @@ class IndexCache:
         loaded, from_slot = _parse_slots(raws, dfd, d)
         if from_slot:  # (the legacy index is read afresh every time: not cached)
             self._put(str(d), loaded, {})
+        else:
+            with self._lock:
+                self._no_legacy.discard(str(d))
         return loaded
+
+    def legacy_gone(self, d: Path) -> bool:
+        """Whether the legacy index of `d` is known to be gone: this cache wrote `d`'s
+        index (its writer removes the legacy one first) and has not read a legacy one
+        there since. Only a version of filewright from before the two slots writes one,
+        and the slots, when valid, are read before it."""
+        with self._lock:
+            return str(d) in self._no_legacy
 
     def fragments(self, d: Path) -> Fragments:
         """The encodings kept for the entries of the index cached for `d` (a copy)."""
@@ -248,14 +262,16 @@ class IndexCache:
         raws = (raw, before.raws[1]) if i == 0 else (before.raws[0], raw)
         kept = {id(e): fragments[id(e)] for e in entries if id(e) in fragments}
         loaded = Loaded(tuple(entries), before.generation + 1, INDEX_SLOTS[1 - i], raws)
-        self._put(str(d), loaded, kept)
+        self._put(str(d), loaded, kept, no_legacy=True)
 
-    def _put(self, key: str, loaded: Loaded, fragments: Fragments) -> None:
+    def _put(self, key: str, loaded: Loaded, fragments: Fragments, no_legacy: bool = False) -> None:
         with self._lock:
             self._loaded[key] = (loaded, fragments)
             self._loaded.move_to_end(key)
+            if no_legacy:
+                self._no_legacy.add(key)
             while len(self._loaded) > self.LIMIT:
-                self._loaded.popitem(last=False)
+                self._no_legacy.discard(self._loaded.popitem(last=False)[0])
 
 
 def _parse_slots(raws: tuple[bytes | None, bytes | None], dfd: int, d: Path) -> tuple[Loaded, bool]:

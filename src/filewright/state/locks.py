@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from filewright.fs import held
 from filewright.state.statedir import (
     _PLANTED_LINK,
     _dir_fd,
@@ -152,5 +153,7 @@ def file_lock(
 
 
 def _refuse_links_only(path: str) -> None:
+    if held.confirmed(path):  # (kept, and still that directory at that path: no link)
+        return
     if os.path.islink(path):
         raise OSError(errno.ELOOP, _PLANTED_LINK, path)

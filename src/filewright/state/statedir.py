@@ -61,9 +61,7 @@ def ensure_state_dir(state_dir: Path) -> Path:
     Once made and scanned, it is not scanned again while `held` confirms the directory
     is still the one at that path (a link planted in it later is refused where it is
     used: every state path is opened without following links)."""
-    kept = held.reuse(os.path.abspath(state_dir))
-    if kept is not None:
-        os.close(kept)
+    if held.confirmed(os.path.abspath(state_dir)):
         return state_dir
     _refuse_links(state_dir)
     fd = _dir_fd(state_dir, create=True)
@@ -178,12 +176,17 @@ def _write_bytes(path: Path, data: bytes, *, atomic: bool = True) -> None:
 def write_at(dfd: int, name: str, data: bytes, *, atomic: bool = True) -> None:
     """`_write_bytes` of the state file `name` in the directory open as `dfd`."""
     tmp = f".{name}.{os.getpid()}.tmp" if atomic else name
-    # A fresh inode every time: a name planted as a hard link to some file elsewhere
-    # is unlinked here, never truncated through.
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(tmp, dir_fd=dfd)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(tmp, flags, 0o600, dir_fd=dfd)
+    try:
+        fd = os.open(tmp, flags, 0o600, dir_fd=dfd)
+    except FileExistsError:
+        # A fresh inode every time: a name left there (by a killed process), or planted
+        # as a symlink or a hard link to some file elsewhere, is unlinked here, never
+        # written through. (Created exclusively first: the name is missing as a rule,
+        # and its unlink would cost a failed lookup under the directory's lock.)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp, dir_fd=dfd)
+        fd = os.open(tmp, flags, 0o600, dir_fd=dfd)
     try:
         view = memoryview(data)
         while view:
