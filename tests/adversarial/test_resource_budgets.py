@@ -12,18 +12,20 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from samples import pdf_bomb
 
+from .forked_calls import call_server, close_call_server
+
 AS_LIMIT = 1 << 30  # 1 GiB of address space for filewright (and, inherited, ripgrep)
 
 DRIVER = r"""
 import json, resource, sys
-spec = json.loads(sys.argv[1])
+spec = json.loads(sys.argv[1])  # (forked: filewright and the toolsets are imported)
 limit = spec["as_limit"]
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 if spec.get("python_engine"):
@@ -51,7 +53,8 @@ def call_capped(
     first: list[Any] | None = None,
     timeout: float = 120,
 ) -> dict[str, Any]:
-    """One tool call in a child process with a capped address space."""
+    """One tool call in a child process (forked: `forked_calls`) with a capped address
+    space."""
     spec = {
         "root": str(root),
         "toolset": toolset,
@@ -62,18 +65,25 @@ def call_capped(
         "workspace": workspace or {},
         "first": first or [],
     }
-    done = subprocess.run(
-        [sys.executable, "-c", DRIVER, json.dumps(spec)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    child = call_server().spawn(["driver", json.dumps(spec)], DRIVER, text=True)
+    try:
+        out, err = child.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
+        raise
     context = f"{toolset}.{tool}({json.dumps(args)[:100]})"
-    assert done.returncode == 0, f"{context}: exit {done.returncode}\n{done.stderr[-2000:]}"
-    reply: dict[str, Any] = json.loads(done.stdout)
+    assert child.returncode == 0, f"{context}: exit {child.returncode}\n{err[-2000:]}"
+    reply: dict[str, Any] = json.loads(out)
     assert not reply["traceback"], f"{context}: {reply['head']}"
     assert reply["error"] != "internal", f"{context}: {reply['head']}"
     return reply
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _fork_server() -> Iterator[None]:
+    yield
+    close_call_server()
 
 
 # -- 10: a change whose result would pass the size limit ------------------------------------

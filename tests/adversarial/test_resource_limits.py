@@ -6,9 +6,8 @@ hangs, not a speed assertion), and its peak resident memory read from the kernel
 process alone (`VmHWM`, its own high-water mark: see `DRIVER`). Each call must finish
 before the deadline, stay under `MEMORY_BOUND_MB`, and return either a success or a clear
 failure (no traceback, no internal error). The children are forked from one warm
-interpreter that has imported filewright and the toolsets the calls use
-(tests/forkserver.py): a fork starts with the resident memory of such an interpreter (as
-much as a new process has once it has loaded a toolset), and pays no start-up.
+interpreter (`forked_calls`): each starts with as much memory as a new process has once
+it has loaded a toolset, and pays no start-up.
 
 CI sizes: a 200 MB text file with real lines, a 2 GB sparse file, a 10 MB single-line file,
 a directory of 20,000 entries and a tree 200 directories deep whose bottom lies beyond
@@ -30,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from forkserver import ForkServer
 
+from .forked_calls import call_server, close_call_server
 from .support import stress
 
 MEMORY_BOUND_MB = 300
@@ -61,26 +60,12 @@ print(json.dumps({"ok": r.ok, "error": r.data.get("error"), "length": len(r.text
                   "head": r.text[:300], "traceback": "Traceback" in r.text, "peak_kb": peak_kb,
                   "helpers_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
 """
-# What the calls load: the server imports it once; each child only forks.
-TOOLSETS_USED = (
-    "default",
-    "claude.toolset",
-    "text_editor",
-    "gemini",
-    "worker",
-    "companion",
-    "memo",
-)
-PRELOAD = ("filewright", *(f"filewright.toolsets.{name}" for name in TOOLSETS_USED))
-_SERVER: list[ForkServer] = []
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _fork_server() -> Iterator[None]:
-    """The module's fork server (started on the first call, closed after the module)."""
     yield
-    while _SERVER:
-        _SERVER.pop().close()
+    close_call_server()
 
 
 @dataclass
@@ -97,10 +82,8 @@ def run_tool(
     root: Path, toolset: str, tool: str, args: dict[str, Any], deadline: float = DEADLINE_S
 ) -> Run:
     """One tool call in its own process: its peak RSS and a hard deadline."""
-    if not _SERVER:
-        _SERVER.append(ForkServer(*PRELOAD))
     spec = {"root": str(root), "toolset": toolset, "tool": tool, "args": args}
-    child = _SERVER[0].spawn(["driver", json.dumps(spec)], DRIVER, text=True)
+    child = call_server().spawn(["driver", json.dumps(spec)], DRIVER, text=True)
     timed_out = threading.Event()
 
     def kill() -> None:
