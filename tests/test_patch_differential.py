@@ -25,33 +25,50 @@ from filewright.edit.patch_parse import PatchError, parse_update_diff
 WORDS = ["alpha", "beta", "gamma", "delta", "    return x", "", "}", "x = 1", "# note"]
 
 
+# Strategies are built once, not inside every draw (building and validating one costs
+# more than drawing from it); the draws are the same.
+_LENGTH = st.integers(3, 40)
+_WORD = st.sampled_from(WORDS)
+_DIGIT = st.integers(0, 9)
+_BOOL = st.booleans()
+_HUNKS = st.integers(1, 3)
+_CONTEXT = st.integers(0, 3)
+_REMOVE = st.integers(0, 2)
+_ADDED = st.lists(st.sampled_from(["NEW1", "NEW2", "    added"]), max_size=3)
+_STARTS: dict[tuple[int, int], st.SearchStrategy[list[int]]] = {}
+
+
+def _starts(n: int, k: int) -> st.SearchStrategy[list[int]]:
+    """k distinct line numbers below n (one strategy per (n, k), made once)."""
+    if (n, k) not in _STARTS:
+        _STARTS[n, k] = st.lists(st.integers(0, n - 1), min_size=k, max_size=k, unique=True)
+    return _STARTS[n, k]
+
+
 @st.composite
 def file_and_patch(draw: st.DrawFn) -> tuple[str, str, list[tuple[int, int]]]:
-    n = draw(st.integers(3, 40))
-    lines = [
-        draw(st.sampled_from(WORDS)) + (str(draw(st.integers(0, 9))) if draw(st.booleans()) else "")
-        for _ in range(n)
-    ]
+    n = draw(_LENGTH)
+    lines = [draw(_WORD) + (str(draw(_DIGIT)) if draw(_BOOL) else "") for _ in range(n)]
     if lines[-1] == "":
         lines[-1] = "end"  # a last empty line without a newline is no line at all
-    final_nl = draw(st.booleans())
+    final_nl = draw(_BOOL)
     text = "\n".join(lines) + ("\n" if final_nl else "")
-    k = draw(st.integers(1, 3))
-    starts = sorted(draw(st.lists(st.integers(0, n - 1), min_size=k, max_size=k, unique=True)))
+    k = draw(_HUNKS)
+    starts = sorted(draw(_starts(n, k)))
     diff: list[str] = []
     spans: list[tuple[int, int]] = []
     prev = 0
     for s in starts:
         if s < prev:
             continue
-        ctx = draw(st.integers(0, 3))
+        ctx = draw(_CONTEXT)
         a = max(prev, s - ctx)
-        remove = draw(st.integers(0, 2))
+        remove = draw(_REMOVE)
         b = min(n, s + remove)
-        after = min(n, b + draw(st.integers(0, 3)))
+        after = min(n, b + draw(_CONTEXT))
         if a >= after and remove == 0 and ctx == 0:
             continue
-        added = draw(st.lists(st.sampled_from(["NEW1", "NEW2", "    added"]), max_size=3))
+        added = draw(_ADDED)
         if a == after and not added:
             continue
         if a == after:  # no context at all: the appliers agree only at the end
