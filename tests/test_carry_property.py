@@ -38,20 +38,33 @@ def _line(kind: int, i: int, ind: str) -> str:
     ][kind]
 
 
+# Strategies are built once, not inside every draw (building and validating one costs
+# more than drawing from it); the draws are the same.
+_BOOL = st.booleans()
+_LENGTH = st.integers(4, 14)
+_QUARTER = st.integers(0, 3)
+_DEPTH = st.integers(0, 2)
+_KIND = st.integers(0, 7)
+_SEED = st.integers(0, 50)
+
+
 @st.composite
 def files(draw: st.DrawFn) -> tuple[list[str], bool]:
-    tabs = draw(st.booleans())
+    tabs = draw(_BOOL)
     unit = "\t" if tabs else "    "
-    n = draw(st.integers(4, 14))
+    n = draw(_LENGTH)
     lines: list[str] = []
     for i in range(n):
-        if lines and lines[-1].strip() and draw(st.integers(0, 3)) == 0:
+        if lines and lines[-1].strip() and draw(_QUARTER) == 0:
             lines.append("")
-            if draw(st.integers(0, 3)) == 0:
+            if draw(_QUARTER) == 0:
                 lines.append("")
-        depth = draw(st.integers(0, 2))
-        lines.append(_line(draw(st.integers(0, 7)), i, unit * depth))
+        depth = draw(_DEPTH)
+        lines.append(_line(draw(_KIND), i, unit * depth))
     return lines, tabs
+
+
+_FILES = files()
 
 
 # --------------------------------------------------------------------------- the edit
@@ -195,15 +208,27 @@ def perturb(s: str, names: list[str], cut: int | None = None) -> str:
 # --------------------------------------------------------------------------- the property
 
 
+_EDIT = st.sampled_from(EDITS)
+_SAMPLES: dict[tuple[int, ...], st.SearchStrategy[int]] = {}
+
+
+def _one_of(numbers: list[int]) -> st.SearchStrategy[int]:
+    """`st.sampled_from(numbers)`, made once per list of numbers."""
+    key = tuple(numbers)
+    if key not in _SAMPLES:
+        _SAMPLES[key] = st.sampled_from(numbers)
+    return _SAMPLES[key]
+
+
 @st.composite
 def cases(draw: st.DrawFn) -> tuple[str, str, str, str, list[str], list[str]]:
-    lines, _tabs = draw(files())
+    lines, _tabs = draw(_FILES)
     nb = _nonblank(lines)
-    a = draw(st.sampled_from(nb[:-1]))
-    b = draw(st.sampled_from([k for k in nb if k > a]))
+    a = draw(_one_of(nb[:-1]))
+    b = draw(_one_of([k for k in nb if k > a]))
     block = lines[a : b + 1]
-    how = draw(st.sampled_from(EDITS))
-    goal = intended(block, how, draw(st.integers(0, 50)))
+    how = draw(_EDIT)
+    goal = intended(block, how, draw(_SEED))
     if goal is None or goal == block:
         goal = intended(block, "rename", 0)
     assert goal is not None
