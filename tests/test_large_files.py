@@ -769,3 +769,33 @@ def test_a_line_aware_replace_all_is_undone_exactly(tmp_path: Path) -> None:
     assert b"        call(\n          x)" in path.read_bytes()  # carried per line
     assert ws.toolset("default").call("undo", {"path": "f.py"}).ok
     assert path.read_bytes() == before
+
+
+def test_a_streamed_change_and_its_undo_hash_the_file_only_for_a_stale_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Up to max_file_bytes an identity is a sha256 pass over the file: a change computes
+    the old file's only when it compares it (a read recorded, an expected hash), and undo
+    the restored file's only when it records it (for a file that was read)."""
+    (tmp_path / "f.txt").write_bytes(_lines(2000))
+    hashed: list[int] = []
+    real = bigfile.identity
+
+    def identity(fd: int, st: os.stat_result, limit: int) -> str:
+        hashed.append(st.st_size)
+        return real(fd, st, limit)
+
+    monkeypatch.setattr(bigfile, "identity", identity)
+    tools = _ws(tmp_path).toolset("default")
+    for args in ({"line": 0, "text": "top"}, {"line": 3, "text": "middle"}):
+        assert tools.call("insert", {"path": "f.txt", **args}).ok
+    assert hashed == []  # (the new file's is hashed as it is written)
+    assert tools.call("undo", {"path": "f.txt"}).ok
+    assert len(hashed) == 1  # the check that the file is as the change left it
+    assert tools.call("read", {"path": "f.txt", "limit": 1}).ok
+    hashed.clear()
+    assert tools.call("insert", {"path": "f.txt", "line": 1, "text": "again"}).ok
+    assert len(hashed) == 1  # the stale check of a file that was read
+    assert tools.call("undo", {"path": "f.txt"}).ok
+    assert tools.call("insert", {"path": "f.txt", "line": 1, "text": "still fresh"}).ok
+    assert (tmp_path / "f.txt").read_bytes().count(b"still fresh") == 1

@@ -130,8 +130,9 @@ def apply_streamed(
             raise too_large(change.path, src.size, ws.max_change_bytes)
         fmt = _format(change.path, src.fd)
         outcome.encoding = fmt.encoding + ("-sig" if fmt.bom else "")
-        current = bigfile.identity(src.fd, src.st, ws.max_file_bytes)
-        if approved is not None and approved != current:
+        # (hashed only when something compares it: up to max_file_bytes that is a pass)
+        current = _Identity(src, ws.max_file_bytes)
+        if approved is not None and approved != current():
             # What was approved was a change to other bytes: applied here it would land
             # elsewhere in the new content.
             raise fail(
@@ -162,19 +163,32 @@ def _format(path: str, fd: int) -> Format:
         raise fail(exc.code, path, message=exc.message, **exc.detail) from None
 
 
-def _check_reads(engine: Engine, loc: Location, change: Change, current: str) -> None:
+class _Identity:
+    """The identity of the opened file (`bigfile.identity`), computed on first use."""
+
+    def __init__(self, src: bigfile.Opened, hash_limit: int) -> None:
+        self.src, self.hash_limit = src, hash_limit
+        self.value: str | None = None
+
+    def __call__(self) -> str:
+        if self.value is None:
+            self.value = bigfile.identity(self.src.fd, self.src.st, self.hash_limit)
+        return self.value
+
+
+def _check_reads(engine: Engine, loc: Location, change: Change, current: _Identity) -> None:
     seen = engine.last_read(loc)
     if change.require_read and seen is None:
         raise fail("not_read", change.path, message=f"file has not been read yet: {change.path}")
-    if change.expected_hash is not None and change.expected_hash != current:
+    if change.expected_hash is not None and change.expected_hash != current():
         raise fail(
             "stale",
             change.path,
             message=f"file changed since it was read: {change.path}",
             expected_hash=change.expected_hash,
-            actual_hash=current,
+            actual_hash=current(),
         )
-    if change.check_stale and seen is not None and seen != current:
+    if change.check_stale and seen is not None and seen != current():
         raise fail(
             "stale", change.path, message=f"file was modified since it was last read: {change.path}"
         )

@@ -46,29 +46,35 @@ def undo_large(engine: Engine, loc: Location, last: Entry, outcome: Outcome, dry
         if dry_run:
             outcome.dry_run = True
             return
+        # The restored content's identity is recorded only for a file the engine has seen
+        # read (its stale check); nobody else asks for it, so no pass hashes it otherwise.
+        limit = ws.max_file_bytes if engine.last_read(loc) is not None else None
         if last.kind == "truncate":
             bigfile.truncate(loc, last.size_before, last.mtime_before or None)
-            digest = bigfile.identity_after(loc, ws.max_file_bytes)
+            digest = None if limit is None else bigfile.identity_after(loc, limit)
             outcome.bytes_written = 0
         elif last.kind == "delta":
             stages = [
                 Reverse(d) for d in reversed(unpack_deltas(ws.history.delta_bytes(rel, last)))
             ]
-            digest = _replay(loc, src, stages, ws.max_file_bytes, last.mtime_before or None)
+            digest = _replay(loc, src, stages, limit, last.mtime_before or None)
             outcome.bytes_written = last.size_before
         else:
-            digest = _restore_full(ws, loc, src, last)
+            digest = _restore_full(loc, src, last, ws.history.backup_path(rel, last), limit)
             outcome.bytes_written = last.size_before
-    if engine.last_read(loc) is not None:
+    if digest is not None:
         engine.record_read(loc, digest)
     ws.history.pop(rel)
 
 
 def _replay(
-    loc: Location, src: bigfile.Opened, stages: list[Any], hash_limit: int, mtime: int | None
-) -> str:
+    loc: Location, src: bigfile.Opened, stages: list[Any], hash_limit: int | None, mtime: int | None
+) -> str | None:
+    """Write the file that `stages` make of `src` in its place; its identity up to
+    `hash_limit` (None: not asked for)."""
     chain = Chain(stages)
-    with bigfile.Staged(loc, src.st, hashing=src.size <= 2 * hash_limit) as staged:
+    hashing = hash_limit is not None and src.size <= 2 * hash_limit
+    with bigfile.Staged(loc, src.st, hashing=hashing) as staged:
         try:
             for chunk in bigfile.chunks(src.fd):
                 staged.write(chain.feed(chunk))
@@ -76,7 +82,7 @@ def _replay(
         except StreamError as exc:
             raise fail("io_error", loc.given, message=f"cannot undo: {exc.message}") from None
         staged.sync(mtime)
-        digest = staged.identity(hash_limit)
+        digest = None if hash_limit is None else staged.identity(hash_limit)
         staged.commit()
     return digest
 
@@ -99,16 +105,18 @@ def _verify_kept(fd: int, loc: Location, last: Entry) -> None:
         )
 
 
-def _restore_full(ws: Any, loc: Location, src: bigfile.Opened, last: Entry) -> str:
-    path = ws.history.backup_path(str(loc.real), last)
+def _restore_full(
+    loc: Location, src: bigfile.Opened, last: Entry, path: os.PathLike[str], hash_limit: int | None
+) -> str | None:
+    """Copy the kept file at `path` back in place; its identity as in `_replay`."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     try:
         _verify_kept(fd, loc, last)
-        with bigfile.Staged(loc, src.st) as staged:
+        with bigfile.Staged(loc, src.st, hashing=hash_limit is not None) as staged:
             for chunk in bigfile.chunks(fd):
                 staged.write([chunk])
             staged.sync(last.mtime_before or None)
-            digest = staged.identity(ws.max_file_bytes)
+            digest = None if hash_limit is None else staged.identity(hash_limit)
             staged.commit()
     except OSError as exc:
         if exc.errno == errno.ELOOP:
