@@ -142,16 +142,30 @@ class Confirmer:
 
     def __init__(
         self,
-        mode: str,
+        mode: str | Callable[[], str],
         context: Context | None,
-        state: RoundState,
+        state: RoundState | Callable[[], RoundState],
         token: Any = None,
     ) -> None:
-        self.mode = mode
+        # The mode and the round's state may be given as functions, asked at the first
+        # confirmation: most calls never ask (their look-ups in the context cost ~50 µs).
+        self._mode = mode
         self.context = context
-        self.state = state
+        self._state = state
         self.token = token  # the event loop to ask from (the call runs on a worker thread)
         self.pending: ConfirmRequest | None = None
+
+    @property
+    def mode(self) -> str:
+        if not isinstance(self._mode, str):
+            self._mode = self._mode()
+        return self._mode
+
+    @property
+    def state(self) -> RoundState:
+        if not isinstance(self._state, RoundState):
+            self._state = self._state()
+        return self._state
 
     def __call__(self, request: ConfirmRequest) -> bool:
         if self.mode == "yes":

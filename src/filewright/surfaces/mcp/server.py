@@ -67,6 +67,7 @@ to the toolset unchanged, which validates them with its own messages.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import signal
@@ -206,6 +207,7 @@ class FilewrightServer(MCPServer):
         self.inline_fallbacks = 0  # calls that gave up there (NotInline) and ran on a thread
         self._client_roots: list[str] | None = None
         self._threads = ToolThreads()
+        self._token: tuple[Any, Any] | None = None  # (event loop, its anyio token)
         self._hinted = False
         first = self.workspace(self.fixed_roots or fallback_roots(toolset))
         tools = cast("Toolset", first.toolset(toolset)).tools()
@@ -404,10 +406,15 @@ class FilewrightServer(MCPServer):
             except NotInline:  # nothing was returned or changed: run it on a thread instead
                 self.inline_fallbacks += 1
         if result is None:
-            if state is None:
-                state = RoundState.load(context)
-            token = anyio.lowlevel.current_token() if HAS_TOKENS else None
-            confirmer = Confirmer(self.confirm_mode(context), context, state, token)
+            token = self._loop_token()
+            # Who confirms, and the round's state, are looked up only if the call asks.
+            loaded = state
+            confirmer = Confirmer(
+                lambda: self.confirm_mode(context),
+                context,
+                loaded if loaded is not None else lambda: RoundState.load(context),
+                token,
+            )
             reporter = self._progress(context, token)
             result = await self._threads.run(_run, toolset, name, arguments, confirmer, reporter)
             if confirmer.pending is not None:
@@ -420,6 +427,20 @@ class FilewrightServer(MCPServer):
                 log.warning("a change was refused: %s", hint)
         overrides = getattr(self._tools[name], "mcp", None) or {}
         return to_mcp_result(result, overrides.get("outputSchema"))
+
+    def _loop_token(self) -> Any:
+        """anyio's token of the running event loop (None without tokens), made once per
+        loop (~20 µs each time)."""
+        if not HAS_TOKENS:
+            return None
+        try:
+            loop: Any = asyncio.get_running_loop()
+        except RuntimeError:  # not asyncio (trio): asked every time
+            return anyio.lowlevel.current_token()
+        kept = self._token
+        if kept is None or kept[0] is not loop:
+            kept = self._token = (loop, anyio.lowlevel.current_token())
+        return kept[1]
 
     def confirm_mode(self, context: Context | None) -> str:
         """Who confirms this call's changes: `--confirm host` → yes, `none` → nobody;
