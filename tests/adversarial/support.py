@@ -112,6 +112,7 @@ class Arena:
         self.root.mkdir()
         self._fixture = self._fixture_tree()
         self._expected: dict[str, tuple[str, int, bytes | str]] | None = None
+        self._children: tuple[object, dict[str, set[str]]] = (None, {})
         # Age the canary tree so that any touch shows as an mtime change.
         for dirpath, dirnames, filenames in os.walk(self.base):
             if Path(dirpath) == self.root:
@@ -199,13 +200,25 @@ class Arena:
             return False
         if not stat.S_ISDIR(st.st_mode) or stat.S_IMODE(st.st_mode) != expected[""][1]:
             return False
+        # The expected entries directly in each directory ("" the root, "sub/" ...),
+        # worked out once per expected state.
+        if self._children[0] is not expected:
+            children: dict[str, set[str]] = {}
+            for rel in expected:
+                if rel:
+                    parent = rel.rpartition("/")[0]
+                    children.setdefault(parent + "/" if parent else "", set()).add(rel)
+            self._children = (expected, children)
+        children = self._children[1]
         missing: set[str] = set()
 
         def visit(directory: str, prefix: str) -> None:
             with os.scandir(directory) as entries:
                 found = list(entries)
+            present = set()
             for entry in found:
                 rel = prefix + entry.name
+                present.add(rel)
                 want = expected.get(rel)
                 if want is None:
                     _remove(Path(entry.path))
@@ -216,16 +229,13 @@ class Arena:
                     continue
                 _remove(Path(entry.path))
                 missing.add(rel)
-            present = {prefix + entry.name for entry in found}
-            for rel in expected:
-                child = rel.startswith(prefix) and "/" not in rel[len(prefix) :]
-                if rel and child and rel not in present:
-                    missing.add(rel)
+            missing.update(children.get(prefix, set()) - present)
 
         visit(str(self.root), "")
-        for rel in self._fixture:  # parents before children
-            if rel in missing or any(rel.startswith(m + "/") for m in missing):
-                self._create(rel)
+        if missing:
+            for rel in self._fixture:  # parents before children
+                if rel in missing or any(rel.startswith(m + "/") for m in missing):
+                    self._create(rel)
         return True
 
     def workspace(self, confirm: Any = True, **kwargs: Any) -> Workspace:
@@ -256,7 +266,8 @@ def _entry_state(path: str, st: os.stat_result) -> tuple[str, int, bytes | str]:
         return ("link", 0, os.readlink(path))
     if stat.S_ISREG(st.st_mode):
         try:
-            return ("file", mode, Path(path).read_bytes())
+            with open(path, "rb") as f:
+                return ("file", mode, f.read())
         except OSError:
             return ("unreadable", mode, "")
     if stat.S_ISDIR(st.st_mode):
