@@ -152,6 +152,23 @@ def test_insert_after_line_is_insert_at_line(data, line, size) -> None:
     assert got == expected.text.encode()
 
 
+@pytest.mark.parametrize("unique", [True, False])
+def test_a_replace_told_where_the_first_match_is_writes_the_same(unique: bool) -> None:
+    """`clear` (the first match's offset, found by the read before the pass) lets the
+    pass skip the search before it: same bytes, count, delta and verdicts, for every
+    offset up to the first match and every chunk size."""
+    data = b"ab\nxNEEDLE\nNEEDLExNEEDLE" if not unique else b"ab\nab\nxNEEDLE\nab"
+    first = data.find(b"NEEDLE")
+    for size in (1, 2, 3, 5, 7, 64):
+        for clear in range(first + 1):
+            got, want = (
+                LiteralReplace(b"NEEDLE", b"N", limit=None if unique else 1, unique=unique, clear=c)
+                for c in (clear, 0)
+            )
+            assert _run(got, data, size) == _run(want, data, size)
+            assert (got.count, list(got.delta.gaps)) == (want.count, list(want.delta.gaps))
+
+
 # -- the engine's streamed path on real files ------------------------------------------
 
 

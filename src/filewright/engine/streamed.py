@@ -433,7 +433,7 @@ def _rewrite(
             sink = stack.enter_context(
                 bigfile.Staged(loc, src.st, hashing=src.size <= 2 * ws.max_file_bytes)
             )
-        where = _FirstChange(stages[0])
+        where = _FirstChange(stages[0], _first_line(op))
         watch = placeholder_watch(op, fmt, change.path)
         try:
             for chunk in bigfile.chunks(src.fd):
@@ -518,9 +518,9 @@ class _FirstChange:
     """The line of the first change, counted in the old file's chunks as they pass (a
     replace-all, which changes lines everywhere, is not counted)."""
 
-    def __init__(self, stage: Any) -> None:
+    def __init__(self, stage: Any, line: int | None = None) -> None:
         self.stage = stage
-        self.line: int | None = None
+        self.line: int | None = line  # (known already: nothing to count)
         self._lines = 1
         self._base = 0
         self._prev = b""
@@ -541,6 +541,14 @@ class _FirstChange:
         self._lines += chunk.count(b"\n")
         self._base += len(chunk)
         self._prev = chunk
+
+
+def _first_line(op: Any) -> int | None:
+    """The line of a unique or first-match replacement's match, when the read that
+    adapted it found it (then it is the first change)."""
+    if isinstance(op, StreamBatch) and len(op.ops) == 1:
+        op = op.ops[0]
+    return op.first_line if isinstance(op, StreamReplace) else None
 
 
 def _stream_failure(exc: StreamError, path: str, limit: int) -> Exception:

@@ -43,7 +43,11 @@ class StreamReplace:
     `describe(text, spans, first_line)`: the locations an ambiguity refusal lists, as the
     in-memory edit describes them (`edit.suggest.locations`), for one match in an excerpt
     of the file (`spans`: its offset, first and last line in `text`; `first_line`: the
-    file's number of the excerpt's first line)."""
+    file's number of the excerpt's first line).
+
+    `first_at`, `first_line` ("unique" and "first", set by `streamrules.adapted` from its
+    read): the byte offset of the first match (no match starts before it) and its line;
+    the pass then neither searches nor counts lines before it."""
 
     old: str
     new: str
@@ -55,6 +59,8 @@ class StreamReplace:
     adapt: Any = None
     adapt_each: Any = None
     describe: Any = None
+    first_at: int = 0
+    first_line: int | None = None
 
 
 @dataclass(frozen=True)

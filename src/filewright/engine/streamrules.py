@@ -55,7 +55,12 @@ def adapted(op: Any, fmt: Format, fd: int, path: str, rel: str) -> tuple[Any, st
         diff = unified_diff(
             before + old_text + after, before + new + after, rel, first_line=context.line
         )
-    return dataclasses.replace(op, new=new, adapt=None), diff
+    return (
+        dataclasses.replace(
+            op, new=new, adapt=None, first_at=context.offset, first_line=context.match_line
+        ),
+        diff,
+    )
 
 
 def _refuse_if_ambiguous(fd: int, old: bytes) -> None:
@@ -111,6 +116,7 @@ class _Context:
     line: int
     offset: int
     start: int
+    match_line: int  # the line the match starts on (newlines counted as b"\n")
 
 
 def _after_earlier(
@@ -172,6 +178,7 @@ def _context(one: Any, fmt: Format, fd: int) -> _Context | None:
         line,
         offset,
         offset - len(before or b""),
+        line + (before or b"").count(b"\n"),
     )
 
 

@@ -54,7 +54,11 @@ def transforms(op: Any, fmt: Format, path: str) -> list[Any]:
             if one.mode == "all" and not self_overlapping(old):
                 out.append(ReplaceAll(old, new))
             else:
-                out.append(LiteralReplace(old, new, limit=limit, unique=one.mode == "unique"))
+                out.append(
+                    LiteralReplace(
+                        old, new, limit=limit, unique=one.mode == "unique", clear=one.first_at
+                    )
+                )
         elif isinstance(one, StreamRegex):
             out.append(
                 RegexReplace(

@@ -396,9 +396,19 @@ class LiteralReplace:
     With `unique`, a second place `old` occurs -- overlapping the first one too, as the
     in-memory edit counts them (`edit.matching.find`) -- stops the transform (StreamError
     "ambiguous") before anything is committed; `count` is the number of matches replaced.
+    `clear`: no place `old` occurs starts before this offset (a read before the pass
+    found the first one there): the chunks before it are passed on unsearched.
     """
 
-    def __init__(self, old: bytes, new: bytes, *, limit: int | None = None, unique: bool = False):
+    def __init__(
+        self,
+        old: bytes,
+        new: bytes,
+        *,
+        limit: int | None = None,
+        unique: bool = False,
+        clear: int = 0,
+    ):
         if not old:
             raise ValueError("old must not be empty")
         self.old, self.new = old, new
@@ -411,12 +421,17 @@ class LiteralReplace:
         self._done = False
         self._seen = 0  # places `old` occurs so far, overlapping ones included (`unique`)
         self._seen_tail = b""  # the last len(old) - 1 bytes seen: a place may start there
+        self._clear = clear
 
     def feed(self, chunk: bytes) -> Pieces:
         self.delta.size_before += len(chunk)
         if self._done:
             return self._passthrough(chunk)
         keep = len(self.old) - 1
+        if self.delta.size_before < self._clear + len(self.old) and len(chunk) >= keep:
+            # No place ends in this chunk: each starts at `clear` or later.
+            self._seen_tail = bytes(chunk[len(chunk) - keep :]) if keep else b""
+            return self._hold(chunk, keep)
         if self.unique:
             # A later match would make the edit ambiguous: look ahead in this chunk.
             self._see(chunk)
