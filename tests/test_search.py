@@ -698,6 +698,9 @@ def large_listing(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path
 
 
+_PYTHON_LISTINGS: dict[tuple[str, str, int], tuple[list[str], int, bool, int]] = {}
+
+
 @needs_rg
 @pytest.mark.parametrize("processes", [1, 2, 3])
 def test_glob_large_listing_engines_agree(
@@ -710,18 +713,25 @@ def test_glob_large_listing_engines_agree(
     tmp_path = large_listing
     monkeypatch.setattr(search_glob, "cores", lambda: processes)
     for pattern in ["**/*", "**/*.py", "a/**/*.{md,log}", "*", "**/g[13]/*"]:
-        for opts in [
-            {},
-            {"count_ignored": False},
-            {"max_results": 7},
-            {"visible": lambda p, _d: "g2" not in p},
-            {"visible": lambda p, _d: "g2" not in p, "count_ignored": False},
-            {"respect_gitignore": False, "case_sensitive": True},
-        ]:
+        for i, opts in enumerate(
+            [
+                {},
+                {"count_ignored": False},
+                {"max_results": 7},
+                {"visible": lambda p, _d: "g2" not in p},
+                {"visible": lambda p, _d: "g2" not in p, "count_ignored": False},
+                {"respect_gitignore": False, "case_sensitive": True},
+            ]
+        ):
             rg = glob(tmp_path, pattern, engine="rg", **opts)  # type: ignore[arg-type]
-            py = glob(tmp_path, pattern, engine="python", **opts)  # type: ignore[arg-type]
             got = (rg.paths, rg.total, rg.truncated, rg.ignored_count)
-            assert got == (py.paths, py.total, py.truncated, py.ignored_count), (pattern, opts)
+            # The Python walk does not depend on `processes` (only ripgrep's walk is
+            # split): it runs once per case for the three forms of this test.
+            key = (str(tmp_path), pattern, i)
+            if key not in _PYTHON_LISTINGS:
+                py = glob(tmp_path, pattern, engine="python", **opts)  # type: ignore[arg-type]
+                _PYTHON_LISTINGS[key] = (py.paths, py.total, py.truncated, py.ignored_count)
+            assert got == _PYTHON_LISTINGS[key], (pattern, opts)
     split = search_glob.split_walk(tmp_path, Overrides([("/**/*", True)]), None, False)
     assert (split is None) == (processes == 1)
     everything = glob(tmp_path, "**/*", engine="rg", max_results=10_000)
