@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
+from forkserver import shared
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_stream_parity import both_ways
@@ -364,20 +364,24 @@ def test_the_history_cap_drops_the_oldest_with_a_notice(tmp_path: Path) -> None:
     assert "undo is not available" in result.data["history_note"]
 
 
-def test_cli_history_prune(tmp_path: Path, filewright_exe: Path) -> None:
+def test_cli_history_prune(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """`filewright history --prune`: the command, forked from the test process's warm
+    interpreter (tests/forkserver.py)."""
     (tmp_path / "a.txt").write_bytes(_lines(1000))
     tools = Workspace(tmp_path).toolset("default")
     for i in range(3):
         assert tools.call(
             "edit", {"path": "a.txt", "old_string": f"line {i} ", "new_string": "x"}
         ).ok
-    cmd = [str(filewright_exe), "history", "--root", str(tmp_path), "--prune"]
-    out = subprocess.run([*cmd, "--max-bytes", "0"], capture_output=True, text=True, check=True)
+    forks = shared(request.session)
+    cmd = ["filewright", "history", "--root", str(tmp_path), "--prune"]
+    out = forks.run([*cmd, "--max-bytes", "0"], timeout=120)
+    assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert report["ok"] and len(report["data"]["dropped"]) == 3
     assert report["data"]["bytes_after"] == 0
     assert Workspace(tmp_path).history.entries(str(tmp_path / "a.txt")) == []
-    bad = subprocess.run([*cmd, "--max-bytes", "-1"], capture_output=True, text=True)
+    bad = forks.run([*cmd, "--max-bytes", "-1"], timeout=120)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr + bad.stdout
 
 
