@@ -346,11 +346,18 @@ def stored_identity(st: os.stat_result) -> str:
     return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
 
 
+_SECOND: tuple[int, str] = (-1, "")  # the last whole second formatted, and its text
+
+
 def now_iso() -> str:
     """2025-01-12T10:30:00.000+00:00 (UTC, milliseconds)."""
+    global _SECOND
     now = time.time()
-    base = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now))
-    return f"{base}.{int(now * 1000) % 1000:03d}+00:00"
+    second = int(now)
+    kept = _SECOND
+    if kept[0] != second:  # (formatted once a second, not once a change)
+        kept = _SECOND = (second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
+    return f"{kept[1]}.{int(now * 1000) % 1000:03d}+00:00"
 
 
 def timestamp_for_filename() -> str:

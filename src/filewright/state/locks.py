@@ -48,7 +48,7 @@ class FileLockGuard:
     machinery costs 0.16 ms per change. Elsewhere filelock's portable lock.
     """
 
-    def __init__(self, path: Path, timeout: float, operation: str = "") -> None:
+    def __init__(self, path: str | Path, timeout: float, operation: str = "") -> None:
         self.path = path
         self.timeout = timeout
         self.operation = operation
@@ -58,9 +58,10 @@ class FileLockGuard:
     def __enter__(self) -> FileLockGuard:
         if fcntl is None:  # pragma: no cover - not POSIX
             return self._enter_portable()
-        dfd = _dir_fd(self.path.parent, create=True)  # (the locks directory, made once)
+        directory, name = os.path.split(self.path)  # (strings: no Path made per change)
+        dfd = _dir_fd(directory, create=True)  # (the locks directory, made once)
         try:
-            fd = open_at(dfd, self.path.name, os.O_RDWR | os.O_CREAT, self.path.parent)[0]
+            fd = open_at(dfd, name, os.O_RDWR | os.O_CREAT, directory)[0]
         finally:
             os.close(dfd)
         deadline = time.monotonic() + self.timeout
@@ -149,7 +150,7 @@ def file_lock(
     # Every change and undo takes this lock first: the file's history directory may not
     # be a link (the files in it are opened without following links).
     _refuse_links_only(f"{base}/history/{key}")
-    return FileLockGuard(Path(f"{base}/locks/{key}.lock"), timeout, operation)
+    return FileLockGuard(f"{base}/locks/{key}.lock", timeout, operation)
 
 
 def _refuse_links_only(path: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import json
 import os
@@ -24,6 +25,7 @@ from filewright.fs.fsio import read_sized
 _PLANTED_LINK = "symlink in filewright's state directory (remove it)"
 
 
+@functools.lru_cache(maxsize=1024)
 def _key(rel: str) -> str:
     return hashlib.sha256(rel.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
@@ -87,7 +89,7 @@ _O_PASS = getattr(os, "O_PATH", os.O_RDONLY) | getattr(os, "O_DIRECTORY", 0) | o
 _O_PASS |= os.O_CLOEXEC
 
 
-def _dir_fd(path: Path, *, create: bool = False) -> int:
+def _dir_fd(path: str | Path, *, create: bool = False) -> int:
     """A descriptor of the state directory `path` (or one below it), opened one component
     at a time from `/` without following links, so that a directory swapped for a symlink
     while filewright works is refused (OSError ELOOP), never written through. `create`
@@ -122,7 +124,7 @@ def _dir_fd(path: Path, *, create: bool = False) -> int:
     return fd
 
 
-def _open_subdir(fd: int, part: str, path: Path, flags: int = _O_DIR) -> int:
+def _open_subdir(fd: int, part: str, path: str | Path, flags: int = _O_DIR) -> int:
     try:
         return os.open(part, flags, dir_fd=fd)
     except OSError as exc:
@@ -130,7 +132,7 @@ def _open_subdir(fd: int, part: str, path: Path, flags: int = _O_DIR) -> int:
         raise
 
 
-def _raise_planted(exc: OSError, path: Path) -> None:
+def _raise_planted(exc: OSError, path: str | Path) -> None:
     if exc.errno in (errno.ELOOP, errno.ENOTDIR):
         raise OSError(errno.ELOOP, _PLANTED_LINK, str(path)) from None
 
@@ -237,20 +239,20 @@ def _open_state_file(path: Path, flags: int) -> int:
         os.close(dfd)
 
 
-def open_at(dfd: int, name: str, flags: int, directory: Path) -> tuple[int, os.stat_result]:
+def open_at(dfd: int, name: str, flags: int, directory: str | Path) -> tuple[int, os.stat_result]:
     """Open the regular state file `name` of the directory open as `dfd` (`directory`: its
     path, for errors) without following a link (refused as planted); with its stat."""
     try:
         fd = os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o600, dir_fd=dfd)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise OSError(errno.ELOOP, _PLANTED_LINK, str(directory / name)) from None
+            raise OSError(errno.ELOOP, _PLANTED_LINK, os.path.join(directory, name)) from None
         raise
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):  # a planted FIFO or device
         os.close(fd)
         message = "not a regular file in filewright's state directory"
-        raise OSError(errno.EINVAL, message, str(directory / name))
+        raise OSError(errno.EINVAL, message, os.path.join(directory, name))
     return fd, st
 
 
