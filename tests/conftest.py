@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import gc
 import os
 import shutil
 import sys
@@ -57,6 +58,16 @@ if (_TMPDIR := _memory_backed_tmpdir()) is not None:
     os.environ["TMPDIR"] = _TMPDIR  # this process's tempfile and pytest's tmp_path, and children
     tempfile.tempdir = None
 
+# The cyclic garbage collector: the suite allocates millions of objects that live for the
+# whole run (modules, pydantic models, 3,000 test items) and the default thresholds
+# (700, 10, 10) scan them again and again: ~8 % of a worker's CPU (measured: 2.1-2.2 s of
+# 24.7-27.7 s over five modules). Fewer young collections and, after collection, the
+# long-lived objects frozen out of every later scan (`pytest_collection_finish`) cut it to
+# ~0.6-0.8 s. Only when cycles are freed changes, never what a test sees.
+GC_THRESHOLDS = (50_000, 50, 50)
+gc.set_threshold(*GC_THRESHOLDS)
+
+
 # Session read ledgers go to the user's state directory: keep the suite's out of the
 # real one (subprocesses inherit this), and remove it when the run ends.
 os.environ["FILEWRIGHT_STATE_HOME"] = tempfile.mkdtemp(prefix="filewright-state-")
@@ -99,6 +110,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         warnings.simplefilter("ignore")
         charmap()
         intervals_from_codec("utf-8")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Collected: what exists now lives for the whole run; keep it out of later scans."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.hookimpl(tryfirst=True)

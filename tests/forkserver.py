@@ -40,6 +40,10 @@ for name in sys.argv[2:]:  # only saves the children the import: a moved module 
         importlib.import_module(name)
     except ImportError:
         pass
+import gc  # the preloaded modules live on in every child: no child scans them again
+gc.collect()
+gc.freeze()
+gc.set_threshold(50_000, 50, 50)  # as tests/conftest.py (GC_THRESHOLDS)
 
 def child(job, fds):
     os.close(sock.detach())
