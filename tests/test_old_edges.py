@@ -133,11 +133,23 @@ def _dedent(s: str) -> str:
 SLIPS = {"widen": _widen, "collapse": _collapse, "ascii": _ascii, "dedent": _dedent}
 
 
+_SAMPLED: dict[tuple[object, ...], st.SearchStrategy[Any]] = {}
+
+
+def _sampled(values: list[Any]) -> st.SearchStrategy[Any]:
+    """`st.sampled_from(values)`, made once per list of values (building a strategy costs
+    more than drawing from it; the draws are the same)."""
+    key = tuple(values)
+    if key not in _SAMPLED:
+        _SAMPLED[key] = st.sampled_from(values)
+    return _SAMPLED[key]
+
+
 @st.composite
 def cases(draw: st.DrawFn) -> tuple[str, str, str, str]:
     """(text, old, new, the text the clean edit writes): old names a block with the blank
     line after it (or before it); new changes a line and adds lines beyond that blank line."""
-    kind = KINDS[draw(st.sampled_from(sorted(KINDS)))]
+    kind = KINDS[draw(_sampled(sorted(KINDS)))]
     groups = []
     for g in range(draw(st.integers(3, 6))):
         size = draw(st.integers(1, 3))
@@ -154,7 +166,7 @@ def cases(draw: st.DrawFn) -> tuple[str, str, str, str]:
     c = draw(st.integers(0, len(block) - 1))
     changed[c] = re.sub(r"\d+", lambda m: m.group(0) + "9", changed[c], count=1)
     added = [kind(900 + j, j) for j in range(draw(st.integers(1, 2)))]
-    where = draw(st.sampled_from(["after", "before"] if lead else ["after"]))
+    where = draw(_sampled(["after", "before"] if lead else ["after"]))
     if where == "after":
         t = ("\n" if lead else "") + "\n".join(changed) + "\n\n" + "\n".join(added) + "\n"
     else:
@@ -163,9 +175,9 @@ def cases(draw: st.DrawFn) -> tuple[str, str, str, str]:
     want = text.replace(s, t, 1)
     slips = [x for x in SLIPS if SLIPS[x](s) != s]
     # no slip fits: a blank line with a space is still a recovery
-    s = SLIPS[draw(st.sampled_from(slips))](s) if slips else s.replace("\n\n", "\n \n", 1)
+    s = SLIPS[draw(_sampled(slips))](s) if slips else s.replace("\n\n", "\n \n", 1)
     kept = set(block) & set(changed)
-    slip = draw(st.sampled_from([None, *SLIPS]))
+    slip = draw(_sampled([None, *SLIPS]))
     if slip == "dedent":  # new written from column 0 as a whole
         t = _dedent(t)
     elif slip is not None:  # new's own cosmetic slip, on the lines it keeps
