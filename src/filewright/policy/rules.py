@@ -318,7 +318,7 @@ class Policy:
 
 
 def _shape(pattern: _Pattern) -> Shape:
-    if pattern.trusted:
+    if pattern.with_re:
         return shape_of(pattern.source, pattern.match, re.compile, pattern.literal)
     # deferred: regex: heavy, loaded only when this runs
     import regex
@@ -326,8 +326,9 @@ def _shape(pattern: _Pattern) -> Shape:
     return shape_of(pattern.source, pattern.match, regex.compile, pattern.literal)
 
 
-_TRUSTED_REGEXES: dict[str, Any] = {}
+_RE_COMPILED: dict[str, Any] = {}
 _NOT_LITERAL = re.compile(r"[/*?\\[\]!\s]+")
+_WILDCARDS = frozenset("*?[\\")
 
 
 class _Pattern:
@@ -335,14 +336,19 @@ class _Pattern:
 
     Trusted patterns compile with `re` (shared across policies); untrusted ones with the
     `regex` engine, so a pathological pattern in a repository's .filewright.toml cannot
-    hang every path check. A path lacking the pattern's longest literal run cannot
-    match, so most checks never compile most patterns (start-up of a CLI call).
+    hang every path check. An untrusted pattern without wildcards (`*`, `?`, `[`) or
+    escapes compiles with `re` too: its regex is literal text and fixed separators, with
+    nothing to backtrack on, while `regex` spends time cubic in a long literal's length on
+    its first match (a 1,200-name rule: ~7 s). A path lacking the pattern's longest
+    literal run cannot match, so most checks never compile most patterns (start-up of a
+    CLI call).
     """
 
-    __slots__ = ("_rx", "literal", "source", "trusted")
+    __slots__ = ("_rx", "literal", "source", "trusted", "with_re")
 
     def __init__(self, pattern: str, source: str, trusted: bool) -> None:
         self.source, self.trusted = source, trusted
+        self.with_re = trusted or _WILDCARDS.isdisjoint(pattern)
         self._rx: Any = None
         plain = "\\" not in pattern and "[" not in pattern
         runs = _NOT_LITERAL.split(pattern.strip()) if plain else []
@@ -352,10 +358,10 @@ class _Pattern:
         if self.literal and self.literal not in key:
             return False
         if self._rx is None:
-            if self.trusted:
-                self._rx = _TRUSTED_REGEXES.get(self.source)
+            if self.with_re:
+                self._rx = _RE_COMPILED.get(self.source)
                 if self._rx is None:
-                    self._rx = _TRUSTED_REGEXES[self.source] = re.compile(self.source)
+                    self._rx = _RE_COMPILED[self.source] = re.compile(self.source)
             else:
                 # deferred: regex: heavy, loaded only when this runs
                 import regex
