@@ -99,6 +99,48 @@ def test_edits_unlink_only_what_exists_and_stat_no_whole_path(tmp_path: Path) ->
     assert by_path == [], by_path
 
 
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
+def test_an_edit_three_levels_down_walks_from_the_root_once(tmp_path: Path) -> None:
+    """The file's directory, walked to once, is kept for the call (`fs.held`): the steps
+    of an edit (checks, load, re-read under the lock, write) do not walk a/b/c from the
+    root each; the path's resolution looks at each level once (one stat per name)."""
+    root = _workspace(tmp_path)
+    (root / "a" / "b" / "c").mkdir(parents=True)
+    (root / "f.txt").rename(root / "a" / "b" / "c" / "f.txt")
+    traced = "openat,open,newfstatat,fstat,statx,stat,lstat"
+    script = EDITS.replace('"f.txt"', '"a/b/c/f.txt"')
+    bodies = traced_calls(tmp_path / "strace.txt", traced, script, str(root), "1")
+    # (was 36: five walks of three levels, an open and a close per level each)
+    assert 0 < len(bodies) <= 18 + 3 + 3, bodies
+    assert len([b for b in bodies if b.startswith("openat") and '"a"' in b]) == 1, bodies
+
+
+@pytest.mark.parametrize("swapped", ["a", "a/b/c"])
+def test_a_directory_below_the_root_swapped_for_a_link_is_refused(
+    tmp_path: Path, swapped: str
+) -> None:
+    """After edits of a/b/c/f.txt (its directory kept open during each), `swapped` is
+    moved away and a symlink to it put at its name: the next edit is refused, nothing is
+    written through the link."""
+    root = _workspace(tmp_path)
+    (root / "a" / "b" / "c").mkdir(parents=True)
+    (root / "f.txt").rename(root / "a" / "b" / "c" / "f.txt")
+    tools = Workspace(root).toolset("default")
+    path = "a/b/c/f.txt"
+    for a, b in (("line 7 the", "line 7 a"), ("line 7 a", "line 7 the")):
+        assert tools.call("edit", {"path": path, "old_string": a, "new_string": b}).ok
+    moved = tmp_path / "outside"
+    (root / swapped).rename(moved)
+    (root / swapped).symlink_to(moved)
+    inside = moved / "b" / "c" / "f.txt" if swapped == "a" else moved / "f.txt"
+    before = inside.read_bytes()
+    result = tools.call("edit", {"path": path, "old_string": "line 7 the", "new_string": "x"})
+    assert not result.ok
+    assert ("symlink" in result.text) or ("outside the workspace" in result.text), result.text
+    assert inside.read_bytes() == before
+    assert sorted(p.name for p in inside.parent.iterdir()) == ["f.txt"]
+
+
 @pytest.mark.parametrize("swapped", ["state", "history", "root"])
 def test_a_directory_swapped_for_a_link_is_still_refused(tmp_path: Path, swapped: str) -> None:
     """After edits (descriptors held), the state directory, a file's history directory or

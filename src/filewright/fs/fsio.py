@@ -97,6 +97,11 @@ class open_dir:  # used as a function: `with open_dir(root, parts) as dfd:`
     through needs search permission only, as for a path (the descriptor serves `*at`
     calls and `fstat`, not listing or fsync). A class rather than a generator context
     manager: every read and every step of a change enters one (issue 32).
+
+    The root is kept open across calls (`fs.held`); a directory below it that a tool call
+    walked to (not `search_only`) is kept for that call's other steps
+    (`held.keep_for_call`): a change's checks, load, re-read under the lock and write do
+    not walk from the root to its directory five times.
     """
 
     __slots__ = ("create", "fd", "rel_parts", "root", "search_only")
@@ -111,6 +116,13 @@ class open_dir:  # used as a function: `with open_dir(root, parts) as dfd:`
     def __enter__(self) -> int:
         flags = _O_PATH_DIR if self.search_only else _O_DIR
         where = str(self.root)
+        below = None
+        if self.rel_parts:
+            below = f"{where.rstrip('/')}/{'/'.join(self.rel_parts)}"
+            fd = held.reuse_in_call(below)
+            if fd is not None:
+                self.fd = fd
+                return fd
         fd = held.reuse(where)  # (the root, kept open: not opened again for every step)
         if fd is None:
             fd = os.open(self.root, flags)
@@ -126,6 +138,8 @@ class open_dir:  # used as a function: `with open_dir(root, parts) as dfd:`
         except BaseException:
             os.close(fd)
             raise
+        if below is not None and not self.search_only:
+            held.keep_for_call(below, fd)
         self.fd = fd
         return fd
 

@@ -10,7 +10,9 @@ that was moved away, deleted, or replaced by a symlink (at its own name or at an
 ancestor's) reads back as another path, is dropped, and the caller walks from `/` again,
 which refuses the link as before. Where `/proc` is missing nothing is kept.
 
-Inside `checked_once()` (one tool call: `Toolset.call`) that confirmation is made once
+Inside `checked_once()` (one tool call: `Toolset.call`) the directories below a root
+that the call walks to are kept for its other steps (`keep_for_call`, no `/proc` asked:
+see there), and the confirmation of a kept directory is made once
 per directory, at its first use in the call; its later uses in the same call get the
 same directory without asking `/proc` again. A call that walked from `/` once would
 likewise use the descriptor it got for all its steps: a directory swapped for a link
@@ -92,9 +94,34 @@ def keep(path: str, fd: int) -> None:
             os.close(_kept.popitem(last=False)[1])
 
 
+CALL_LIMIT = 16
+"""Directories below a root kept for one call at most (`keep_for_call`)."""
+
+
+def reuse_in_call(path: str) -> int | None:
+    """A new descriptor (the caller closes it) of the directory `path` as this thread's
+    tool call walked to it earlier (`keep_for_call`); None outside a call or if it did not."""
+    walked: dict[str, int] | None = getattr(_local, "walked", None)
+    fd = walked.get(path) if walked else None
+    return None if fd is None else os.dup(fd)
+
+
+def keep_for_call(path: str, fd: int) -> None:
+    """Keep a duplicate of `fd`, the directory below a root just walked to at `path`
+    without following links, until this thread's tool call ends (`checked_once`): the
+    other steps of the call in that directory do not walk to it again. Nothing is asked of
+    `/proc`: as with a descriptor the call held throughout, a directory swapped for a link
+    during the call is not written through (the descriptor names the directory itself),
+    and the next call walks again. Outside a call, or past `CALL_LIMIT`, nothing is kept."""
+    walked: dict[str, int] | None = getattr(_local, "walked", None)
+    if walked is not None and path not in walked and len(walked) < CALL_LIMIT:
+        walked[path] = os.dup(fd)
+
+
 class checked_once:
-    """Within it (this thread; nestable), each kept directory is confirmed at its first
-    `reuse` only (see the module's docstring)."""
+    """Within it (this thread; nestable: one tool call), each kept directory is confirmed
+    at its first `reuse` only, and the directories below a root that the call walked to
+    are kept for its other steps (`keep_for_call`); see the module's docstring."""
 
     __slots__ = ("_outer",)
 
@@ -102,12 +129,21 @@ class checked_once:
         self._outer = getattr(_local, "checked", None)
         if self._outer is None:
             _local.checked = set()
+            _local.walked = {}
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         if self._outer is None:
             _local.checked = None
+            _close_walked(None)
+
+
+def _close_walked(keep: dict[str, int] | None) -> None:
+    walked: dict[str, int] | None = getattr(_local, "walked", None)
+    _local.walked = keep
+    for fd in (walked or {}).values():
+        os.close(fd)
 
 
 def forget_checks() -> None:
@@ -116,6 +152,7 @@ def forget_checks() -> None:
     checked: set[str] | None = getattr(_local, "checked", None)
     if checked is not None:
         checked.clear()
+        _close_walked({})  # (and the directories this call walked to: walked to again)
 
 
 def forget_all() -> None:
