@@ -6,7 +6,9 @@ Each tree's edits run hot (after a warm-up) in a fresh interpreter per tree and 
 the median per call of wall time and of the process's CPU time (`time.process_time`:
 a busy machine and a busy disk disturb it far less than wall time; the fsyncs' waits are
 not in it). With `--syscalls`, also the syscalls of one edit per tree as strace counts
-them (all of them, and the opens + stats of tests/test_syscalls.py).
+them (all of them, and the opens + stats of tests/test_syscalls.py); with
+`--instructions`, the user-space instructions per edit by valgrind (not disturbed by
+load at all).
 
     uv run python bench/surfaces/engine_edit.py --baseline DIR [--calls 2000] [--rounds 5]
     mkdir /tmp/base && git archive main src | tar -x -C /tmp/base    # a baseline tree
@@ -89,12 +91,30 @@ def syscalls(tree: Path) -> tuple[int, int] | None:
     return len(calls), sum(c in OPENS_AND_STATS for c in calls)
 
 
+def instructions(tree: Path, edits: int = 300) -> int | None:
+    """User-space instructions per edit (valgrind's count of `edits` + 50 timed edits, less
+    that of 50), or None without valgrind. Deterministic: load and the disk change it not
+    (the kernel's share of the syscalls is not in it: see `--syscalls`)."""
+    if shutil.which("valgrind") is None:
+        return None
+
+    def count(n: int) -> int:
+        argv = ["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                "--cachegrind-out-file=/dev/null", sys.executable, "-c", CHILD, str(tree), str(n)]  # fmt: skip
+        err = subprocess.run(argv, capture_output=True, text=True, check=True).stderr
+        line = next(x for x in err.splitlines() if "I" in x and "refs:" in x)
+        return int(line.split("refs:")[1].strip().replace(",", ""))
+
+    return (count(edits + 50) - count(50)) // edits
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--baseline", type=Path, required=True, help="a filewright source tree")
     parser.add_argument("--calls", type=int, default=2000, help="timed edits per round")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--syscalls", action="store_true", help="count with strace too")
+    parser.add_argument("--instructions", action="store_true", help="count with valgrind too")
     args = parser.parse_args()
     trees = {"baseline": args.baseline.resolve(), "this tree": HERE}
     got: dict[str, list[list[float]]] = {t: [] for t in trees}
@@ -115,6 +135,11 @@ def main() -> None:
         if a is not None and b is not None:
             print(f"{'syscalls per edit':<22}{b[0]:>10}{a[0]:>11}")
             print(f"{'  opens + stats':<22}{b[1]:>10}{a[1]:>11}")
+    if args.instructions:
+        got_i = {label: instructions(tree) for label, tree in trees.items()}
+        bi, ai = got_i["baseline"], got_i["this tree"]
+        if ai is not None and bi is not None:
+            print(f"{'instructions per edit':<22}{bi:>10,}{ai:>11,}{ai / bi:>7.2f}×  (user space)")
 
 
 if __name__ == "__main__":
