@@ -157,6 +157,26 @@ def test_regex_invalid_and_no_match() -> None:
     fail(replace_regex("abc", "b", "b"), "no_change")
 
 
+def test_a_budgeted_regex_expands_a_template_once_per_distinct_groups() -> None:
+    """Under an output budget the template is expanded per match, and an expansion made
+    for the same groups is reused (50,000 equal matches of a template repeating its group
+    20,000 times were built one by one up to the limit, ~3 s); the results are the
+    template's, the refusal the same."""
+    from filewright.core import budget, regexes
+    from filewright.edit.edits import _budgeted
+
+    rx = regexes.compile(r"(?P<w>[ab])(c?)", regexes.MULTILINE)
+    expand = _budgeted(r"<\g<w>|\2|\g<0>>", 0, 10**9)
+    matches = list(rx.finditer("ab ac bc ab"))
+    got = [expand(m) for m in matches]
+    assert got == [m.expand(r"<\g<w>|\2|\g<0>>") for m in matches]
+    # a b ac bc a b: ("a", "a", "") and ("b", "b", "") come twice, each made once
+    assert got[0] is got[4] and got[1] is got[5] and got[0] is not got[2]
+    with budget.limit(1_000_000):
+        refused = fail(replace_regex("a\n" * 50_000, "a+", r"\g<0>" * 20_000), "too_large")
+    assert refused.detail["size"] > 1_000_000
+
+
 def test_regex_multiline_default() -> None:
     assert ok(replace_regex("a\nb\n", "^b$", "c")).text == "a\nc\n"
 

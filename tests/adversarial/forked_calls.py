@@ -6,10 +6,13 @@ interpreter (tests/forkserver.py) that has imported filewright and the toolsets 
 calls use, and forks a child per call: the child starts with the memory such an
 interpreter has (28 MB resident, 40 MB of address space: what a new process has once it
 has loaded a toolset, 24-30 MB and 35 MB), so no bound is loosened; it pays no start-up.
-A module that uses it closes it when it ends (`close_call_server`).
+A module that uses it closes it when it ends (`close_call_server`); one that borrows
+`call_capped` or `run_tool` leaves it to the end of the test process.
 """
 
 from __future__ import annotations
+
+import atexit
 
 from forkserver import ForkServer
 
@@ -30,6 +33,7 @@ def call_server() -> ForkServer:
     """The fork server (started on first use)."""
     if not _SERVER:
         _SERVER.append(ForkServer(*PRELOAD))
+        atexit.register(close_call_server)
     return _SERVER[0]
 
 

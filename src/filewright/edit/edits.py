@@ -255,13 +255,31 @@ def replace_regex(
     return edited(text, after, n, "regex", steps=("regex",))
 
 
+_EXPANSIONS_KEPT = 64
+"""Distinct expansions `_budgeted` keeps for reuse (they are in the result anyway)."""
+
+
 def _budgeted(template: str | Callable[[Any], str], start: int, limit: int) -> Callable[[Any], str]:
     """A replacement callback that expands ``template`` per match and stops the
-    substitution (ResultTooLarge) once the result would pass ``limit`` characters."""
+    substitution (ResultTooLarge) once the result would pass ``limit`` characters.
+
+    A template's expansion depends on the match's groups alone, so one already made for
+    the same groups is reused (a template that repeats a group thousands of times, on
+    thousands of equal matches, is expanded once, not built again up to the limit)."""
     size = [start]
+    made: dict[tuple[Any, ...], str] = {}
 
     def expand(m: Any) -> str:
-        out = template(m) if callable(template) else m.expand(template)
+        if callable(template):
+            out = template(m)
+        else:
+            key = (m.group(0), *m.groups())
+            kept = made.get(key)
+            if kept is None:
+                kept = m.expand(template)
+                if len(made) < _EXPANSIONS_KEPT:
+                    made[key] = kept
+            out = kept
         size[0] += len(out) - (m.end() - m.start())
         if size[0] > limit:
             raise budget.ResultTooLarge(size[0], limit)
