@@ -6,12 +6,13 @@ the head, the tail and across them), on edits of one block, and on arbitrary pai
 from __future__ import annotations
 
 import difflib
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from filewright.engine import diffs
-from filewright.engine.diffs import one_block_opcodes, unified_diff
+from filewright.engine.diffs import one_block_opcodes, unified_diff, unique_lines_opcodes
 
 LINES = st.sampled_from(["a\n", "b\n", "c\n", "\n", "}\n", "x = 1\n", "a", "b"])
 TEXT = st.lists(LINES, max_size=30)
@@ -85,3 +86,59 @@ def test_long_texts_with_popular_lines_go_to_difflib() -> None:
     assert difflib.SequenceMatcher(None, a, b).get_opcodes()[-1] == ("replace", 151, 252, 151, 252)
     assert one_block_opcodes(a, b) is None
     _check(a, b)
+
+
+# -- changes of many places between lines that each occur once (`unique_lines_opcodes`) --
+
+GONE = st.lists(st.sampled_from(["p\n", "q\n", "\n", "}\n"]), max_size=3)  # only in old
+CAME = st.lists(st.sampled_from(["s\n", "t\n", "  x)\n", "q"]), max_size=3)  # only in new
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.booleans(), GONE, CAME), max_size=40))
+def test_many_places_between_unique_lines(places: list[Any]) -> None:
+    """Lines shared by both texts occur once in each (some lines are kept only on one
+    side); between them any lines of the other alphabet: the direct path is taken and
+    gives difflib's opcodes and diff."""
+    a: list[str] = []
+    b: list[str] = []
+    for n, (in_a, in_b, gone, came) in enumerate(places):
+        line = f"unique {n}\n"
+        a += ([line] if in_a else []) + gone
+        b += ([line] if in_b else []) + came
+    ops = unique_lines_opcodes(a, b)
+    assert ops is not None
+    assert ops == difflib.SequenceMatcher(None, a, b).get_opcodes()
+    _check(a, b)
+
+
+def test_a_replace_all_of_many_lines_takes_the_direct_path() -> None:
+    """3,000 places with popular lines between and around them (difflib's junk heuristic
+    is on from 200 lines): the direct path, and difflib's opcodes."""
+    a = [
+        f"{'    ' * (i % 3)}call(x)\n" if k == 0 else f"other {i}\n"
+        for i in range(3000)
+        for k in (0, 1)
+    ]
+    b = []
+    for line in a:
+        if "call(x)" in line:
+            indent = line[: len(line) - len(line.lstrip())]
+            b += [f"{indent}call(\n", f"{indent}  x)\n"]
+        else:
+            b.append(line)
+    ops = unique_lines_opcodes(a, b)
+    assert ops is not None and len(ops) == 6000
+    # difflib itself on the whole texts takes seconds: on 300 places (600 lines) it agrees
+    assert (
+        unique_lines_opcodes(a[:600], b[:900])
+        == difflib.SequenceMatcher(None, a[:600], b[:900]).get_opcodes()
+    )
+    _check(a[:600], b[:900])
+
+
+def test_a_line_shared_twice_or_out_of_order_goes_to_difflib() -> None:
+    assert unique_lines_opcodes(["a\n", "b\n"], ["b\n", "a\n"]) is None  # moved
+    assert unique_lines_opcodes(["a\n", "a\n"], ["a\n", "c\n"]) is None  # twice in old
+    assert unique_lines_opcodes(["a\n", "c\n"], ["a\n", "a\n"]) is None  # twice in new
+    _check(["a\n", "b\n"], ["b\n", "a\n"])

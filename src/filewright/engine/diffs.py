@@ -7,12 +7,14 @@ make is written line by line until the diff reaches its limit (`MAX_DIFF_DATA`),
 with the note `clip_diff` writes. A 60 MB write costs a few megabytes of diff, not
 gigabytes. `changed_lines` comes from the same scan. A small change of one block (say,
 one line of a file) gets difflib's opcodes without difflib's matcher
-(`one_block_opcodes`): the same diff, byte for byte."""
+(`one_block_opcodes`), and so does a change of any number of places between lines that
+each occur once (`unique_lines_opcodes`): the same diff, byte for byte."""
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -82,7 +84,10 @@ def _region_diff(
     b_mid = new[head:new_end].splitlines(keepends=True)
     k = len(lead)
     ops: list[tuple[str, int, int, int, int]] = [("equal", 0, k, 0, k)] if k else []
-    for op_tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a_mid, b_mid).get_opcodes():
+    mid: list[tuple[str, int, int, int, int]] | None = unique_lines_opcodes(a_mid, b_mid)
+    if mid is None:
+        mid = list(difflib.SequenceMatcher(None, a_mid, b_mid).get_opcodes())
+    for op_tag, i1, i2, j1, j2 in mid:
         ops.append((op_tag, i1 + k, i2 + k, j1 + k, j2 + k))
     ea, eb = k + len(a_mid), k + len(b_mid)
     if trail:
@@ -126,6 +131,8 @@ def _format(
 def _difflib(old: str, new: str, path: str, context: int, first_line: int) -> str:
     a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
     opcodes = one_block_opcodes(a, b)
+    if opcodes is None:
+        opcodes = unique_lines_opcodes(a, b)
     if opcodes is not None:
         return _finish(_format(opcodes, a, b, path, context), first_line)
     lines = difflib.unified_diff(a, b, fromfile=f"a/{path}", tofile=f"b/{path}", n=context)
@@ -171,6 +178,51 @@ def one_block_opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, i
     ops.append((tag, head, a_end, head, b_end))
     if tail:
         ops.append(("equal", a_end, n_a, b_end, n_b))
+    return ops
+
+
+def unique_lines_opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]] | None:
+    """difflib's opcodes for `a` -> `b` found directly, when every line the two texts
+    share occurs once in each and in the same order (say, a replace-all over lines that
+    are each unique: log, data or numbered lines). None when that is not so.
+
+    Then a shared line pairs only with its one counterpart, the pairs lie in runs along a
+    diagonal each, and the runs are ordered on both sides: each longest match difflib's
+    matcher takes is one whole run, leaving the runs before it on one side and those
+    after it on the other, so it finds every run, whatever their lengths; its "popular"
+    heuristic spares them (a line that occurs once is never popular), and a line one text
+    has nowhere matches nothing. The opcodes are the gaps between the runs and the runs.
+    That costs a pass over the lines, where the matcher's search for longest matches
+    costs the product of the lengths on a change of many places (a replace-all of 3,000
+    lines: seconds). tests/test_diffs_direct.py checks it against difflib."""
+    in_a = Counter(a)
+    at_b: dict[str, int] = {}
+    for j, line in enumerate(b):
+        if line in in_a:
+            if in_a[line] != 1 or line in at_b:
+                return None
+            at_b[line] = j
+    runs: list[list[int]] = []
+    last = -1
+    for i, line in enumerate(a):
+        if (j := at_b.get(line, -1)) < 0:
+            continue
+        if j < last:
+            return None
+        if runs and runs[-1][0] + runs[-1][2] == i and runs[-1][1] + runs[-1][2] == j:
+            runs[-1][2] += 1
+        else:
+            runs.append([i, j, 1])
+        last = j
+    ops: list[tuple[str, int, int, int, int]] = []
+    i = j = 0
+    for ai, bj, size in [*runs, [len(a), len(b), 0]]:
+        tag = "replace" if i < ai and j < bj else "delete" if i < ai else "insert" if j < bj else ""
+        if tag:
+            ops.append((tag, i, ai, j, bj))
+        i, j = ai + size, bj + size
+        if size:
+            ops.append(("equal", ai, i, bj, j))
     return ops
 
 
