@@ -24,6 +24,7 @@ or removal of a directory by filewright itself (`forget_checks`) ends the trust 
 from __future__ import annotations
 
 import _thread
+import contextlib
 import os
 from collections import OrderedDict
 from types import TracebackType
@@ -115,7 +116,8 @@ def keep_for_call(path: str, fd: int) -> None:
     and the next call walks again. Outside a call, or past `CALL_LIMIT`, nothing is kept."""
     walked: dict[str, int] | None = getattr(_local, "walked", None)
     if walked is not None and path not in walked and len(walked) < CALL_LIMIT:
-        walked[path] = os.dup(fd)
+        with contextlib.suppress(OSError):  # (out of descriptors: the caller's is good)
+            walked[path] = os.dup(fd)
 
 
 class checked_once:
