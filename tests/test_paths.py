@@ -584,3 +584,17 @@ def test_a_loop_behind_a_missing_directory_is_a_symlink_loop(tmp_path: Path) -> 
             sandbox.resolve(given, expect="file")
         assert caught.value.code == "symlink_loop"
     assert sandbox.resolve("missing/new.txt", expect="file").exists is False
+
+
+def test_names_under_roots_gives_each_name_once(tmp_path: Path) -> None:
+    """A root given by its real path is both a given and a real root: a refused path's
+    names (judged by the policy's hidden check) come once, not once per list; a root
+    named through a link gives both names."""
+    (tmp_path / "ws" / "sub").mkdir(parents=True)
+    os.symlink("ws", tmp_path / "alias")
+    ws, alias = str(tmp_path / "ws"), str(tmp_path / "alias")
+    assert Sandbox([ws]).names_under_roots("a/b") == ["a/b"]
+    assert Sandbox([ws]).names_under_roots(ws) == ["."]
+    assert Sandbox([alias]).names_under_roots(alias + "/a") == ["a"]
+    assert Sandbox([alias]).names_under_roots(ws + "/a") == ["a"]
+    assert Sandbox([alias, ws + "/sub"]).names_under_roots(ws + "/sub/x") == ["x", "sub/x"]

@@ -395,14 +395,20 @@ class Sandbox:
 
     def names_under_roots(self, path: str) -> list[str]:
         """`path` relative to every root whose name it starts with, by its text alone
-        (no disk access): for judging a path the disk refused to resolve."""
+        (no disk access), each name once: for judging a path the disk refused to resolve.
+        (A root given by its real path is in the list twice, as given and as real; the
+        policy judged each of its names twice, ~1 ms for a long one.)"""
         raw = os.path.normpath(path if path.startswith("/") else self._lexical[0][1] + path)
-        rels = []
+        rels: list[str] = []
         for base, base_prefix in self._lexical:
             if raw.startswith(base_prefix):
-                rels.append(raw[len(base_prefix) :])
+                rel = raw[len(base_prefix) :]
             elif raw == base:
-                rels.append(".")
+                rel = "."
+            else:
+                continue
+            if rel not in rels:
+                rels.append(rel)
         return rels
 
     def display(self, loc: Location, style: str = "absolute") -> str:
