@@ -322,8 +322,12 @@ def test_inspector_block(tmp_path: Path) -> None:
         answer, at = decoder.raw_decode(out, at)
         answers.append(answer)
     listed, read = answers
-    assert any(t["name"] == "read" for t in listed["tools"])
+    tool = next(t for t in listed["tools"] if t["name"] == "read")
+    assert tool["annotations"]["readOnlyHint"] is True
+    assert tool["inputSchema"]["required"] == ["path"]
     assert read["isError"] is False and "# filewright" in read["content"][0]["text"]
+    lines = (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+    assert read["structuredContent"]["total_lines"] == len(lines)
 
 
 def test_inspector_http_block_reads_then_edits_through_one_server(tmp_path: Path) -> None:
