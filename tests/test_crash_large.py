@@ -175,3 +175,35 @@ def test_a_staged_file_orphaned_by_a_killed_process_is_swept_later(tmp_path: Pat
     assert not old.exists()
     assert fresh.exists() and all(p.exists() for p in others)
     assert (tmp_path / "big.log").read_bytes() == b"line beta\n" * 100
+
+
+KILLED_BEFORE_RENAME = """
+import os, sys
+from filewright import Workspace
+from filewright.fs import bigfile
+bigfile.Staged.commit = lambda self: os._exit(9)  # killed here: after history, before rename
+tools = Workspace(sys.argv[1], stream_above_bytes=0).toolset("default")
+tools.call("edit", {"path": "f.txt", "old_string": "TOKEN-AAAA", "new_string": "TOKEN-B"})
+"""
+
+
+def test_a_rewrite_killed_before_its_rename_is_forgotten_by_undo(
+    tmp_path: Path, forks: ForkServer
+) -> None:
+    """Was open (a rare failure of the kill test above): a process killed after a
+    streamed rewrite's write-ahead history entry and before its rename left an entry for
+    a change that never landed, and undo refused the file as stale from then on. Undo
+    now forgets such an entry (the file has the size and mtime it had before the change),
+    also when entries above it are undone first."""
+    path = tmp_path / "f.txt"
+    path.write_bytes(A)
+    child = forks.spawn(["child", str(tmp_path)], KILLED_BEFORE_RENAME)
+    child.communicate(timeout=60)
+    assert child.returncode == 9 and path.read_bytes() == A
+    tools = Workspace(tmp_path, stream_above_bytes=0).toolset("default")
+    assert tools.call("edit", {"path": "f.txt", "old_string": "TOKEN-AAAA", "new_string": "T"}).ok
+    assert tools.call("undo", {"path": "f.txt"}).ok and path.read_bytes() == A
+    result = tools.call("undo", {"path": "f.txt"})
+    assert result.ok, result.text
+    assert path.read_bytes() == A
+    assert tools.call("undo", {"path": "f.txt"}).data["error"] == "no_history"

@@ -36,6 +36,15 @@ def undo_large(engine: Engine, loc: Location, last: Entry, outcome: Outcome, dry
         else:
             current = bigfile.identity(src.fd, src.st, ws.max_file_bytes)
         if current != last.hash_after:
+            if _never_landed(last, src.st):
+                # Killed after its history entry was written (write-ahead) and before its
+                # rename: the file is as it was before the change; only forget the entry.
+                outcome.extra["undone"] = last.to_dict()
+                if dry_run:
+                    outcome.dry_run = True
+                else:
+                    ws.history.pop(rel)
+                return
             raise fail(
                 "stale",
                 path,
@@ -65,6 +74,18 @@ def undo_large(engine: Engine, loc: Location, last: Entry, outcome: Outcome, dry
     if digest is not None:
         engine.record_read(loc, digest)
     ws.history.pop(rel)
+
+
+def _never_landed(last: Entry, st: os.stat_result) -> bool:
+    """The rewrite `last` recorded never replaced the file: it has the size and the
+    modification time (nanoseconds) the file had before it. (A rename would have put a
+    new file there, written after; undo gives a file back its old mtime, so this holds
+    too under entries undone above it.)"""
+    return (
+        last.kind in ("delta", "full")
+        and bool(last.mtime_before)
+        and (st.st_size, st.st_mtime_ns) == (last.size_before, last.mtime_before)
+    )
 
 
 def _replay(
