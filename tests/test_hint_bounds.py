@@ -9,6 +9,10 @@ big region) wrote its megabyte of diff one line at a time.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
 from filewright.edit.suggest import closest, describe_differences
@@ -60,6 +64,59 @@ def test_long_lines_are_told_apart_where_they_differ() -> None:
     assert describe_differences(a + "end", a + "END") == ["case"]
     assert describe_differences(a + "one", a + "two") == ["token: 'one' vs 'two'"]
     assert describe_differences("start " + a, "begin " + a) == ["token: 'start' vs 'begin'"]
+
+
+def _calls(run: Callable[[], Any]) -> int:
+    """How many functions (Python or built-in) `run` calls: its work in Python, counted."""
+    count = 0
+
+    def profile(_frame: Any, event: str, _arg: Any) -> None:
+        nonlocal count
+        if event in ("call", "c_call"):
+            count += 1
+
+    sys.setprofile(profile)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+def test_a_hint_for_a_huge_old_text_costs_the_same_at_any_size() -> None:
+    """A 120,000-line `old` (the fuzzer's) cost a Python pass over each of its lines in
+    `closest` and three in `describe_differences` on every refused edit: 0.1 s a hint."""
+    works = []
+    for n in (120_000, 240_000):
+        lines = "line of text\n" * n
+        hints: list[dict[str, Any]] = []
+        works.append(_calls(lambda old=lines, out=hints: out.extend(closest(MEMORY, old))))
+        assert hints[0]["differs"][0] == f"line count: old has {n} lines, file has 5"
+        spaced = "line  of text\n" * n
+        works.append(_calls(lambda s=spaced, t=lines: describe_differences(s, t)))
+    assert works[0] == works[2] < 50_000 and works[1] == works[3] < 20_000, works
+
+
+def test_huge_texts_are_described_around_their_first_difference() -> None:
+    a = "word " * 10_000
+    assert describe_differences(a + "end", a + "END") == ["case"]  # under the bound: whole
+    b = a * 2
+    assert describe_differences("start " + b, "begin " + b) == ["token: 'start' vs 'begin'"]
+    assert describe_differences(b + "end", b + "END") == ["case: 'end' vs 'END'"]
+    assert describe_differences(b + "one  two", b + "one two") == ["whitespace"]
+    lines = "line\n" * 100_000
+    assert describe_differences(lines + "last  ", lines + "last") == [
+        "alike but for whitespace in the 65536 characters compared"
+    ]  # not "whitespace" over texts it did not compare whole
+    assert describe_differences(lines + "one\nTwo", lines + "one\ntwo\nthree") == [
+        "line count: old has 100002 lines, file has 100003",
+        "case: 'Two' vs 'two'",
+        "line only in file: 'three'",
+    ]
+    cjk = "\u00e9\u4e2d\U0001f600" * 200_000
+    count, token, only = describe_differences(cjk, "line of text\nb")
+    assert count == "line count: old has 1 lines, file has 2"
+    assert token.startswith("token: '\u00e9\u4e2d \U0001f600") and only == "line only in file: 'b'"
 
 
 def _reference_hunk(new: str, limit: int) -> str:

@@ -29,6 +29,16 @@ difference."""
 _MAX_LINES = 1_000
 """Lines of each side that `describe_differences` aligns (its labels come from the first
 differences anyway)."""
+_MAX_OLD_LINES = _MAX_COMPARE * 4
+"""Lines of `old` that `closest` searches for (the block it scores is cut to
+`_MAX_COMPARE * 4` characters, so no more lines than that ever reach it): a 120,000-line
+`old` cost a Python pass over every line on each refused edit."""
+_MAX_DESCRIBE = 1 << 16
+"""Characters of each side that `describe_differences` looks at.  Above it, only that many
+around their first difference are compared line by line (plus the exact line counts):
+whether the whole texts
+differ only in case, whitespace or typography is not claimed, since that would need a pass
+over every character of both (0.3 s for a 2 MB `old` of CJK text)."""
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
@@ -67,6 +77,8 @@ def describe_differences(old: str, real: str, *, limit: int = 3) -> list[str]:
     """
     if old == real:
         return []
+    if len(old) > _MAX_DESCRIBE or len(real) > _MAX_DESCRIBE:
+        return _describe_around_first_difference(old, real, limit)
     out: list[str] = []
     olines, rlines = old.split("\n"), real.split("\n")
     if old.lower() == real.lower():
@@ -86,6 +98,33 @@ def describe_differences(old: str, real: str, *, limit: int = 3) -> list[str]:
         return ["typography", "case"]
     if len(olines) != len(rlines):
         out.append(f"line count: old has {len(olines)} lines, file has {len(rlines)}")
+    return _line_differences(olines, rlines, out, limit)
+
+
+def _describe_around_first_difference(old: str, real: str, limit: int) -> list[str]:
+    """`describe_differences` of two texts one of which is over `_MAX_DESCRIBE`: the exact
+    line counts, then the differences among the lines of `_MAX_DESCRIBE` characters of each
+    from the start of the line where they first differ (or from `_MAX_DESCRIBE // 2` before
+    that difference, in a longer line), each label once.  What differs past them is not
+    looked for."""
+    out: list[str] = []
+    old_count, real_count = old.count("\n") + 1, real.count("\n") + 1
+    if old_count != real_count:
+        out.append(f"line count: old has {old_count} lines, file has {real_count}")
+    first = _first_difference(old, real)
+    start = max(old.rfind("\n", 0, first) + 1, first - _MAX_DESCRIBE // 2)
+    end = start + _MAX_DESCRIBE
+    olines = old[start:end].split("\n", _MAX_LINES)[:_MAX_LINES]
+    rlines = real[start:end].split("\n", _MAX_LINES)[:_MAX_LINES]
+    alike = f"alike but for whitespace in the {_MAX_DESCRIBE} characters compared"
+    return list(dict.fromkeys(_line_differences(olines, rlines, out, limit, alike)))
+
+
+def _line_differences(
+    olines: list[str], rlines: list[str], out: list[str], limit: int, alike: str = "whitespace"
+) -> list[str]:
+    """`out` plus the differences between the first `_MAX_LINES` lines of each side
+    (`[alike]` if there are none)."""
     ostrip = [fold_typography(x.strip()) for x in olines[:_MAX_LINES]]
     rstrip = [fold_typography(x.strip()) for x in rlines[:_MAX_LINES]]
     lines_sm = SequenceMatcher(None, ostrip, rstrip, autojunk=False)
@@ -102,7 +141,7 @@ def describe_differences(old: str, real: str, *, limit: int = 3) -> list[str]:
         if len(out) > limit:
             break
     if not out:
-        out.append("whitespace")
+        out.append(alike)
     return out[: limit + 1]
 
 
@@ -167,8 +206,8 @@ def closest(text: str, old: str, *, limit: int = 3) -> list[dict[str, Any]]:
     if not body.strip() or not text.strip():
         return []
     lines = text.split("\n")
-    olines = body.split("\n")
-    m = len(olines)
+    m = body.count("\n") + 1
+    olines = body.split("\n", _MAX_OLD_LINES)[:_MAX_OLD_LINES]
     stripped = [x.strip()[:_MAX_COMPARE] for x in lines]
     first: dict[str, int] = {}  # each distinct line of old: where it first is
     for k, x in enumerate(olines):
@@ -188,7 +227,7 @@ def closest(text: str, old: str, *, limit: int = 3) -> list[dict[str, Any]]:
             )
         for _choice, _score, li in found:
             starts.add(max(0, min(li - k, len(lines) - 1)))
-    target = _block([x.strip()[:_MAX_COMPARE] for x in olines[: _MAX_COMPARE * 4]])
+    target = _block([x.strip()[:_MAX_COMPARE] for x in olines])
     scored: list[tuple[float, int, int]] = []
     for s in starts:
         for size in {m, m - 1, m + 1} - {0}:
