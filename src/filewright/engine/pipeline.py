@@ -10,7 +10,6 @@ unless every step before commit succeeded; a failure anywhere is returned as a v
 from __future__ import annotations
 
 import errno
-import os
 from dataclasses import dataclass
 
 from filewright.core import budget
@@ -21,7 +20,7 @@ from filewright.engine.diffs import changed_lines, is_clipped, unified_diff
 from filewright.engine.sidecar import sidecar_backup
 from filewright.engine.workspace import Engine
 from filewright.fs import fsio
-from filewright.fs.paths import Location, PathRefused
+from filewright.fs.paths import PATH_MAX, Location, PathRefused
 from filewright.fs.textencode import encode
 from filewright.fs.textfile import TextFile, TextFileError, content_hash, normalise_newlines
 from filewright.policy.rules import Access, risk_of
@@ -334,16 +333,9 @@ def _commit(
         engine.record_read(loc, digest)
 
 
-def _path_max() -> int:
-    try:
-        return os.pathconf("/", "PC_PATH_MAX")
-    except (OSError, ValueError, AttributeError):  # (unknown: the least of the systems)
-        return 1024
-
-
 # A path of fewer characters than this has fewer bytes than PATH_MAX (4 at most each, in
 # UTF-8): a path stat could not fail for its length.
-_SURELY_UNDER_PATH_MAX = _path_max() // 4
+_SURELY_UNDER_PATH_MAX = PATH_MAX // 4
 
 
 def _exists(loc: Location) -> bool:

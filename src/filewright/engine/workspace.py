@@ -22,7 +22,7 @@ from filewright.core.record import Frozen
 from filewright.core.result import OperationFailed, fail
 from filewright.engine.registry import ToolsetLike, create
 from filewright.fs import fsio
-from filewright.fs.paths import Location, PathRefused, Sandbox
+from filewright.fs.paths import Location, PathRefused, PathTooLong, Sandbox
 from filewright.fs.textfile import TextFile, TextFileError, decode
 from filewright.policy.rules import CONFIG_FILE, STATE_DIR, Access, Policy, Rule, load_rules
 from filewright.policy.visibility import CheckedVisibility, Visibility
@@ -421,8 +421,14 @@ class Engine:
             loc = self.workspace.sandbox.resolve(path, expect=expect)
         except PathRefused as exc:
             # What the disk says about a hidden path (a directory, not a directory, a
-            # loop) would tell that it exists: a hidden name answers "not found" first.
-            if exc.code != "outside" and self._hidden_by_name(path):
+            # loop) would tell that it exists: a hidden name answers "not found" first. A
+            # path too long for the system is refused by its text alone: that tells nothing
+            # (and judging a megabyte of names cost a second).
+            if (
+                exc.code != "outside"
+                and not isinstance(exc, PathTooLong)
+                and self._hidden_by_name(path)
+            ):
                 raise fail("hidden", path, message=f"not found: {path}") from None
             raise fail(exc.code, path, message=exc.detail) from None
         access = self.access(loc)

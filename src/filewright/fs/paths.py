@@ -43,6 +43,35 @@ class PathRefused(Exception):
         super().__init__(detail or f"{code}: {path}")
 
 
+class PathTooLong(PathRefused):
+    """A path longer than the system takes: refused by its text alone (code "invalid", the
+    words ENAMETOOLONG gets), so nothing about the disk or the policy is told or looked at."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__("invalid", path, "path is too long")
+
+
+def _system_limit(name: str, default: int) -> int:
+    try:
+        return os.pathconf("/", name)
+    except (OSError, ValueError, AttributeError):  # (unknown: the least of the systems)
+        return default
+
+
+PATH_MAX = _system_limit("PC_PATH_MAX", 1024)
+"""Bytes of a path the system takes, its terminating NUL included."""
+
+
+def _check_length(path: str) -> None:
+    """Refuse `path` when the system would before looking at any of its names: it has
+    PATH_MAX bytes or more (ENAMETOOLONG).  Asked of the text the agent sent (a megabyte
+    of it is refused here, before any character or name of it is looked at or judged) and
+    of the absolute path it stands for.  (A name over NAME_MAX is refused by the lookup,
+    where the system meets it: after a file used as a directory it is "not a directory".)"""
+    if len(path) >= PATH_MAX // 4 and len(path.encode("utf-8", "surrogatepass")) >= PATH_MAX:
+        raise PathTooLong(path)  # (the path ENAMETOOLONG was raised for)
+
+
 class Location(Frozen):
     """Where a path leads inside the workspace.
 
@@ -126,11 +155,13 @@ def printable(text: str) -> str:
 
 
 def check_text(path: object) -> str:
-    """Validate the raw path string: a non-empty str with no NUL or control characters."""
+    """Validate the raw path string: a non-empty str under PATH_MAX bytes with no NUL or
+    control characters."""
     if not isinstance(path, str):
         raise PathRefused("invalid", repr(path), "path must be a string")
     if not path.strip():
         raise PathRefused("invalid", path, "path is empty")
+    _check_length(path)
     # `isprintable()` is False for every character refused below: NUL, the categories Cc
     # and Cs and the invisible controls (Zl, Zp, Cf) are all in the categories C* and Z*
     # it rejects. So a printable path needs no per-character look; for the others the loop
@@ -339,6 +370,7 @@ class Sandbox:
             first, first_prefix = self._lexical[0]
             candidate = first if raw == "." else first_prefix + raw
             lexical = _normal(candidate)
+        _check_length(candidate)
         walked = _walk_held(self._real, candidate)
         if walked is None:
             real, exists = _realpath(candidate)
