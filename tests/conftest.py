@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import atexit
-import contextlib
 import gc
 import os
 import shutil
 import sys
 import tempfile
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ import pytest
 # skip entries by name).
 from adversarial.support import Snapshot, take_snapshot
 from hypothesis import HealthCheck, settings
+from worker_prep import hypothesis_tables, prepare_for_workers
 from xdist_plan import PlannedWorkStealing
 
 # Python writes its bytecode caches while the suite runs, even where the environment says
@@ -96,96 +95,18 @@ settings.register_profile(
 settings.load_profile("filewright")
 
 
-def _hypothesis_tables() -> None:
-    """Hypothesis's Unicode tables (its `.hypothesis/` cache; built on a first run)."""
-    try:
-        from hypothesis.internal.charmap import charmap, intervals_from_codec
-    except ImportError:  # pragma: no cover - another hypothesis version
-        return
-    with warnings.catch_warnings():  # (hypothesis warns of storage used before its session)
-        warnings.simplefilter("ignore")
-        charmap()
-        intervals_from_codec("utf-8")
-
-
-def _stale_bytecode(config: pytest.Config) -> list[tuple[str, Path]]:
-    """What a worker would compile on import: test modules and conftests without their
-    assertion-rewritten bytecode ("rewrite"), filewright's own modules without theirs
-    ("compile"). Empty on a checkout that has run the suite before."""
-    import importlib.util
-
-    try:
-        from _pytest.assertion.rewrite import PYC_TAIL, get_cache_dir
-    except ImportError:  # pragma: no cover - another pytest version
-        return []
-    stale: list[tuple[str, Path]] = []
-    tests = Path(__file__).parent
-    for source in sorted([*tests.rglob("test_*.py"), *tests.rglob("conftest.py")]):
-        pyc = get_cache_dir(source) / (source.name[:-3] + PYC_TAIL)
-        try:
-            with open(pyc, "rb") as cached:
-                header = cached.read(16)
-            fresh = header[8:16] == importlib.util.source_hash(source.read_bytes())[:8]
-        except OSError:
-            fresh = False
-        if not fresh:
-            stale.append(("rewrite", source))
-    for source in sorted((tests.parent / "src" / "filewright").rglob("*.py")):
-        if not Path(importlib.util.cache_from_source(str(source))).exists():
-            stale.append(("compile", source))
-    return stale
-
-
-_CONFIG: list[pytest.Config] = []
-
-
-def _prepare(job: tuple[str, Path | None]) -> None:
-    """One job of `pytest_sessionstart`, in a forked process."""
-    with contextlib.suppress(Exception):  # the worker meets the same error and reports it
-        _prepare_one(*job)
-
-
-def _prepare_one(kind: str, source: Path | None) -> None:
-    if kind == "tables":
-        _hypothesis_tables()
-    elif kind == "compile" and source is not None:
-        import py_compile
-
-        py_compile.compile(str(source), doraise=False)
-    elif source is not None:
-        from _pytest.assertion import assertstate_key
-        from _pytest.assertion.rewrite import PYC_TAIL, _rewrite_test, _write_pyc, get_cache_dir
-
-        config = _CONFIG[0]
-        source_hash, code = _rewrite_test(source, config)
-        cache = get_cache_dir(source)
-        cache.mkdir(exist_ok=True)
-        pyc = cache / (source.name[:-3] + PYC_TAIL)
-        _write_pyc(config.stash[assertstate_key], code, source_hash, pyc)
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """In the main process, before xdist's workers start: build hypothesis's Unicode tables
-    (~2.4 s of CPU on a first run) and, on a fresh checkout, the bytecode of the test
-    modules (pytest's assertion rewriting) and of filewright, once, on two processes.
-    Otherwise each worker does all of it for itself: measured on a fresh clone, a worker's
-    collection cost 12-13 s of CPU, against 4.5 s once this bytecode exists, and the three
-    workers' first test started 20 s after they did."""
+    """In the main process, before xdist's workers start: what every worker would
+    otherwise build for itself (tests/worker_prep.py)."""
     config = session.config
     if hasattr(config, "workerinput"):
         return
-    stale = _stale_bytecode(config) if getattr(config.option, "numprocesses", 0) else []
-    if not stale or sys.dont_write_bytecode:
-        _hypothesis_tables()
-        return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    _CONFIG[:] = [config]
-    jobs: list[tuple[str, Path | None]] = [("tables", None), *stale]
-    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
-        list(pool.map(_prepare, jobs, chunksize=4))
+    tests = Path(__file__).parent
+    if getattr(config.option, "numprocesses", 0):
+        prepare_for_workers(config, tests, tests.parent / "src" / "filewright")
+    else:
+        hypothesis_tables()
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -3,6 +3,9 @@ modules whole, the heaviest spread over the workers and run first."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from xdist_plan import MODULE_COST, plan
 
 
@@ -26,3 +29,30 @@ def test_every_test_once_modules_whole_heaviest_first() -> None:
 def test_fewer_tests_than_workers() -> None:
     shares = plan(["tests/test_a.py::x"], 4)
     assert sorted(len(s) for s in shares) == [0, 0, 0, 1]
+
+
+def test_prepared_bytecode_is_what_pytest_and_python_load(
+    tmp_path: Path, pytestconfig: pytest.Config
+) -> None:
+    """tests/worker_prep.py: the rewritten bytecode it writes is accepted by pytest's own
+    loader, the ordinary bytecode by Python's, and a changed source is stale again."""
+    from _pytest.assertion.rewrite import _read_pyc
+    from worker_prep import build, rewritten_pyc, stale_bytecode
+
+    tests, package = tmp_path / "tests", tmp_path / "src" / "pkg"
+    tests.mkdir()
+    package.mkdir(parents=True)
+    module = tests / "test_sample.py"
+    module.write_text("def test_it():\n    x = 1\n    assert x == 2, 'no'\n")
+    (package / "mod.py").write_text("VALUE = 1\n")
+    stale = stale_bytecode(tests, package)
+    assert stale == [("rewrite", module), ("compile", package / "mod.py")]
+    for kind, source in stale:
+        build(pytestconfig, kind, source)
+    assert stale_bytecode(tests, package) == []
+    code = _read_pyc(module, rewritten_pyc(module))
+    assert code is not None
+    (function,) = [c for c in code.co_consts if hasattr(c, "co_varnames")]
+    assert any(name.startswith("@py_assert") for name in function.co_varnames)  # rewritten
+    module.write_text("def test_it():\n    assert True\n")
+    assert stale_bytecode(tests, package) == [("rewrite", module)]
