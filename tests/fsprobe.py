@@ -1,12 +1,15 @@
-"""What the syscall tests use to look at the filesystem layer: a directory's descriptor
-kept in `fs.held` as filewright keeps it, and the calls a child makes under `strace`."""
+"""What tests use to look at the work filewright does: a directory's descriptor kept in
+`fs.held` as filewright keeps it, the syscalls a child makes under `strace`, and the
+Python functions a call runs."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,3 +48,23 @@ def traced_calls(log: Path, traced: str, script: str, *args: str) -> list[str]:
         elif on and not body.startswith(("write(", "<...", "+++", "---")):
             calls.append(body)
     return calls
+
+
+def python_calls(run: Callable[[], Any], under: str | None = None) -> int:
+    """How many functions `run` calls: Python and built-in ones, or with `under` only the
+    Python functions whose file's path contains it (e.g. "/filewright/policy/")."""
+    count = 0
+
+    def profile(frame: Any, event: str, _arg: Any) -> None:
+        nonlocal count
+        if under is None:
+            count += event in ("call", "c_call")
+        elif event == "call" and under in frame.f_code.co_filename:
+            count += 1
+
+    sys.setprofile(profile)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return count

@@ -9,11 +9,10 @@ big region) wrote its megabyte of diff one line at a time.
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable
 from typing import Any
 
 import pytest
+from fsprobe import python_calls
 
 from filewright.edit.suggest import closest, describe_differences
 from filewright.engine.diffs import CLIPPED_NOTE, unified_diff
@@ -66,23 +65,6 @@ def test_long_lines_are_told_apart_where_they_differ() -> None:
     assert describe_differences("start " + a, "begin " + a) == ["token: 'start' vs 'begin'"]
 
 
-def _calls(run: Callable[[], Any]) -> int:
-    """How many functions (Python or built-in) `run` calls: its work in Python, counted."""
-    count = 0
-
-    def profile(_frame: Any, event: str, _arg: Any) -> None:
-        nonlocal count
-        if event in ("call", "c_call"):
-            count += 1
-
-    sys.setprofile(profile)
-    try:
-        run()
-    finally:
-        sys.setprofile(None)
-    return count
-
-
 def test_a_hint_for_a_huge_old_text_costs_the_same_at_any_size() -> None:
     """A 120,000-line `old` (the fuzzer's) cost a Python pass over each of its lines in
     `closest` and three in `describe_differences` on every refused edit: 0.1 s a hint."""
@@ -90,10 +72,10 @@ def test_a_hint_for_a_huge_old_text_costs_the_same_at_any_size() -> None:
     for n in (120_000, 240_000):
         lines = "line of text\n" * n
         hints: list[dict[str, Any]] = []
-        works.append(_calls(lambda old=lines, out=hints: out.extend(closest(MEMORY, old))))
+        works.append(python_calls(lambda old=lines, out=hints: out.extend(closest(MEMORY, old))))
         assert hints[0]["differs"][0] == f"line count: old has {n} lines, file has 5"
         spaced = "line  of text\n" * n
-        works.append(_calls(lambda s=spaced, t=lines: describe_differences(s, t)))
+        works.append(python_calls(lambda s=spaced, t=lines: describe_differences(s, t)))
     assert works[0] == works[2] < 50_000 and works[1] == works[3] < 20_000, works
 
 

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -152,7 +153,9 @@ def test_a_planted_lock_link_is_refused_and_not_created(tmp_path: Path) -> None:
     assert (root / "a.txt").read_text(encoding="utf-8") == "one\n"
 
 
-def test_a_planted_hard_link_slot_is_not_written_through(tmp_path: Path) -> None:
+def _edited_once(tmp_path: Path) -> tuple[Path, Path, Any]:
+    """A workspace whose a.txt went from "one" to "two" by one edit, a file outside it that
+    must keep its bytes, and the default toolset."""
     root = tmp_path / "ws"
     root.mkdir()
     victim = tmp_path / "victim.txt"
@@ -160,6 +163,11 @@ def test_a_planted_hard_link_slot_is_not_written_through(tmp_path: Path) -> None
     (root / "a.txt").write_text("one\n", encoding="utf-8")
     tools = Workspace(root).toolset("default")
     _edit(tools, "one", "two")
+    return root, victim, tools
+
+
+def test_a_planted_hard_link_slot_is_not_written_through(tmp_path: Path) -> None:
+    root, victim, tools = _edited_once(tmp_path)
     d = _history_dir(root)
     free = next(d / s for s in _INDEX_SLOTS if not (d / s).exists())
     os.link(victim, free)
@@ -173,14 +181,9 @@ def test_a_name_planted_at_the_next_backup_is_replaced_not_written_through(
     tmp_path: Path, planted: str
 ) -> None:
     """The next backup's name is created exclusively; whatever is already there (a
-    backup a killed process left, a link to a file elsewhere) is unlinked first."""
-    root = tmp_path / "ws"
-    root.mkdir()
-    victim = tmp_path / "victim.txt"
-    victim.write_bytes(b"precious\n")
-    (root / "a.txt").write_text("one\n", encoding="utf-8")
-    tools = Workspace(root).toolset("default")
-    _edit(tools, "one", "two")
+    backup a killed process left, a link to a file elsewhere: a repository can ship
+    `.filewright/`) is unlinked first, and the other file keeps its bytes."""
+    root, victim, tools = _edited_once(tmp_path)
     nxt = _history_dir(root) / "2.bak"
     if planted == "hard link":
         os.link(victim, nxt)

@@ -34,6 +34,14 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return calls
 
 
+def _slots_oldest_first(history: History) -> list[Path]:
+    """The two index slots of f.txt's history, the older generation first."""
+    d = history._dir("f.txt")
+    return sorted(
+        (d / s for s in INDEX_SLOTS), key=lambda p: json.loads(p.read_bytes())["generation"]
+    )
+
+
 def test_the_index_written_is_not_parsed_again(tmp_path: Path, parses: list[int]) -> None:
     history = History(tmp_path / "state")
     for i in range(15):
@@ -70,10 +78,7 @@ def test_a_torn_slot_is_parsed_again(tmp_path: Path) -> None:
     history = History(tmp_path / "state")
     for i in range(3):
         history.record("f.txt", f"v{i}".encode(), "edit", f"h{i + 1}")
-    d = history._dir("f.txt")
-    newer = max(
-        (d / s for s in INDEX_SLOTS), key=lambda p: json.loads(p.read_bytes())["generation"]
-    )
+    newer = _slots_oldest_first(history)[1]
     newer.write_bytes(newer.read_bytes()[:40])
     assert [e.id for e in history.entries("f.txt")] == [1, 2]
 
@@ -186,10 +191,7 @@ def test_a_torn_slot_that_is_still_json_is_refused(tmp_path: Path) -> None:
     history = History(tmp_path / "state")
     for i in range(3):
         history.record("f.txt", f"v{i}".encode(), "edit", f"h{i + 1}")
-    d = history._dir("f.txt")
-    newer = max(
-        (d / s for s in INDEX_SLOTS), key=lambda p: json.loads(p.read_bytes())["generation"]
-    )
+    newer = _slots_oldest_first(history)[1]
     raw = newer.read_bytes()
     spliced = raw.replace(b'"hash_after":"h3"', b'"hash_after":"h9"')  # still JSON
     assert spliced != raw and json.loads(spliced)
@@ -201,10 +203,7 @@ def test_a_hard_link_at_the_slot_written_over_is_not_written_through(tmp_path: P
     history = History(tmp_path / "state")
     for i in range(2):
         history.record("f.txt", f"v{i}".encode(), "edit", f"h{i + 1}")
-    d = history._dir("f.txt")
-    older = min(
-        (d / s for s in INDEX_SLOTS), key=lambda p: json.loads(p.read_bytes())["generation"]
-    )
+    older = _slots_oldest_first(history)[0]
     victim = tmp_path / "victim.txt"
     victim.write_bytes(b"precious\n")
     older.unlink()

@@ -10,35 +10,17 @@ the same, with the words it gave ENAMETOOLONG before.
 from __future__ import annotations
 
 import os
-import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fsprobe import python_calls
 
 from filewright import Workspace
 from filewright.fs.paths import PathRefused, Sandbox
 
 MEGA = "x" * (3 << 20)
 PATH_MAX = os.pathconf("/", "PC_PATH_MAX")
-
-
-def _policy_calls(run: Callable[[], Any]) -> int:
-    """How many functions of the policy package `run` calls."""
-    count = 0
-
-    def profile(frame: Any, event: str, _arg: Any) -> None:
-        nonlocal count
-        if event == "call" and "/filewright/policy/" in frame.f_code.co_filename:
-            count += 1
-
-    sys.setprofile(profile)
-    try:
-        run()
-    finally:
-        sys.setprofile(None)
-    return count
 
 
 @pytest.fixture
@@ -64,8 +46,9 @@ def test_a_path_past_path_max_is_refused_before_the_policy(root: Path, path: str
     tools = Workspace(str(root)).toolset("mcpfs")
     tools.call("read_text_file", {"path": "a.txt"})  # the policy loaded
     results: list[Any] = []
-    work = _policy_calls(
-        lambda: results.append(tools.call("read_multiple_files", {"paths": [path]}))
+    work = python_calls(
+        lambda: results.append(tools.call("read_multiple_files", {"paths": [path]})),
+        under="/filewright/policy/",
     )
     assert work == 0
     assert results[0].text == f"{path}: Error - Invalid path: path is too long"

@@ -348,24 +348,3 @@ def test_watcher_reports_external_change(tmp_path: Path) -> None:
             changed = ws.external_changes()
         assert changed == [(tmp_path / "w.txt").resolve()]
         assert ws.external_changes() == []
-
-
-def test_a_planted_hard_link_in_the_history_is_never_written_through(tmp_path: Path) -> None:
-    """The next backup's name planted as a hard link to a file elsewhere (a repository can
-    ship `.filewright/`): recording a change replaces the name, the other file keeps its
-    bytes."""
-    root = tmp_path / "ws"
-    root.mkdir()
-    victim = tmp_path / "victim.txt"
-    victim.write_bytes(b"precious\n")
-    (root / "a.txt").write_text("one\n", encoding="utf-8")
-    tools = Workspace(root).toolset("default")
-    assert tools.call("edit", {"path": "a.txt", "old_string": "one", "new_string": "two"}).ok
-    history_dirs = [p for p in (root / ".filewright" / "history").iterdir() if p.is_dir()]
-    assert len(history_dirs) == 1
-    os.link(victim, history_dirs[0] / "2.bak")
-    assert tools.call("edit", {"path": "a.txt", "old_string": "two", "new_string": "three"}).ok
-    assert victim.read_bytes() == b"precious\n"
-    assert (history_dirs[0] / "2.bak").read_bytes() == b"two\n"
-    assert tools.call("undo", {"path": "a.txt"}).ok
-    assert (root / "a.txt").read_text(encoding="utf-8") == "two\n"
