@@ -26,6 +26,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from instructions import instructions_per_call
+
 HERE = Path(__file__).resolve().parents[2]
 
 # One interpreter: the tree's `src` first on the path, the file in a temporary root, the
@@ -95,17 +97,7 @@ def instructions(tree: Path, edits: int = 300) -> int | None:
     """User-space instructions per edit (valgrind's count of `edits` + 50 timed edits, less
     that of 50), or None without valgrind. Deterministic: load and the disk change it not
     (the kernel's share of the syscalls is not in it: see `--syscalls`)."""
-    if shutil.which("valgrind") is None:
-        return None
-
-    def count(n: int) -> int:
-        argv = ["valgrind", "--tool=cachegrind", "--cache-sim=no",
-                "--cachegrind-out-file=/dev/null", sys.executable, "-c", CHILD, str(tree), str(n)]  # fmt: skip
-        err = subprocess.run(argv, capture_output=True, text=True, check=True).stderr
-        line = next(x for x in err.splitlines() if "I" in x and "refs:" in x)
-        return int(line.split("refs:")[1].strip().replace(",", ""))
-
-    return (count(edits + 50) - count(50)) // edits
+    return instructions_per_call(lambda n: [CHILD, str(tree), str(n)], 50, edits + 50)
 
 
 def main() -> None:

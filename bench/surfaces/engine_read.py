@@ -18,11 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
 from pathlib import Path
+
+from instructions import instructions_per_call
 
 HERE = Path(__file__).resolve().parents[2]
 
@@ -72,18 +73,7 @@ def run_tree(tree: Path, calls: int, only: str = "") -> dict[str, list[float]]:
 def instructions(tree: Path, reads: int = 300) -> int | None:
     """User-space instructions per default read (valgrind's count of 50 + `reads` reads,
     less that of 50 reads), or None without valgrind."""
-    if shutil.which("valgrind") is None:
-        return None
-
-    def count(n: int) -> int:
-        argv = ["valgrind", "--tool=cachegrind", "--cache-sim=no",
-                "--cachegrind-out-file=/dev/null", sys.executable, "-c", CHILD, str(tree), str(n),
-                "default"]  # fmt: skip
-        err = subprocess.run(argv, capture_output=True, text=True, check=True).stderr
-        line = next(x for x in err.splitlines() if "I" in x and "refs:" in x)
-        return int(line.split("refs:")[1].strip().replace(",", ""))
-
-    return (count(reads) - count(1)) // (reads - 1)
+    return instructions_per_call(lambda n: [CHILD, str(tree), str(n), "default"], 1, reads)
 
 
 def main() -> None:
