@@ -325,16 +325,16 @@ def _sigkill_mcp_server_mid_call(tmp_path: Path, forks: ForkServer) -> None:
         new = _version(100 + kill)
         versions[_h(new)] = new
         op = rng.choice(["write", "undo"])
-        server.call(
-            99, op, {"path": NAME, "content": new.decode()} if op == "write" else {"path": NAME}
-        )
-        if op == "undo":
+        if op == "undo":  # what undo gives, read before the call can change the history
             ws = Workspace(str(root))
             entries = ws.history.entries(str(path.resolve()))
             undone = ws.history.before_bytes(str(path.resolve()), entries[-1])
             acceptable = {_h(old), _h(undone)}
         else:
             acceptable = {_h(old), _h(new)}
+        server.call(
+            99, op, {"path": NAME, "content": new.decode()} if op == "write" else {"path": NAME}
+        )
         time.sleep(rng.uniform(0.0, duration * 1.2))
         server.kill()
         now = path.read_bytes() if path.exists() else None
