@@ -56,3 +56,16 @@ def test_prepared_bytecode_is_what_pytest_and_python_load(
     assert any(name.startswith("@py_assert") for name in function.co_varnames)  # rewritten
     module.write_text("def test_it():\n    assert True\n")
     assert stale_bytecode(tests, package) == [("rewrite", module)]
+
+
+def test_modules_sharing_a_heavy_import_go_to_one_worker() -> None:
+    """The provider SDKs are imported by one worker, not by each (`SHARED_IMPORTS`)."""
+    from xdist_plan import SHARED_IMPORTS
+
+    (group,) = SHARED_IMPORTS
+    ids = [f"{m}::t{i}" for m in sorted(group) for i in range(2)]
+    ids += [f"tests/test_light_{k}.py::t" for k in range(40)]
+    shares = plan(ids, 3)
+    holders = {w for w, share in enumerate(shares) for i in share if ids[i].split("::")[0] in group}
+    assert len(holders) == 1
+    assert sorted(i for share in shares for i in share) == list(range(len(ids)))
