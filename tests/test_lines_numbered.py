@@ -2,7 +2,8 @@
 what `iter_lines` gives for the lines asked, whatever the chunk boundaries: lines longer
 than the limit, lines across chunks, a last line without a newline, BOMs, UTF-16, NULs.
 It replaced a Python walk over every line: verifying one match at the end of a 200 MB
-file took 3 s of CPU."""
+file took 3 s of CPU, and a search whose every line matched built each line in a Python
+loop (3,000 files of 60 lines: 0.4 s)."""
 
 from __future__ import annotations
 
@@ -50,7 +51,10 @@ def test_the_lines_asked_are_the_lines_iter_lines_gives(
             data = data[:at] + b"\0" + data[at:]
         path.write_bytes(data)
         lines = data.count(b"\n") + 2
-        wanted = set(rng.sample(range(1, lines + 2), rng.randint(1, min(5, lines))))
+        if case % 4 == 0:  # every line, or most: a search whose every line matched
+            wanted = {n for n in range(1, lines + 2) if case % 8 == 0 or rng.random() < 0.7}
+        else:
+            wanted = set(rng.sample(range(1, lines + 2), rng.randint(1, min(5, lines))))
         limit = rng.choice([2, 5, 16, 1000])
         old, new = _both(path, wanted, limit)
         assert new == old, (data, wanted, limit)

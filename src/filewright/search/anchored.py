@@ -206,8 +206,9 @@ def lines_numbered(
 ) -> Iterator[tuple[int, bytes, int]]:
     """:func:`iter_lines` numbered from 1, only the lines whose numbers are in ``wanted``:
     ``(number, start, rest_chars)``. The other lines are counted, not built (a chunk
-    holding none of the wanted lines costs a count of its newlines), so checking a few
-    lines of a 200 MB file does not walk its millions of lines in Python. A NUL anywhere
+    holding none of the wanted lines costs a count of its newlines, one holding some is
+    split at its newlines and only those built), so checking a few lines of a 200 MB
+    file does not walk its millions of lines in Python. A NUL anywhere
     raises :class:`Binary` when it is met, as there."""
     numbers = sorted(wanted)
     number = 0  # lines ended so far
@@ -225,24 +226,27 @@ def lines_numbered(
                 line.clear()
                 rest = 0
             continue
-        start = 0
-        while True:
-            end = chunk.find(b"\n", start)
-            piece = chunk[start:] if end < 0 else chunk[start:end]
-            room = limit - len(line)
+        pieces = chunk.split(b"\n")  # pieces[k] ends line number + 1 + k; the last goes on
+        for wanted_number in numbers[i : bisect.bisect_right(numbers, number + ends)]:
+            k = wanted_number - number - 1
+            piece = pieces[k]
+            head, more = (bytes(line), rest) if k == 0 else (b"", 0)
+            room = limit - len(head)
             if len(piece) <= room:
-                line += piece
+                yield wanted_number, head + piece, more
             else:
-                line += piece[:room]
-                rest += char_count(piece[room:])
-            if end < 0:
-                break
-            number += 1
-            if number in wanted:
-                yield number, bytes(line), rest
+                yield wanted_number, head + piece[:room], more + char_count(piece[room:])
+        if ends:
+            number += ends
             line.clear()
             rest = 0
-            start = end + 1
+        piece = pieces[-1]
+        room = limit - len(line)
+        if len(piece) <= room:
+            line += piece
+        else:
+            line += piece[:room]
+            rest += char_count(piece[room:])
     if (line or rest) and number + 1 in wanted:
         yield number + 1, bytes(line), rest
 
