@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -318,12 +319,19 @@ class Policy:
 
 
 def _shape(pattern: _Pattern) -> Shape:
-    if pattern.with_re:
-        return shape_of(pattern.source, pattern.match, re.compile, pattern.literal)
-    # deferred: regex: heavy, loaded only when this runs
-    import regex
+    """The pattern's `Shape`, worked out once per compiled pattern: it depends on the
+    pattern alone, and the built-in rules' patterns are shared by every policy of the
+    process (each policy's verdict index wants the shapes of its ~56 rules)."""
+    if pattern.shape is None:
+        if pattern.with_re:
+            compile_: Callable[[str], Any] = re.compile
+        else:
+            # deferred: regex: heavy, loaded only when this runs
+            import regex
 
-    return shape_of(pattern.source, pattern.match, regex.compile, pattern.literal)
+            compile_ = regex.compile
+        pattern.shape = shape_of(pattern.source, pattern.match, compile_, pattern.literal)
+    return pattern.shape
 
 
 _RE_COMPILED: dict[str, Any] = {}
@@ -344,12 +352,13 @@ class _Pattern:
     CLI call).
     """
 
-    __slots__ = ("_rx", "literal", "source", "trusted", "with_re")
+    __slots__ = ("_rx", "literal", "shape", "source", "trusted", "with_re")
 
     def __init__(self, pattern: str, source: str, trusted: bool) -> None:
         self.source, self.trusted = source, trusted
         self.with_re = trusted or _WILDCARDS.isdisjoint(pattern)
         self._rx: Any = None
+        self.shape: Shape | None = None  # (see `_shape`)
         plain = "\\" not in pattern and "[" not in pattern
         runs = _NOT_LITERAL.split(pattern.strip()) if plain else []
         self.literal = max(runs, key=len, default="")
