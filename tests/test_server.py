@@ -8,11 +8,16 @@ input_required rounds. The server as a process (stdio, HTTP, MCP Inspector) is t
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextvars
+import fcntl
 import io
 import json
+import os
 import re
+import struct
+import termios
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -821,6 +826,47 @@ def test_pipe_lines_split_like_the_sdks_text_reader(pieces: list[bytes], cuts: l
     got = [line.decode("utf-8", "replace") for line in lines._lines]
     expected = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace").readlines()
     assert got == expected
+
+
+def test_pipe_lines_stay_registered_between_lines_and_read_no_further_ahead() -> None:
+    """On asyncio the descriptor is registered with the loop once, not per line, and
+    nothing is read while a complete line waits and nobody asks for one."""
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        added: list[int] = []
+        add_reader = loop.add_reader
+
+        def counting_add_reader(fd: Any, callback: Any, *args: Any) -> None:
+            added.append(fd)
+            add_reader(fd, callback, *args)
+
+        loop.add_reader = counting_add_reader  # type: ignore[method-assign]
+        r, w = os.pipe()
+        os.set_blocking(r, False)
+        lines = PipeLines(r)
+        try:
+            for i in range(20):  # a request, its answer, the next request...
+                os.write(w, f"line {i}\n".encode())
+                assert await lines.__anext__() == f"line {i}\n"
+            assert added == [r]
+            os.write(w, b"a\n")  # read on arrival (nobody waits, no line is waiting)
+            for _ in range(5):
+                await asyncio.sleep(0)
+            os.write(w, b"b\n")  # "a" waits to be taken: "b" stays in the pipe
+            for _ in range(5):
+                await asyncio.sleep(0)
+            assert fcntl.ioctl(r, termios.FIONREAD, b"\0\0\0\0") == struct.pack("i", 2)
+            assert await lines.__anext__() == "a\n"
+            assert await lines.__anext__() == "b\n"
+            assert added == [r, r]  # registered again when a line was asked for
+        finally:
+            lines.close()
+            assert not loop.remove_reader(r)  # closing let go of the descriptor
+            os.close(r)
+            os.close(w)
+
+    asyncio.run(main())
 
 
 # -- worker threads for tool calls -----------------------------------------------------------------

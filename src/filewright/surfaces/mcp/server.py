@@ -353,11 +353,15 @@ class FilewrightServer(MCPServer):
                 await super().run_stdio_async()
                 return
             writer = MessageWriter(fds[1])
-            await self._lowlevel_server.run(
-                cast(Any, MessageReader(fds[0], writer.send_raw)),
-                cast(Any, writer),
-                self._lowlevel_server.create_initialization_options(),
-            )
+            reader = MessageReader(fds[0], writer.send_raw)
+            try:
+                await self._lowlevel_server.run(
+                    cast(Any, reader),
+                    cast(Any, writer),
+                    self._lowlevel_server.create_initialization_options(),
+                )
+            finally:  # (the event loop lets go of the descriptor before it is released)
+                await reader.aclose()
 
     async def list_tools(self) -> list[types.Tool]:
         """The toolset's tools with filewright's own schemas and annotations."""
