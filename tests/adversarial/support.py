@@ -57,12 +57,15 @@ def take_snapshot(
         for entry in entries:
             if entry.path in skipped or entry.name in skip_names:
                 continue
-            st = entry.stat(follow_symlinks=False)
             rel = prefix + entry.name
+            if entry.is_symlink():  # (the listing's entry type: no lstat for a link)
+                out[rel] = ("link", 0, 0, os.readlink(entry.path))
+                continue
+            st = entry.stat(follow_symlinks=False)
             if stat.S_ISLNK(st.st_mode):
                 out[rel] = ("link", 0, 0, os.readlink(entry.path))
             elif stat.S_ISREG(st.st_mode):
-                out[rel] = ("file", st.st_mode, st.st_mtime_ns, _read_all(entry.path))
+                out[rel] = ("file", st.st_mode, st.st_mtime_ns, _read_all(entry.path, st.st_size))
             elif stat.S_ISDIR(st.st_mode):
                 out[rel] = ("dir", st.st_mode, st.st_mtime_ns, "")
                 visit(entry.path, rel + os.sep)
@@ -73,14 +76,20 @@ def take_snapshot(
     return out
 
 
-def _read_all(path: str) -> bytes:
+def _read_all(path: str, size: int = -1) -> bytes:
     """Every byte of the file at `path` (os.read: half the cost of `open()`'s file object,
-    for the thousands of small files the snapshots and resets read)."""
+    for the thousands of small files the snapshots and resets read). `size`: the size an
+    lstat just gave, if any: a read that returns less than it asked for has met the end
+    of the file, so a file no larger than that takes one read, not two."""
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
         chunks = []
-        while chunk := os.read(fd, 1 << 20):
+        want = size + 1 if 0 <= size < 1 << 20 else 1 << 20
+        while chunk := os.read(fd, want):
             chunks.append(chunk)
+            if len(chunk) < want:
+                break
+            want = 1 << 20
         return b"".join(chunks)
     finally:
         os.close(fd)
@@ -235,7 +244,11 @@ class Arena:
                 if want is None:
                     _remove(Path(entry.path))
                     continue
-                if _entry_state(entry.path, os.lstat(entry.path)) == want:
+                if entry.is_symlink():  # (the listing's entry type: no lstat for a link)
+                    state: tuple[str, int, bytes | str] = ("link", 0, os.readlink(entry.path))
+                else:
+                    state = _entry_state(entry.path, os.lstat(entry.path))
+                if state == want:
                     if want[0] == "dir":
                         visit(entry.path, rel + "/")
                     continue
@@ -278,7 +291,7 @@ def _entry_state(path: str, st: os.stat_result) -> tuple[str, int, bytes | str]:
         return ("link", 0, os.readlink(path))
     if stat.S_ISREG(st.st_mode):
         try:
-            return ("file", mode, _read_all(path))
+            return ("file", mode, _read_all(path, st.st_size))
         except OSError:
             return ("unreadable", mode, "")
     if stat.S_ISDIR(st.st_mode):
