@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -202,7 +202,7 @@ class Policy:
         self.default = default
         self.rules: list[Rule] = [*PROTECTED_RULES, *rules, *ENGINE_RULES]
         self.untrusted: list[Rule] = list(untrusted)
-        self._compiled = _compile(self.rules, trusted=True)
+        self._compiled = [*_built_in(0), *_compile(rules, trusted=True), *_built_in(1)]
         self._compiled_untrusted = _compile(self.untrusted, trusted=False)
         self._fast: dict[tuple[bool, Access], PolicyIndex[Access]] = {}
         self._calls = 0
@@ -385,7 +385,7 @@ PATTERNS_KEPT = 4096
 rules recur in each workspace); a pattern past this many is compiled for its policy alone."""
 
 
-def _compile(rules: list[Rule], *, trusted: bool) -> list[tuple[Rule, _Pattern]]:
+def _compile(rules: Iterable[Rule], *, trusted: bool) -> list[tuple[Rule, _Pattern]]:
     """Each rule with its (case-folded) pattern; rules that match nothing are left out."""
     compiled = []
     for rule in rules:
@@ -401,6 +401,22 @@ def _compile(rules: list[Rule], *, trusted: bool) -> list[tuple[Rule, _Pattern]]
         if pattern is not None:
             compiled.append((rule, pattern))
     return compiled
+
+
+_BUILT_IN: list[list[tuple[Rule, _Pattern]]] = []
+
+
+def _built_in(which: int) -> list[tuple[Rule, _Pattern]]:
+    """`_compile` of `PROTECTED_RULES` (0) or `ENGINE_RULES` (1), trusted: made once (every
+    policy starts and ends with them), as `_compile` of the whole list gives them."""
+    if not _BUILT_IN:
+        _BUILT_IN.extend(
+            (
+                _compile(list(PROTECTED_RULES), trusted=True),
+                _compile(list(ENGINE_RULES), trusted=True),
+            )
+        )
+    return _BUILT_IN[which]
 
 
 PATTERNS_FILE = Path(__file__).with_name("patterns.json")
