@@ -289,6 +289,61 @@ def test_the_lock_excludes_another_thread(tmp_path: Path) -> None:
     assert order == ["first in", "first out", "second in"]
 
 
+def test_a_dropped_backup_becomes_the_next_one(tmp_path: Path) -> None:
+    """Past the cap, the dropped entry's backup file is renamed to the new backup's name
+    and written over (no file freed, none made); every kept entry has its own bytes."""
+    history = History(tmp_path / ".filewright", keep=3)
+    versions = [b"zero\n", b"one one one\n", b"2\n", b"three\n" * 50, b"four\n"]
+    for i, data in enumerate(versions[:3]):
+        history.record("r", data, "edit", f"h{i}")
+    d = history._dir("r")
+    first = os.stat(d / "1.bak").st_ino
+    history.record("r", versions[3], "edit", "h3")  # longer than what it is written over
+    assert os.stat(d / "4.bak").st_ino == first and not (d / "1.bak").exists()
+    second = os.stat(d / "2.bak").st_ino
+    history.record("r", versions[4], "edit", "h4")  # shorter: cut to its length
+    assert os.stat(d / "5.bak").st_ino == second
+    entries = history.entries("r")
+    assert [e.id for e in entries] == [3, 4, 5]
+    assert [history.before_bytes("r", e) for e in entries] == versions[2:]
+    assert sorted(p.name for p in d.iterdir() if not p.name.startswith("index")) == [
+        "3.bak",
+        "4.bak",
+        "5.bak",
+    ]
+
+
+def test_a_large_dropped_backup_is_removed_not_reused(tmp_path: Path) -> None:
+    from filewright.state.history import RECYCLE_MAX
+
+    history = History(tmp_path / ".filewright", keep=1)
+    history.record("r", b"x" * (RECYCLE_MAX + 1), "edit", "h1")
+    d = history._dir("r")
+    large = os.stat(d / "1.bak")
+    history.record("r", b"small\n", "edit", "h2")
+    assert not (d / "1.bak").exists()
+    assert (d / "2.bak").read_bytes() == b"small\n"
+    assert os.stat(d / "2.bak").st_size == 6 and large.st_size == RECYCLE_MAX + 1
+
+
+def test_a_planted_hard_link_at_a_dropped_backup_is_not_written_through(tmp_path: Path) -> None:
+    """A dropped entry's backup replaced by a hard link to another file: that file is
+    not written over by the next backup (a new file is made instead)."""
+    outside = tmp_path / "outside.txt"
+    outside.write_bytes(b"precious\n")
+    history = History(tmp_path / ".filewright", keep=2)
+    history.record("r", b"one\n", "edit", "h1")
+    history.record("r", b"two\n", "edit", "h2")
+    d = history._dir("r")
+    (d / "1.bak").unlink()
+    os.link(outside, d / "1.bak")
+    history.record("r", b"three\n", "edit", "h3")
+    assert outside.read_bytes() == b"precious\n"
+    assert (d / "3.bak").read_bytes() == b"three\n"
+    assert os.stat(d / "3.bak").st_ino != os.stat(outside).st_ino
+    assert [history.before_bytes("r", e) for e in history.entries("r")] == [b"two\n", b"three\n"]
+
+
 def test_history_capped_with_slots(tmp_path: Path) -> None:
     history = History(tmp_path / ".filewright", keep=3)
     for i in range(7):

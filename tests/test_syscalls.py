@@ -31,7 +31,8 @@ def edit(i):
                             "new_string": "line 7 the quick brown " + words[(i + 1) % 2]})
     assert r.ok, r.text
 assert tools.call("read", {"path": "f.txt"}).ok
-for i in range(3):
+before = int(sys.argv[3]) if len(sys.argv) > 3 else 3  # edits made before those counted
+for i in range(before):
     edit(i)
 opens = []
 counting = [False]
@@ -41,7 +42,7 @@ def hook(event, args):
 sys.addaudithook(hook)
 os.write(1, b"")  # (the mark strace looks for)
 counting[0] = True
-for i in range(3, 3 + int(sys.argv[2])):
+for i in range(before, before + int(sys.argv[2])):
     edit(i)
 counting[0] = False
 os.getppid()  # (the end mark for strace)
@@ -72,10 +73,11 @@ def test_an_edit_opens_few_files(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
-def test_an_edit_makes_at_most_18_opens_and_stats(tmp_path: Path) -> None:
+@pytest.mark.parametrize("before", ["3", "12"])  # (12: past the history's cap of 10)
+def test_an_edit_makes_at_most_18_opens_and_stats(tmp_path: Path, before: str) -> None:
     root = _workspace(tmp_path)
     traced = "openat,open,newfstatat,fstat,statx,stat,lstat"
-    bodies = traced_calls(tmp_path / "strace.txt", traced, EDITS, str(root), "1")
+    bodies = traced_calls(tmp_path / "strace.txt", traced, EDITS, str(root), "1", before)
     calls = [body.split("(", 1)[0] for body in bodies]
     # (was ~83 in process, 98 through `serve`; 26 here before the size check before the
     # load became a stat; 20 before the lock's check of the history directory and the
@@ -84,17 +86,20 @@ def test_an_edit_makes_at_most_18_opens_and_stats(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
-def test_edits_unlink_only_what_exists_and_stat_no_whole_path(tmp_path: Path) -> None:
-    """Past the history's cap (10 entries: each edit drops the oldest), an edit removes
-    the dropped entry's backup and nothing else: no unlink of a name that is not there
-    (the legacy index, a backup's name before it is made, a delta a "full" entry never
-    stored), and no stat of a whole path from `/` (all from held descriptors)."""
+def test_edits_unlink_nothing_and_stat_no_whole_path(tmp_path: Path) -> None:
+    """Past the history's cap (10 entries: each edit drops the oldest), an edit frees no
+    file: the dropped entry's backup becomes the new one (renamed, then written over),
+    and nothing is unlinked (no name that is not there either: the legacy index, a
+    backup's name before it is made, a delta a "full" entry never stored); no stat of a
+    whole path from `/` (all from held descriptors)."""
     root = _workspace(tmp_path)
-    traced = "unlink,unlinkat,openat,open,newfstatat,statx,stat,lstat"
+    traced = "unlink,unlinkat,rename,renameat,renameat2,openat,open,newfstatat,statx,stat,lstat"
     bodies = traced_calls(tmp_path / "strace.txt", traced, EDITS, str(root), "12")
     unlinks = [b for b in bodies if b.startswith("unlink")]
-    assert len(unlinks) == 3 + 12 - 10, unlinks  # (10 kept: the last 5 edits drop one)
-    assert all(b.endswith("= 0") and ".bak" in b for b in unlinks), unlinks
+    assert unlinks == [], unlinks  # (was one per edit past the cap, each freeing a file)
+    recycled = [b for b in bodies if b.startswith("rename") and b.count(".bak") == 2]
+    assert len(recycled) == 3 + 12 - 10, bodies  # (10 kept: the last 5 edits drop one)
+    assert all(b.endswith("= 0") for b in recycled), recycled
     by_path = [b for b in bodies if '"/' in b and not b.startswith("readlink")]
     assert by_path == [], by_path
 

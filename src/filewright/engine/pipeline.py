@@ -10,6 +10,7 @@ unless every step before commit succeeded; a failure anywhere is returned as a v
 from __future__ import annotations
 
 import errno
+import os
 from dataclasses import dataclass
 
 from filewright.core import budget
@@ -106,13 +107,13 @@ def _load_current(
 
 def _apply(engine: Engine, change: Change, outcome: Outcome) -> None:
     """The pipeline, top-down: each step is a function below, none calls back up."""
-    loc, access = _resolve(engine, change, outcome)
+    loc, access, st = _resolve(engine, change, outcome)
     if change.streamed is not None and loc.exists:
         # deferred: the streamed-change engine, for a large file's change only (a small file's
         # change and every read load none of it: tests/test_cli_fastpath.py)
         from filewright.engine import streamed
 
-        if streamed.should_stream(engine, change, loc) is not None:
+        if streamed.should_stream(engine, change, loc, st) is not None:
             streamed.apply_streamed(engine, loc, access, change, outcome)
             return
     dry_run = change.dry_run or engine.workspace.dry_run
@@ -150,8 +151,11 @@ class _Staged:
     data: bytes
 
 
-def _resolve(engine: Engine, change: Change, outcome: Outcome) -> tuple[Location, Access]:
-    """Step 1-2: the path in the sandbox, its policy verdict, the change's preconditions."""
+def _resolve(
+    engine: Engine, change: Change, outcome: Outcome
+) -> tuple[Location, Access, os.stat_result | None]:
+    """Step 1-2: the path in the sandbox, its policy verdict, the change's preconditions;
+    with the file's stat as the writability check saw it (None: not checked)."""
     loc, access = engine.locate(change.path, purpose="write", expect="file")
     outcome.loc = loc
     if loc.exists and change.must_not_exist:
@@ -164,9 +168,10 @@ def _resolve(engine: Engine, change: Change, outcome: Outcome) -> tuple[Location
             change.path,
             message=f"parent directory does not exist: {loc.path.parent}",
         )
+    st = None
     if loc.exists:
-        fsio.check_writable(loc, allow_read_only=change.allow_read_only)
-    return loc, access
+        st = fsio.check_writable(loc, allow_read_only=change.allow_read_only)
+    return loc, access, st
 
 
 def _load_and_compute(

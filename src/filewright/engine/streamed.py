@@ -76,14 +76,18 @@ __all__ = [
 ]
 
 
-def should_stream(engine: Engine, change: Change, loc: Location) -> int | None:
-    """The file's size when `change` goes through this module (else None)."""
+def should_stream(
+    engine: Engine, change: Change, loc: Location, st: os.stat_result | None = None
+) -> int | None:
+    """The file's size when `change` goes through this module (else None); `st`: the
+    entry's stat, taken by the caller in this call (else it is taken here)."""
     if change.streamed is None or not loc.exists:
         return None
-    try:
-        st = fsio.stat_entry(loc)  # (one stat: a small file's change opens it once, to load)
-    except OSError:
-        return None  # the ordinary path reports what is wrong
+    if st is None:
+        try:
+            st = fsio.stat_entry(loc)  # (one stat: a small file's change opens it once, to load)
+        except OSError:
+            return None  # the ordinary path reports what is wrong
     if not stat.S_ISREG(st.st_mode):
         return None  # (likewise)
     return st.st_size if st.st_size > stream_threshold(engine, change) else None

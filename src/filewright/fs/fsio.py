@@ -305,25 +305,28 @@ def refuse_if_read_only(
         raise PathRefused("permission", given, f"no permission to write the file: {given}")
 
 
-def check_writable(loc: Location, *, allow_read_only: bool = False) -> None:
+def check_writable(loc: Location, *, allow_read_only: bool = False) -> os.stat_result | None:
     """The one check "may this entry be replaced or removed": raise
     PathRefused("permission") when the existing file at `loc` may not be replaced or
     removed by this process (see `refuse_if_read_only`); nothing when it does not exist.
     Every write, move over, delete, patch delete and undo asks it first; `write_atomic`,
-    `remove_file` and `entries.remove`/`entries.rename` ask it again where they act."""
+    `remove_file` and `entries.remove`/`entries.rename` ask it again where they act.
+    Returns the entry's stat (links not followed) as the check saw it; None when it
+    does not exist."""
     parts = _parts(loc.rel)
     if not parts:
-        return
+        return None
     try:
         with open_dir(loc.root, parts[:-1]) as dfd:
             try:
                 st = os.stat(parts[-1], dir_fd=dfd, follow_symlinks=False)
             except FileNotFoundError:
-                return
+                return None
             if stat.S_ISREG(st.st_mode):
                 refuse_if_read_only(dfd, parts[-1], st, loc.given, allow_read_only)
+            return st
     except (FileNotFoundError, NotADirectoryError):
-        return
+        return None
 
 
 def write_atomic(
