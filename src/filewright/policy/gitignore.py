@@ -49,6 +49,7 @@ __all__ = [
 IGNORE_FILE_KINDS: tuple[str, ...] = (".rgignore", ".ignore", ".gitignore")
 """Ignore file names, highest precedence first (as ripgrep ranks them)."""
 _KIND_NAMES = tuple(b"/" + os.fsencode(n) for n in IGNORE_FILE_KINDS)
+_KIND_FILES = tuple(os.fsencode(n) for n in IGNORE_FILE_KINDS)
 _EFFECTIVE_IDS = os.access in os.supports_effective_ids
 
 
@@ -151,17 +152,20 @@ class IgnoreSpec:
         return cls(globs)
 
     @classmethod
-    def from_file(cls, path: bytes) -> IgnoreSpec | None:
+    def from_file(cls, path: bytes, dir_fd: int | None = None) -> IgnoreSpec | None:
         """Read an ignore file; ``None`` when it is absent, unreadable or has no globs.
+        With ``dir_fd``, ``path`` is the file's name in that directory (a walk holding
+        the directory's descriptor: the kernel does not walk a deep path from ``/`` again
+        for each of the three names asked in every directory).
 
         Like ripgrep, reading stops at the first line that is not valid UTF-8.
         """
         # Most directories have no ignore file: asking first is cheaper than a failed
         # open (no exception).
-        if not os.access(path, os.F_OK, effective_ids=_EFFECTIVE_IDS):
+        if not os.access(path, os.F_OK, dir_fd=dir_fd, effective_ids=_EFFECTIVE_IDS):
             return None
         try:
-            fd = os.open(path, os.O_RDONLY)
+            fd = os.open(path, os.O_RDONLY, dir_fd=dir_fd)
         except OSError:
             return None
         try:
@@ -321,18 +325,29 @@ class DirRules:
         self._quick = (tuple(suffixes), frozenset(names), _combine(others), paths)
         return self._quick
 
-    def child(self, abs_dir: bytes, rel_dir: bytes = b"", *, prefix: bytes = b"") -> DirRules:
+    def child(
+        self,
+        abs_dir: bytes,
+        rel_dir: bytes = b"",
+        *,
+        prefix: bytes = b"",
+        dir_fd: int | None = None,
+    ) -> DirRules:
         """Rules inside ``abs_dir``: its own ignore files on top of ours.
 
         ``rel_dir`` is the directory relative to the search root (``b""`` for the root);
         ``prefix`` is the search root relative to ``abs_dir`` + ``/`` for directories
-        above the root.
+        above the root. ``dir_fd``: a descriptor of ``abs_dir`` (its ignore files are
+        then read through it).
         """
         strip = len(rel_dir) + 1 if rel_dir else 0
         new = []
         changed = False
         for kind, name in enumerate(_KIND_NAMES):
-            spec = IgnoreSpec.from_file(abs_dir + name)
+            if dir_fd is None:
+                spec = IgnoreSpec.from_file(abs_dir + name)
+            else:
+                spec = IgnoreSpec.from_file(_KIND_FILES[kind], dir_fd)
             lv = self.levels[kind]
             if spec is not None:
                 lv = (_Level(prefix, strip, spec), *lv)

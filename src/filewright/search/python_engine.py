@@ -90,7 +90,9 @@ def walk_at(
                     continue  # gone, or swapped for a link since it was listed
                 sub = abs_dir + b"/" + name
                 sub_rules = (
-                    dir_rules.child(sub, rel) if dir_rules is not None and not hidden else dir_rules
+                    dir_rules.child(sub, rel, dir_fd=sub_fd)
+                    if dir_rules is not None and not hidden
+                    else dir_rules
                 )
                 stack.append(_open_dir(sub_fd, sub, rel, sub_rules, hidden))
             elif entry.is_file(follow_symlinks=False):
