@@ -436,10 +436,23 @@ class PathFilter:
             missing.append(cur)
             cur = cur.rpartition(b"/")[0]
         rules: DirRules | None = hit  # type: ignore[assignment]
-        for sub in reversed(missing):
-            if rules is not None:
-                rules = None if rules.is_ignored(sub, True) else rules.child(self._dir + sub, sub)
-            self._cache[sub] = rules
+        # Several levels down from what is known (a deep tree): each is entered through
+        # its parent's descriptor and asked for its ignore files by name, not by
+        # absolute path (which the kernel walks from / again for each name asked).
+        fd = _open_dir(self._dir + cur) if len(missing) > 1 and rules is not None else None
+        try:
+            for sub in reversed(missing):
+                if rules is not None:
+                    if fd is not None:
+                        fd = _open_dir(sub.rpartition(b"/")[2], fd)
+                    if rules.is_ignored(sub, True):
+                        rules = None
+                    else:
+                        rules = rules.child(self._dir + sub, sub, dir_fd=fd)
+                self._cache[sub] = rules
+        finally:
+            if fd is not None:
+                os.close(fd)
         return rules
 
     def is_ignored(self, rel: bytes, is_dir: bool = False) -> bool:
@@ -495,3 +508,15 @@ class PathFilter:
 
 
 _UNKNOWN = object()
+
+
+def _open_dir(path: bytes, parent: int | None = None) -> int | None:
+    """A descriptor of directory ``path`` (following links, as a path lookup does; a
+    name in ``parent``, which is closed); None when it cannot be opened."""
+    try:
+        return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=parent)
+    except OSError:
+        return None
+    finally:
+        if parent is not None:
+            os.close(parent)
