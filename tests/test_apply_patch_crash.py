@@ -51,7 +51,10 @@ def test_killed_commit_leaves_whole_files_each_undoable(tmp_path: Path) -> None:
     args = [str(EXE), "call", "--root", str(tmp_path), "--toolset", "apply_patch",
             "apply_patch", json.dumps({"input": PATCH})]  # fmt: skip
     outcomes = set()
-    with ForkServer("filewright.surfaces.cli.main", "filewright.toolsets.apply_patch") as forks:
+    # (and what a patch's application imports on its way: its kill delays scale with
+    # the command's duration)
+    preload = ("filewright.toolsets.apply_patch", "filewright.edit.suggest")
+    with ForkServer("filewright.surfaces.cli.main", *preload) as forks:
         # One uninterrupted call: it works, and its duration scales the kill delays so that
         # kills land from the command's start to a little after its end.
         reset(tmp_path)

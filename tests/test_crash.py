@@ -45,11 +45,24 @@ for i in itertools.count():
     fsio.write_atomic(loc, b if i % 2 else a, mode=None)
 """
 PACKAGE_DIR = os.path.dirname(filewright.__file__)
+# What the children import: the engine's writer, and what `filewright call write` imports
+# on its way (the toolset, its change tools, the history), so that none pays for it (the
+# CLI test's kill delays scale with the command's duration).
+PRELOAD = (
+    "filewright.fs.fsio",
+    "filewright.surfaces.cli.main",
+    "filewright",
+    "filewright.toolsets.default",
+    "filewright.toolsets.default_edits",
+    "filewright.engine.pipeline",
+    "filewright.engine.streamed",
+    "filewright.state.history",
+)
 
 
 @pytest.fixture(scope="module")
 def forks() -> Iterator[ForkServer]:
-    with ForkServer("filewright.fs.fsio", "filewright.surfaces.cli.main", "filewright") as server:
+    with ForkServer(*PRELOAD) as server:
         yield server
 
 

@@ -43,12 +43,17 @@ from .support import assert_clean_result, stress
 KILLS = 200 if stress() else 20
 SERVER_KILLS = 30 if stress() else 4
 NAME = "big.txt"
-# What `filewright call` and `undo` import, so that the forked commands need not; `serve`
-# also imports the MCP server (1.2 s of CPU: only the server test's fork server does).
+# What `filewright call` and `undo` import, so that the forked commands need not (the
+# change tools' own modules too, which the default toolset imports on its first change:
+# ~40 ms of each forked command's ~55 ms was importing them, and the kill delays, scaled
+# by a command's duration, spread over that); `serve` also imports the MCP server (1.2 s
+# of CPU: only the server test's fork server does).
 PRELOAD = (
     "filewright.surfaces.cli.main",
     "filewright.surfaces.cli.app",
     "filewright.toolsets.default",
+    "filewright.toolsets.default_edits",
+    "filewright.state.history",
     "filewright.engine.pipeline",
     "filewright.engine.streamed",
     "filewright.tools.arguments",
