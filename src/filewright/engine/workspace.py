@@ -11,6 +11,7 @@ import functools
 import hashlib
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -26,7 +27,7 @@ from filewright.fs.paths import Location, PathRefused, PathTooLong, Sandbox
 from filewright.fs.textfile import TextFile, TextFileError, decode
 from filewright.policy.rules import CONFIG_FILE, STATE_DIR, Access, Policy, Rule, load_rules
 from filewright.policy.visibility import CheckedVisibility, Visibility
-from filewright.state.statedir import ReadLedger, check_state_dir, ensure_state_dir
+from filewright.state.statedir import ReadLedger, check_state_dir, ensure_state_dir, lstat_mode
 
 if TYPE_CHECKING:
     from filewright.engine.watching import Watcher
@@ -159,7 +160,7 @@ class Workspace:
         workspace_rules: list[Rule] = []
         for root in self.sandbox.roots:
             config = root / CONFIG_FILE
-            if not config.is_symlink() and config.is_file():
+            if stat.S_ISREG(lstat_mode(config)):  # (a file, not a link: one lstat)
                 workspace_rules.extend(load_rules(config))
         # A workspace's own file comes with the repository: it may only tighten.
         self.workspace_rules = workspace_rules

@@ -308,6 +308,18 @@ def _ends_on_a_link(real: str) -> bool:
             real = parent
 
 
+def _is_dir(path: str) -> bool:
+    """`Path(path).is_dir()`: False where it answers False, other errors raised."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except OSError as exc:
+        if exc.errno not in _NOT_THERE:
+            raise
+    except ValueError:
+        pass
+    return False
+
+
 @functools.lru_cache(maxsize=1024)
 def _as_path(path: str) -> Path:
     """`Path(path)`, made once per string while it is in use (a Path is immutable; making
@@ -328,18 +340,23 @@ class Sandbox:
             raise ValueError("a workspace needs at least one root directory")
         self.roots: list[Path] = []
         self._given_roots: list[Path] = []
+        given_strs: list[str] = []
+        real_strs: list[str] = []
         for root in roots:
-            given = Path(os.path.abspath(os.fspath(root)))
-            real = Path(os.path.realpath(given))
-            if not real.is_dir():
+            # (strings: a normalised absolute path and a real path read as their Paths do)
+            given = os.path.abspath(os.fspath(root))
+            real = os.path.realpath(given)
+            if not _is_dir(real):
                 raise ValueError(f"workspace root is not a directory: {given}")
-            self.roots.append(real)
-            self._given_roots.append(given)
+            self.roots.append(Path(real))
+            self._given_roots.append(Path(given))
+            given_strs.append(given)
+            real_strs.append(real)
         # (root, root + sep) for every real root, in order
-        self._real: list[tuple[str, str]] = [(str(r), _with_sep(str(r))) for r in self.roots]
+        self._real: list[tuple[str, str]] = [(r, _with_sep(r)) for r in real_strs]
         # the roots an absolute path may be named under: the given ones, then the real ones
         self._lexical: list[tuple[str, str]] = [
-            *((str(g), _with_sep(str(g))) for g in self._given_roots),
+            *((g, _with_sep(g)) for g in given_strs),
             *self._real,
         ]
 

@@ -39,21 +39,43 @@ def _refuse_links(*paths: Path) -> None:
     workspace, or let undo copy an outside file into it.
     """
     for path in paths:
-        if path.is_symlink():
-            raise OSError(errno.ELOOP, _PLANTED_LINK, str(path))
-        if path.is_dir():
-            for entry in os.scandir(path):
-                if entry.is_symlink():
-                    raise OSError(errno.ELOOP, _PLANTED_LINK, entry.path)
+        _refuse_link_at(path, lstat_mode(path))
+
+
+def lstat_mode(path: Path) -> int:
+    """The mode `os.lstat` gives for `path`; 0 when nothing is there (the errors that
+    `Path.is_symlink()` and `Path.is_dir()` answer False for; others are raised)."""
+    try:
+        return os.lstat(path).st_mode
+    except OSError as exc:
+        if exc.errno not in _NOT_THERE:
+            raise
+    except ValueError:
+        pass
+    return 0
+
+
+_NOT_THERE = frozenset((errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP))
+
+
+def _refuse_link_at(path: Path, mode: int) -> None:
+    """`_refuse_links` of one path whose lstat mode is `mode` (0: nothing there)."""
+    if stat.S_ISLNK(mode):
+        raise OSError(errno.ELOOP, _PLANTED_LINK, str(path))
+    if stat.S_ISDIR(mode):
+        for entry in os.scandir(path):
+            if entry.is_symlink():
+                raise OSError(errno.ELOOP, _PLANTED_LINK, entry.path)
 
 
 def check_state_dir(state_dir: Path) -> None:
     """Refuse (ValueError) a state directory that is, or directly holds, a symlink."""
     try:
-        _refuse_links(state_dir)
+        mode = lstat_mode(state_dir)  # (one lstat answers both questions: not a link)
+        _refuse_link_at(state_dir, mode)
     except OSError as exc:
         raise ValueError(f"{exc.strerror}: {exc.filename}") from None
-    if state_dir.exists() and not state_dir.is_dir():
+    if mode and not stat.S_ISDIR(mode):
         raise ValueError(f"filewright's state directory is not a directory: {state_dir}")
 
 
