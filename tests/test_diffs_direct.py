@@ -112,6 +112,34 @@ def test_many_places_between_unique_lines(places: list[Any]) -> None:
     _check(a, b)
 
 
+@settings(max_examples=100, deadline=None)
+@given(
+    st.integers(0, 260),
+    st.lists(st.tuples(st.sampled_from("rdim"), st.integers(0, 299)), max_size=6),
+)
+def test_texts_whose_lines_each_occur_once(size: int, edits: list[Any]) -> None:
+    """Every line once in each text (data or numbered lines, also past difflib's 200-line
+    junk heuristic): lines replaced, deleted, inserted and moved anywhere, also at the
+    ends, so the common head and tail the direct path sets aside are of any length; the
+    opcodes are difflib's whenever it takes them, and the diff always is."""
+    a = [f"row {i}\n" for i in range(size)]
+    b = list(a)
+    for n, (kind, at) in enumerate(edits):
+        at = at % (len(b) + 1)
+        if kind == "r" and at < len(b):
+            b[at] = f"new {n}\n"
+        elif kind == "d" and at < len(b):
+            del b[at]
+        elif kind == "i":
+            b.insert(at, f"added {n}\n")
+        elif kind == "m" and b:
+            b.insert(at % len(b), b.pop(at % len(b) - 1))
+    ops = unique_lines_opcodes(a, b)
+    if ops is not None:
+        assert ops == difflib.SequenceMatcher(None, a, b).get_opcodes()
+    _check(a, b)
+
+
 def test_a_replace_all_of_many_lines_takes_the_direct_path() -> None:
     """3,000 places with popular lines between and around them (difflib's junk heuristic
     is on from 200 lines): the direct path, and difflib's opcodes."""

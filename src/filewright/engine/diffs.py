@@ -194,7 +194,32 @@ def unique_lines_opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int
     has nowhere matches nothing. The opcodes are the gaps between the runs and the runs.
     That costs a pass over the lines, where the matcher's search for longest matches
     costs the product of the lengths on a change of many places (a replace-all of 3,000
-    lines: seconds). tests/test_diffs_direct.py checks it against difflib."""
+    lines: seconds). When every line occurs once in its text (a data or numbered file),
+    the common head and tail are runs of their own that nothing else can pair with, and
+    only the lines between them are looked at (set sizes and a prefix and suffix scan
+    tell it: a one-line change of an 800-line file 0.67 -> 0.33 ms).
+    tests/test_diffs_direct.py checks it against difflib."""
+    head = tail = 0
+    if len(set(a)) == len(a) and len(set(b)) == len(b):
+        m = min(len(a), len(b))
+        while head < m and a[head] == b[head]:
+            head += 1
+        while tail < m - head and a[-1 - tail] == b[-1 - tail]:
+            tail += 1
+    if not head and not tail:
+        return _unique_runs_opcodes(a, b)
+    mid = _unique_runs_opcodes(a[head : len(a) - tail], b[head : len(b) - tail])
+    if mid is None:
+        return None
+    ops = [("equal", 0, head, 0, head)] if head else []
+    ops += [(tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in mid]
+    if tail:
+        ops.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
+    return ops
+
+
+def _unique_runs_opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]] | None:
+    """`unique_lines_opcodes` by a pass over all the lines of `a` and `b`."""
     in_a = Counter(a)
     at_b: dict[str, int] = {}
     for j, line in enumerate(b):
