@@ -233,12 +233,12 @@ class TextEditorToolset(Toolset):
                     "The `view_range` parameter is not allowed when `path` points to a directory."
                 )
             return self._view_dir(p.path, loc)
-        start, count = 1, None
+        start, count, total = 1, None, None
         if p.view_range is not None:
             checked = self._check_range(p.view_range, loc, p.path)
             if isinstance(checked, Result):
                 return checked
-            start, count = checked
+            start, count, total = checked
         try:
             s = readers.read_lines(
                 self.engine,
@@ -247,16 +247,23 @@ class TextEditorToolset(Toolset):
                 count,
                 max_line_chars=self.budget,
                 max_output_chars=self.budget,
+                # (the range check counted the lines: the view does not count them again,
+                # a second pass over a large file)
+                count_total=False if total is not None else None,
             )
         except OperationFailed as exc:
             return self.failed(exc.failure, p.path)
+        if s.total_lines is None and total is not None:
+            s = s.replace(total_lines=total)
         clipped = s.truncated and s.truncated_by == "budget"
         text = self._cat_n(s.lines, s.start, p.path, clipped)
         return Result(True, text, {"path": str(loc.path), "command": "view", **s.data()})
 
     def _check_range(
         self, view_range: list[Any], loc: Location, path: str
-    ) -> tuple[int, int | None] | Result:
+    ) -> tuple[int, int | None, int] | Result:
+        """(first line, line count, the file's lines) of a valid `view_range`, else the
+        error to return."""
         if len(view_range) != 2 or not all(
             isinstance(i, int) and not isinstance(i, bool) for i in view_range
         ):
@@ -283,7 +290,7 @@ class TextEditorToolset(Toolset):
             )
         # [init, -1] reads to the end: a bounded range (never a whole-file read), so the
         # tail of a file over the size limit can still be viewed.
-        return init, (total - init + 1 if final == -1 else final - init + 1)
+        return init, (total - init + 1 if final == -1 else final - init + 1), total
 
     def _view_dir(self, path: str, loc: Location) -> Result:
         visible = self.engine.visibility(loc)
