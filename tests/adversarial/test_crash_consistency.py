@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from forkserver import Forked, ForkServer
+from forkserver import Forked, ForkServer, shared
 
 from filewright import Workspace
 from filewright.engine.undo import undo as engine_undo
@@ -46,8 +46,8 @@ NAME = "big.txt"
 # What `filewright call` and `undo` import, so that the forked commands need not (the
 # change tools' own modules too, which the default toolset imports on its first change:
 # ~40 ms of each forked command's ~55 ms was importing them, and the kill delays, scaled
-# by a command's duration, spread over that); `serve` also imports the MCP server (1.2 s
-# of CPU: only the server test's fork server does).
+# by a command's duration, spread over that). `serve` also needs the MCP server (1.2 s
+# of CPU to import): the server test forks from the test process's shared fork server.
 PRELOAD = (
     "filewright.surfaces.cli.main",
     "filewright.surfaces.cli.app",
@@ -289,9 +289,11 @@ class RawServer:
 
 
 @pytest.mark.timeout(300)
-def test_sigkill_mcp_server_mid_call(tmp_path: Path) -> None:
-    with ForkServer(*PRELOAD, "filewright.surfaces.mcp.server") as forks:
-        _sigkill_mcp_server_mid_call(tmp_path, forks)
+def test_sigkill_mcp_server_mid_call(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    # The test process's shared fork server (tests/forkserver.py `shared`): it has imported
+    # the MCP server already, which a fork server of this module's own would import again
+    # (~0.8 s of CPU).
+    _sigkill_mcp_server_mid_call(tmp_path, shared(request.session))
 
 
 def _sigkill_mcp_server_mid_call(tmp_path: Path, forks: ForkServer) -> None:
