@@ -899,6 +899,57 @@ async def _collect(into: list[Any], awaitable: Awaitable[Any]) -> None:
     into.append(await awaitable)
 
 
+def test_tool_threads_run_after_once_the_answer_is_handed_back() -> None:
+    """`after` runs on the worker once the call's result is back with the caller (the
+    caller does not wait for it), and a call that comes meanwhile gets a thread."""
+    started, release = threading.Event(), threading.Event()
+
+    def after() -> None:
+        started.set()
+        release.wait(60)
+
+    threads = ToolThreads(after=after)
+
+    async def main() -> None:
+        assert await threads.run(lambda: 1) == 1  # back while `after` still waits
+        assert started.wait(60)
+        assert await threads.run(lambda: 2) == 2  # another thread took it
+        assert threads._threads == 2
+        release.set()
+
+    run(main)
+
+
+def test_a_served_edit_frees_the_replaced_file_after_answering(tmp_path: Path) -> None:
+    """Through the server the replaced file is given a second name in the state directory
+    (so the rename frees nothing while the client waits) and unlinked once the answer is
+    back; the file, its history and its answer are those of any edit."""
+    root = make_tree(tmp_path / "ws")
+    old = (root / "notes.txt").stat()
+    state = root / ".filewright"
+
+    async def main() -> None:
+        server = build_server([str(root)])
+        async with Client(server) as client:
+            for new in ("gamma", "alpha"):
+                old_text = "beta" if new == "gamma" else "gamma"
+                result = await client.call_tool(
+                    "edit", {"path": "notes.txt", "old_string": old_text, "new_string": new}
+                )
+                assert not result.is_error, result
+                assert "Edited notes.txt (1 replacement)" in result.content[0].text
+        for _ in range(200):  # (the worker unlinks after handing the answer back)
+            if not [p for p in state.iterdir() if p.name.startswith(".trash.")]:
+                break
+            time.sleep(0.01)
+        assert not [p for p in state.iterdir() if p.name.startswith(".trash.")]
+
+    run(main)
+    assert (root / "notes.txt").read_text() == "alpha\nalpha\n"
+    assert (root / "notes.txt").stat().st_ino != old.st_ino
+    assert len(Workspace(str(root)).history.entries(str((root / "notes.txt").resolve()))) == 2
+
+
 def test_tool_threads_limit_errors_and_context() -> None:
     threads = ToolThreads(limit=2)
     lock = threading.Lock()

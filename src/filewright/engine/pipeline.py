@@ -10,6 +10,7 @@ unless every step before commit succeeded; a failure anywhere is returned as a v
 from __future__ import annotations
 
 import errno
+import functools
 import os
 from dataclasses import dataclass
 
@@ -25,6 +26,7 @@ from filewright.fs.paths import PATH_MAX, Location, PathRefused
 from filewright.fs.textencode import encode
 from filewright.fs.textfile import TextFile, TextFileError, content_hash, normalise_newlines
 from filewright.policy.rules import Access, risk_of
+from filewright.state import trash
 from filewright.state.locks import LockTimeout, file_lock
 
 
@@ -317,6 +319,11 @@ def _commit(
     # the other order would lose the old bytes and block undo.
     if change.backup:
         ws.history.record(str(loc.real), before, change.operation, digest)
+    # Where the caller frees what the write replaces after answering (the MCP server),
+    # the old file is kept under a second name until then (`state.trash`).
+    keep_old = None
+    if change.backup and trash.active():
+        keep_old = functools.partial(trash.keep_old, ws.state_dir)
     try:
         fsio.write_atomic(  # a new file is the agent's own: the umask's mode
             loc,
@@ -324,6 +331,7 @@ def _commit(
             mode=None,
             create_parents=change.create_parents,
             allow_read_only=change.allow_read_only,
+            before_replace=keep_old,
         )
     except BaseException:
         if change.backup:

@@ -20,11 +20,15 @@ import functools
 import os
 import stat
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from filewright.core import inline
 from filewright.core.record import Frozen
 from filewright.fs import held
 from filewright.fs.paths import Location, PathRefused
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 TEMP_SUFFIX = ".fwtmp"
 _O_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -337,6 +341,7 @@ def write_atomic(
     owner: tuple[int, int] | None = None,
     create_parents: bool = False,
     allow_read_only: bool = False,
+    before_replace: Callable[[int, str], None] | None = None,
 ) -> None:
     """Replace (or create) the file at `loc` with `data`, atomically.
 
@@ -347,7 +352,9 @@ def write_atomic(
     (uid, gid) likewise, where the process may give it. Raises FileNotFoundError when
     the parent is missing and `create_parents` is false, and PathRefused("permission")
     when the file exists but may not be written in place (read-only; see
-    `check_writable`), unless `allow_read_only`.
+    `check_writable`), unless `allow_read_only`. `before_replace(dfd, name)` is called
+    before the new file is written when the write will replace a file of no other name
+    (the directory's descriptor and the file's name in it: `state.trash.keep_old`).
     """
     parts = _parts(loc.rel)
     if not parts:
@@ -369,6 +376,8 @@ def write_atomic(
             refuse_if_read_only(dfd, name, st, loc.given, allow_read_only)
             mode = stat.S_IMODE(st.st_mode)
             uid, gid = st.st_uid, st.st_gid
+            if before_replace is not None and st.st_nlink == 1:
+                before_replace(dfd, name)
         elif owner is not None:
             uid, gid = owner
         # A new file without an explicit mode gets 0o666 from the kernel, which applies

@@ -177,6 +177,18 @@ def unlink_at(dfd: int, name: str) -> None:
         os.unlink(name, dir_fd=dfd)
 
 
+def link_into(src_dfd: int, name: str, dfd: int, new_name: str) -> None:
+    """Give the entry `name` of the directory open as `src_dfd` the new name `new_name` in
+    the state directory open as `dfd` (a hard link; a symlink is linked as itself, never
+    followed). OSError when it cannot (an existing name, another filesystem...)."""
+    os.link(name, new_name, src_dir_fd=src_dfd, dst_dir_fd=dfd, follow_symlinks=False)
+
+
+def names_in(dfd: int) -> list[str]:
+    """The names in the state directory open as `dfd`."""
+    return os.listdir(dfd)
+
+
 def _write_json(path: Path, data: Any, *, atomic: bool = True) -> None:
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     _write_bytes(path, text.encode("utf-8"), atomic=atomic)

@@ -34,12 +34,18 @@ class ToolThreads:
     and one loop callback; 37 against 97 µs per call on an idle loop): the caller waits, shielded from cancellation, until the
     call has finished; the call runs in a copy of the caller's context; at most `limit`
     threads run at once (more calls wait in line); a thread idle for `idle` seconds
-    exits. Used on asyncio; other event loops get `anyio.to_thread`.
+    exits. Used on asyncio; other event loops get `anyio.to_thread`. `after`, when
+    given, runs on the worker after each call's result has been handed back, before the
+    worker takes another call (the server frees what its writes replaced:
+    `state.trash.reap`).
     """
 
-    def __init__(self, limit: int = 40, idle: float = 10.0) -> None:
+    def __init__(
+        self, limit: int = 40, idle: float = 10.0, after: Callable[[], None] | None = None
+    ) -> None:
         self.limit = limit
         self.idle = idle
+        self.after = after
         self._jobs: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._threads = 0  # alive
@@ -92,11 +98,17 @@ class ToolThreads:
                 outcome: tuple[Any, BaseException | None] = (context.run(fn, *args), None)
             except BaseException as exc:
                 outcome = (None, exc)
-            with self._lock:
-                self._idle += 1  # before the result lands, so that the next call reuses us
+            if self.after is None:
+                with self._lock:
+                    self._idle += 1  # before the result lands, so that the next call reuses us
             with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
                 loop.call_soon_threadsafe(_settle, future, *outcome)
             del loop, future, context, fn, args, outcome
+            if self.after is not None:
+                with contextlib.suppress(Exception):
+                    self.after()
+                with self._lock:
+                    self._idle += 1  # (a call that came meanwhile had a thread of its own)
 
 
 def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
