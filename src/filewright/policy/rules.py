@@ -319,10 +319,12 @@ class Policy:
 
 
 def _shape(pattern: _Pattern) -> Shape:
-    """The pattern's `Shape`, worked out once per compiled pattern: it depends on the
-    pattern alone, and the built-in rules' patterns are shared by every policy of the
-    process (each policy's verdict index wants the shapes of its ~56 rules)."""
-    if pattern.shape is None:
+    """The pattern's `Shape`, worked out once per compiled pattern (at most
+    `PATTERNS_KEPT` kept): it depends on the pattern alone, and the built-in rules'
+    patterns are shared by every policy of the process (each policy's verdict index wants
+    the shapes of its ~56 rules)."""
+    shape = _SHAPES.get(pattern)
+    if shape is None:
         if pattern.with_re:
             compile_: Callable[[str], Any] = re.compile
         else:
@@ -330,8 +332,10 @@ def _shape(pattern: _Pattern) -> Shape:
             import regex
 
             compile_ = regex.compile
-        pattern.shape = shape_of(pattern.source, pattern.match, compile_, pattern.literal)
-    return pattern.shape
+        shape = shape_of(pattern.source, pattern.match, compile_, pattern.literal)
+        if len(_SHAPES) < PATTERNS_KEPT:
+            _SHAPES[pattern] = shape
+    return shape
 
 
 _RE_COMPILED: dict[str, Any] = {}
@@ -352,13 +356,12 @@ class _Pattern:
     CLI call).
     """
 
-    __slots__ = ("_rx", "literal", "shape", "source", "trusted", "with_re")
+    __slots__ = ("_rx", "literal", "source", "trusted", "with_re")
 
     def __init__(self, pattern: str, source: str, trusted: bool) -> None:
         self.source, self.trusted = source, trusted
         self.with_re = trusted or _WILDCARDS.isdisjoint(pattern)
         self._rx: Any = None
-        self.shape: Shape | None = None  # (see `_shape`)
         plain = "\\" not in pattern and "[" not in pattern
         runs = _NOT_LITERAL.split(pattern.strip()) if plain else []
         self.literal = max(runs, key=len, default="")
@@ -380,6 +383,7 @@ class _Pattern:
 
 
 _PATTERNS: dict[tuple[str, bool], _Pattern | None] = {}
+_SHAPES: dict[_Pattern, Shape] = {}  # (see `_shape`)
 PATTERNS_KEPT = 4096
 """Compiled patterns shared by every policy of the process (the built-in and toolset
 rules recur in each workspace); a pattern past this many is compiled for its policy alone."""
