@@ -66,3 +66,15 @@ def test_names_left_by_a_killed_process_are_swept(tmp_path: Path) -> None:
     assert _kept(tmp_path) == []  # (its own name reaped at exit)
     assert other.read_text(encoding="utf-8") == "kept\n"
     assert (tmp_path / "a.txt").read_text(encoding="utf-8") == "two\n"
+
+
+def test_names_kept_without_a_reaper_are_bounded(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("0\n", encoding="utf-8")
+    tools = Workspace(tmp_path, keep_backups=2).toolset("default")
+    assert tools.call("read", {"path": "a.txt"}).ok
+    for i in range(trash.PENDING_LIMIT + 6):
+        with trash.deferred():
+            _edit(tools, f"{i}\n", f"{i + 1}\n")
+        assert len(_kept(tmp_path)) <= trash.PENDING_LIMIT + 1
+    trash.reap()
+    assert _kept(tmp_path) == []

@@ -30,10 +30,11 @@ from filewright.state.statedir import _dir_fd, link_into, names_in, unlink_at
 
 _local = _thread._local()
 _lock = _thread.allocate_lock()
-_pending: list[tuple[Path, str]] = []  # (state directory, name) to unlink
+_pending: list[tuple[int, str]] = []  # (the state directory's descriptor, name) to unlink
 _swept: set[Path] = set()  # state directories swept by this process
 _names = itertools.count()
 PREFIX = ".trash."
+PENDING_LIMIT = 64  # names kept at most before `keep_old` reaps them itself
 
 
 class deferred:
@@ -66,14 +67,18 @@ def keep_old(state_dir: Path, dfd: int, name: str) -> None:
         if state_dir not in _swept:
             _sweep(state_dir, sfd)
         kept = f"{PREFIX}{os.getpid()}.{next(_names)}"
-        try:
-            link_into(dfd, name, sfd, kept)
-        except OSError:
-            return
-    finally:
+        link_into(dfd, name, sfd, kept)
+    except OSError:
         os.close(sfd)
-    with _lock:
-        _pending.append((state_dir, kept))
+        return
+    except BaseException:
+        os.close(sfd)
+        raise
+    with _lock:  # (the descriptor, of the directory itself, is closed by `reap`)
+        _pending.append((sfd, kept))
+        overdue = len(_pending) > PENDING_LIMIT
+    if overdue:  # (nobody reaps: `deferred` without a reaper)
+        reap()
 
 
 def _sweep(state_dir: Path, sfd: int) -> None:
@@ -92,17 +97,14 @@ def _sweep(state_dir: Path, sfd: int) -> None:
 
 
 def reap() -> None:
-    """Unlink every name `keep_old` made (each frees its file, as the rename would have)."""
+    """Unlink every name `keep_old` made (each frees its file, as the rename would have),
+    through the descriptor of the directory it was made in."""
     with _lock:
         if not _pending:
             return
         taken = _pending[:]
         _pending.clear()
-    for state_dir, kept in taken:
-        try:
-            sfd = _dir_fd(state_dir)
-        except OSError:
-            continue
+    for sfd, kept in taken:
         try:
             with contextlib.suppress(OSError):
                 unlink_at(sfd, kept)
