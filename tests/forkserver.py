@@ -295,6 +295,8 @@ WARM = (
     "filewright.engine.streamed",
     "filewright.state.history",
     "filewright.edit.suggest",
+    "typer._adapters",  # (what a typer command such as `filewright undo` imports)
+    "typer._click.decorators",
     "filewright.toolsets.claude.toolset",
     "filewright.toolsets.text_editor",
     "filewright.toolsets.gemini",
