@@ -373,9 +373,11 @@ def _recycle(dfd: int, dropping: list[Entry], name: str) -> Entry | None:
     """Rename the backup of the entry this record drops to `name`, the new backup's name,
     for the new bytes to be written over it in place: the entry that would have been
     unlinked, and the new one created, if that one kept a small file's bytes of its own
-    (not a hard link: `stored_id`). No file is freed or allocated per change: on a
-    filesystem mounted with `discard` every freed file waits for a discard request to
-    the disk (~0.12 ms each on the bench's VM, more while other writes queue; issue 32).
+    (not a hard link: `stored_id`). No file is freed or allocated per change: an unlink
+    and a create cost ~20 us where the dropped backup is still only in the page cache
+    (changes seconds apart), and where it has reached the disk (written back after ~30 s)
+    the unlink waits for the disk on a filesystem mounted with `discard` (~0.17 ms on the
+    bench's VM, more while other writes queue; issue 32).
     The dropped entry leaves the index only with the index written next, so a record
     cut short after this rename leaves that entry, the oldest, without its backup: its
     undo then refuses (missing file) instead of restoring. Returns the dropped entry
