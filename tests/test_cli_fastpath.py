@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from forkserver import ForkServer, shared
 
+from filewright import Workspace
 from filewright.surfaces.cli import main as cli
 
 CASES = [
@@ -136,6 +137,87 @@ def test_same_output_and_status_both_ways(
     slow = run(forks, argv, tmp_path, force_typer=True)
     assert fast == slow
     json.loads(fast[1])
+
+
+# -- `undo` --------------------------------------------------------------------------------
+
+UNDO_CASES = [
+    ["undo", "a.txt"],
+    ["undo", "--dry-run", "a.txt"],
+    ["undo", "a.txt", "--root", "ws", "-r", "./other/", "--yes", "--force", "--json"],
+    ["undo", "--root=ws", "--toolset=claude", "-y", "a.txt"],
+    ["undo", "-t", "worker", "--", "-a.txt"],
+    ["undo", "-"],
+]
+
+UNDO_FALLBACK = [
+    ["undo"],
+    ["undo", "--help"],
+    ["undo", "a.txt", "b.txt"],
+    ["undo", "--bogus", "a.txt"],
+    ["undo", "-yr", "ws", "a.txt"],
+    ["undo", "--json=1", "a.txt"],
+    ["undo", "--root"],
+    ["undo", "--root", "--yes", "a.txt"],
+    ["history", "a.txt"],
+]
+
+
+@pytest.mark.parametrize("argv", UNDO_CASES, ids=" ".join)
+def test_undo_fast_path_equals_typer(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from filewright.surfaces.cli import app as cli_typer
+
+    seen: dict[str, Any] = {}
+
+    def fake(path: str, **kwargs: Any) -> int:
+        seen.update(path=path, **kwargs)
+        return 0
+
+    monkeypatch.setattr(cli_typer, "undo_command", fake)
+    assert cli_typer.run_app(argv) == 0
+    assert cli.parse_undo_argv(argv) == seen
+
+
+@pytest.mark.parametrize("argv", UNDO_FALLBACK, ids=" ".join)
+def test_any_other_undo_goes_to_typer(argv: list[str]) -> None:
+    assert cli.parse_undo_argv(argv) is None
+
+
+def test_undo_both_ways(forks: ForkServer, tmp_path: Path) -> None:
+    """Same output and status with and without typer (what does not change the files:
+    a dry run, nothing to undo, usage errors); a real undo works."""
+    tools = Workspace(tmp_path).toolset("default")
+    (tmp_path / "a.txt").write_text("one\n", encoding="utf-8")
+    assert tools.call("write", {"path": "a.txt", "content": "two\n"}).ok
+    for argv in (
+        ["undo", "--dry-run", "a.txt"],
+        ["undo", "--json", "b.txt"],
+        ["undo", "--toolset", "nope", "a.txt"],
+        ["undo", "--root", "missing-dir", "a.txt"],
+    ):
+        fast = run(forks, argv, tmp_path, force_typer=False)
+        assert fast == run(forks, argv, tmp_path, force_typer=True), argv
+        json.loads(fast[1])
+    status, out = run(forks, ["undo", "a.txt"], tmp_path, force_typer=False)
+    assert status == 0 and json.loads(out)["ok"] is True
+    assert (tmp_path / "a.txt").read_text(encoding="utf-8") == "one\n"
+
+
+def test_undo_does_not_import_typer(tmp_path: Path) -> None:
+    """`filewright undo` starts without typer, click and pydantic (~0.2 s to import)."""
+    (tmp_path / "a.txt").write_text("one\n", encoding="utf-8")
+    code = (
+        "import sys\n"
+        "from filewright.surfaces.cli.main import main\n"
+        "try:\n    main(['undo', 'a.txt'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('typer', 'click', 'pydantic', 'rich') if m in sys.modules), "
+        "file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert json.loads(proc.stdout)["data"]["error"] == "no_history", proc.stdout
+    assert proc.stderr.strip() == "[]"
 
 
 def test_usage_errors_print_json_and_one_stderr_line(tmp_path: Path) -> None:

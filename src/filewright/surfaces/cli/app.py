@@ -28,7 +28,7 @@ from filewright.surfaces.cli.calls import (
     report_usage_error,
     run_call,
 )
-from filewright.surfaces.cli.changes import emit, run_history, run_undo, wants_json
+from filewright.surfaces.cli.changes import emit, run_history, undo_command, wants_json
 from filewright.surfaces.cli.policy import policy_app
 from filewright.surfaces.mcp.listen import listen
 
@@ -291,13 +291,17 @@ def undo(
 ) -> None:
     """Restore a file to its content before its last change (repeat to go further back).
     A file the toolset's policy confirms changes to is restored only after approval."""
-    as_json = wants_json(as_json)
-    try:
-        ws = open_workspace(_roots(root), yes=yes, toolset=toolset)
-        tools = load_toolset(ws, toolset)
-    except UsageError as exc:
-        raise _fail(exc, json_out=as_json) from None
-    raise typer.Exit(run_undo(tools.engine, path, dry_run=dry_run, force=force, as_json=as_json))
+    raise typer.Exit(
+        undo_command(
+            path,
+            roots=_roots(root),
+            toolset=toolset,
+            dry_run=dry_run,
+            yes=yes,
+            force=force,
+            as_json=as_json,
+        )
+    )
 
 
 def _prune_history(ws: object, max_bytes: int | None, as_json: bool) -> int:

@@ -16,7 +16,15 @@ from filewright.core.result import OperationFailed
 from filewright.engine.diffs import unified_diff
 from filewright.engine.undo import undo as undo_change
 from filewright.fs import fsio
-from filewright.surfaces.cli.calls import EXIT_FAILED, EXIT_OK, print_text
+from filewright.surfaces.cli.calls import (
+    EXIT_FAILED,
+    EXIT_OK,
+    UsageError,
+    load_toolset,
+    open_workspace,
+    print_text,
+    report_usage_error,
+)
 
 if TYPE_CHECKING:
     from filewright.engine.workspace import Engine, Workspace
@@ -46,6 +54,27 @@ def wants_json(flag: bool) -> bool:
 
 def _when(entry: Entry) -> str:
     return entry.time.replace("T", " ").split(".")[0] + " UTC"
+
+
+def undo_command(
+    path: str,
+    *,
+    roots: list[str] | None,
+    toolset: str,
+    dry_run: bool,
+    yes: bool,
+    force: bool,
+    as_json: bool,
+) -> int:
+    """`filewright undo` (from the typer command or the start-up's fast path): its exit
+    status."""
+    as_json = wants_json(as_json)
+    try:
+        ws = open_workspace(roots, yes=yes, toolset=toolset)
+        tools = load_toolset(ws, toolset)
+    except UsageError as exc:
+        return report_usage_error(str(exc), json_out=as_json)
+    return run_undo(tools.engine, path, dry_run=dry_run, force=force, as_json=as_json)
 
 
 def run_undo(engine: Engine, path: str, *, dry_run: bool, force: bool, as_json: bool) -> int:

@@ -13,9 +13,10 @@ When stderr is a terminal, a long call shows its progress there (`filewright.sur
 off with --no-progress).
 
 Start-up matters for `call` (agents run it once per tool call), so this module imports
-nothing heavy: a plain `call` command line is parsed here by `parse_call_argv`, which
-accepts exactly the options of the typer command and hands everything else (help,
-unknown or malformed options, other commands) to the typer app in `filewright.surfaces.cli.app`.
+nothing heavy: a plain `call` command line is parsed here by `parse_call_argv`, and a
+plain `undo` by `parse_undo_argv`, which accept exactly the options of the typer commands
+and hand everything else (help, unknown or malformed options, other commands) to the
+typer app in `filewright.surfaces.cli.app`.
 """
 
 from __future__ import annotations
@@ -55,7 +56,6 @@ def parse_call_argv(argv: list[str]) -> dict[str, Any] | None:
     """
     if not argv or argv[0] != "call":
         return None
-
     opts: dict[str, Any] = {
         "roots": [],
         "toolset": "default",
@@ -66,24 +66,72 @@ def parse_call_argv(argv: list[str]) -> dict[str, Any] | None:
         "human": False,
         "no_progress": False,
     }
+    positionals = _parse(argv[1:], opts, _FLAGS, _VALUE_OPTIONS)
+    if positionals is None or not 1 <= len(positionals) <= 2:
+        return None
+    if opts["locale"] not in LOCALES or opts["memory"] not in ON_OFF:
+        return None
+    opts["tool"] = positionals[0]
+    opts["args"] = positionals[1] if len(positionals) > 1 else None
+    return opts
+
+
+# -- the fast path for `undo` (typer, click and pydantic cost ~0.2 s to import) -----------------
+
+_UNDO_VALUE_OPTIONS = {"--root": "roots", "-r": "roots", "--toolset": "toolset", "-t": "toolset"}
+_UNDO_FLAGS = {
+    "--dry-run": "dry_run",
+    "--yes": "yes",
+    "-y": "yes",
+    "--force": "force",
+    "--json": "as_json",
+}
+
+
+def parse_undo_argv(argv: list[str]) -> dict[str, Any] | None:
+    """Parse `undo ...` exactly as the typer command would (the keyword arguments of
+    `changes.undo_command`), or None to let typer do it (as `parse_call_argv`)."""
+    if not argv or argv[0] != "undo":
+        return None
+    opts: dict[str, Any] = {
+        "roots": [],
+        "toolset": "default",
+        "dry_run": False,
+        "yes": False,
+        "force": False,
+        "as_json": False,
+    }
+    positionals = _parse(argv[1:], opts, _UNDO_FLAGS, _UNDO_VALUE_OPTIONS)
+    if positionals is None or len(positionals) != 1:
+        return None
+    opts["path"] = positionals[0]
+    opts["roots"] = opts["roots"] or None
+    return opts
+
+
+def _parse(
+    tokens: list[str], opts: dict[str, Any], flags: dict[str, str], values: dict[str, str]
+) -> list[str] | None:
+    """Fill `opts` from the options among `tokens` (a repeated "roots" value adds to a
+    list); the positional arguments, or None for anything not fully understood."""
     positionals: list[str] = []
-    i = 1
-    while i < len(argv):
-        token = argv[i]
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
         if token == "--":
-            positionals.extend(argv[i + 1 :])
+            positionals.extend(tokens[i + 1 :])
             break
         if token.startswith("-") and token != "-":
             name, eq, value = token.partition("=") if token.startswith("--") else (token, "", "")
-            if name in _FLAGS and not eq:
-                opts[_FLAGS[name]] = True
-            elif name in _VALUE_OPTIONS:
+            if name in flags and not eq:
+                opts[flags[name]] = True
+            elif name in values:
                 if not eq:
                     i += 1
-                    if i >= len(argv) or (argv[i].startswith("-") and argv[i] != "-"):
+                    if i >= len(tokens) or (tokens[i].startswith("-") and tokens[i] != "-"):
                         return None
-                    value = argv[i]
-                key = _VALUE_OPTIONS[name]
+                    value = tokens[i]
+                key = values[name]
                 if key == "roots":
                     opts["roots"].append(str(Path(value)))
                 else:
@@ -93,13 +141,7 @@ def parse_call_argv(argv: list[str]) -> dict[str, Any] | None:
         else:
             positionals.append(token)
         i += 1
-    if not 1 <= len(positionals) <= 2:
-        return None
-    if opts["locale"] not in LOCALES or opts["memory"] not in ON_OFF:
-        return None
-    opts["tool"] = positionals[0]
-    opts["args"] = positionals[1] if len(positionals) > 1 else None
-    return opts
+    return positionals
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -125,7 +167,14 @@ def main(argv: list[str] | None = None) -> None:
                     progress=not fast["no_progress"],
                 )
             )
+        undo = parse_undo_argv(args)
+        if undo is not None:
+            # deferred: what undo needs (the engine's undo, diffs), not what a call needs
+            from filewright.surfaces.cli.changes import undo_command
+
+            sys.exit(undo_command(**undo))
         # deferred: typer (and click, rich): heavy, loaded for anything but a plain `call`
+        # or `undo`
         from filewright.surfaces.cli.app import run_app
 
         sys.exit(run_app(args))
