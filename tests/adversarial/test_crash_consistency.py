@@ -57,11 +57,6 @@ PRELOAD = (
     "filewright.engine.pipeline",
     "filewright.engine.streamed",
     "filewright.tools.arguments",
-    # what `filewright undo`, a typer command, imports on its way (pydantic among them):
-    # ~85 ms of its ~125 ms of CPU
-    "typer._adapters",
-    "typer._click.decorators",
-    "importlib.metadata",
 )
 
 
