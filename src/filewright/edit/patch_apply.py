@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from types import ModuleType
 
 from filewright.edit.carry import CannotCarry
 from filewright.edit.matching import LADDER, MatchOutcome, Region, find
@@ -168,8 +169,6 @@ def _place(
         return _no_match(t, hunk, number, "\n".join(old), blocks)
     cands = _narrow(t, hunk, cands, prev_end)
     if len(cands) > 1:
-        from filewright.edit.suggest import locations  # rapidfuzz: loaded on failure only
-
         spans = [(t.offset(c.first), c.first + 1, c.last) for c in cands[:_MAX_LOCATIONS]]
         return EditFailure(
             "patch_ambiguous",
@@ -177,7 +176,7 @@ def _place(
                 "hunk": number,
                 "patch_line": hunk.patch_line,
                 "count": len(cands),
-                "locations": locations(t.text, spans),
+                "locations": _suggest().locations(t.text, spans),
                 **({"scope": list(hunk.scopes)} if hunk.scopes else {}),
             },
         )
@@ -362,13 +361,18 @@ def _added_trailing(rep: str, new: list[str], kinds: list[str], flines: list[str
     return "\n".join(out)
 
 
+def _suggest() -> ModuleType:
+    """`filewright.edit.suggest` (rapidfuzz), needed only to explain a hunk that failed."""
+    from filewright.edit import suggest  # rapidfuzz: loaded on failure only
+
+    return suggest
+
+
 def _no_match(
     t: _Text, hunk: Hunk, number: int, expected: str, blocks: list[tuple[int, int]] | None
 ) -> EditFailure:
     """Not found: with the closest real text (inside the hunk's scope first, if it has one)."""
-    from filewright.edit.suggest import closest  # rapidfuzz: loaded on failure only
-
-    hints = closest(t.text, expected, limit=6)
+    hints = _suggest().closest(t.text, expected, limit=6)
     detail: dict[str, object] = {"hunk": number, "patch_line": hunk.patch_line}
     if blocks is not None:
         scope_in = Spans(blocks)
@@ -388,9 +392,11 @@ def _no_match(
 
 def _scope_missing(t: _Text, hunk: Hunk, number: int, missing: ScopeMissing) -> EditFailure:
     """A scope that names no line (inside the outer scopes): with the closest lines."""
-    from filewright.edit.suggest import closest  # rapidfuzz: loaded on failure only
-
-    hints = [h for h in closest(t.text, missing.scope, limit=3) if h["start_line"] == h["end_line"]]
+    hints = [
+        h
+        for h in _suggest().closest(t.text, missing.scope, limit=3)
+        if h["start_line"] == h["end_line"]
+    ]
     return EditFailure(
         "patch_scope_not_found",
         {
