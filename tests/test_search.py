@@ -867,3 +867,35 @@ def test_names_ending_in_a_newline_are_matched_as_ripgrep_matches_them(tmp_path:
     assert rg_files == py_files == shown
     listed = list_directory(tmp_path, ignore=["*.md"])
     assert {e.name for e in listed.entries} - {".gitignore"} == {"x.log\n", "keep.txt\n", "a.md\n"}
+
+
+@needs_rg
+def test_glob_split_walk_leaves_out_the_state_directory(tmp_path: Path) -> None:
+    """The split walk hands ripgrep no directory the listing keeps out whatever the policy
+    says (the state directory, skipped names): a glob of a small workspace with history
+    started ripgreps over `.filewright/history` and `locks` only to drop all they printed.
+    What the glob answers is the same."""
+    from filewright import Workspace
+    from filewright.policy.visibility import Visibility
+
+    for d in ("src", "docs"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "a.py").write_text("x = 1\n")
+    ws = Workspace(tmp_path)
+    tools = ws.toolset("default")
+    assert tools.call("edit", {"path": "src/a.py", "old_string": "1", "new_string": "2"}).ok
+    state = ws.state_dir.relative_to(tmp_path).as_posix().encode()
+    assert (tmp_path / os.fsdecode(state)).is_dir()
+    overrides = Overrides([("/**/*", True)])
+    seen = Visibility(ws.engine().policy, tmp_path, ".", ws.state_dir, skip_names=("docs",))
+    assert seen.hidden_below(state) and seen.hidden_below(state + b"/history")
+    assert seen.hidden_below(b"docs") and not seen.hidden_below(b"src")
+    split = search_glob.split_walk(tmp_path, overrides, None, False, None, seen.hidden_below)
+    everywhere = search_glob.split_walk(tmp_path, overrides, None, False)
+    if split is None or everywhere is None:
+        pytest.skip("one core: the walk is not split")
+    handed = [d for part in split[0] for d in part]
+    assert handed == [b"src"], handed
+    assert any(d.startswith(state) for part in everywhere[0] for d in part)
+    listed = tools.call("glob", {"pattern": "**/*"})
+    assert listed.ok and ".filewright" not in listed.text and "src/a.py" in listed.text

@@ -87,6 +87,15 @@ class Visibility:
                 return shown(verdict.access) and (not self.skip or name not in self.skip)  # type: ignore[attr-defined]
         return self._check(rel, is_dir)
 
+    def hidden_below(self, rel: bytes) -> bool:
+        """Whether the directory `rel` (relative to the searched directory, as a walk
+        meets it) and everything beneath it are kept out whatever the policy says: the
+        state directory, or a name in `skip_names`. A walk need not enter it."""
+        text = os.fsdecode(rel).strip("/")
+        if self.skip and not self.skip.isdisjoint(text.split("/")):
+            return True
+        return self._in_state(self.base + text)
+
     def _check(self, rel: str, is_dir: bool) -> bool:
         """The path's own check (no directory verdict)."""
         if self.skip and not self.skip.isdisjoint(rel.split("/")):

@@ -11,6 +11,7 @@ import itertools
 import os
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any, cast
 
@@ -189,7 +190,12 @@ def _glob_rg(
     # ignore files) are re-checked here.
     rg_ignores = respect_gitignore and not count
     split = split_walk(
-        directory, overrides, filt, rg_ignores, leading_dirs(anchored, case_sensitive)
+        directory,
+        overrides,
+        filt,
+        rg_ignores,
+        leading_dirs(anchored, case_sensitive),
+        getattr(visible, "hidden_below", None),
     )
     common: dict[str, Any] = dict(
         case_sensitive=case_sensitive, respect_gitignore=rg_ignores, excludes=GLOB_EXCLUDES
@@ -295,6 +301,7 @@ def split_walk(
     filt: PathFilter | None,
     rg_ignores: bool,
     leading: list[re.Pattern[bytes]] | None = None,
+    hidden_below: Callable[[bytes], bool] | None = None,
 ) -> tuple[list[list[bytes]], list[bytes]] | None:
     """Disjoint sets of directories for single-threaded ripgreps to walk at once, and
     the files met on the way to them; ``None`` when one ripgrep should walk it all.
@@ -312,8 +319,9 @@ def split_walk(
     lists a superset of the right files (re-checked here) provided no ``!`` line there
     outranks a deeper ignore file (see :attr:`DirRules.whitelists_over_deeper`);
     otherwise: ``None``.  Directories excluded by the glob, those no match can be in
-    (``leading``: see :func:`_leading_dirs`) and, when ripgrep prunes, ignored ones are
-    not handed out.
+    (``leading``: see :func:`_leading_dirs`), those whose whole subtree the listing
+    keeps out whatever the policy says (``hidden_below``: the state directory) and, when
+    ripgrep prunes, ignored ones are not handed out.
     """
     n = min(cores(), SPLIT_MAX_PROCESSES)
     if n < 2 or os.name != "posix":  # (several pipes are read with select())
@@ -327,7 +335,9 @@ def split_walk(
     except OSError:
         return None
     try:
-        return _split(top, n, overrides, filt, rg_ignores, leading, level, loose, scanned)
+        return _split(
+            top, n, overrides, filt, rg_ignores, leading, hidden_below, level, loose, scanned
+        )
     finally:
         os.close(top)
 
@@ -339,6 +349,7 @@ def _split(
     filt: PathFilter | None,
     rg_ignores: bool,
     leading: list[re.Pattern[bytes]],
+    hidden_below: Callable[[bytes], bool] | None,
     level: list[bytes],
     loose: list[bytes],
     scanned: int,
@@ -368,6 +379,7 @@ def _split(
                             (must is not None and must.match(name) is None)
                             or overrides.match(rel, True) is Verdict.EXCLUDE
                             or (rg_ignores and filt is not None and filt.is_ignored(rel, True))
+                            or (hidden_below is not None and hidden_below(rel))
                         ):
                             continue
                         deeper.append(rel)
