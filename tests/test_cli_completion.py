@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -25,14 +26,52 @@ def _complete(words: str, cword: int) -> list[str]:
     return done.stdout.split()
 
 
+# What only that shell's script holds.
+SCRIPT_OF = {
+    "bash": "complete -o default -F _filewright_completion filewright",
+    "zsh": "#compdef filewright",
+    "fish": "complete --command filewright",
+}
+
+
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_show_completion_prints_a_script_for_the_shell(shell: str) -> None:
+    """The shell named is the script printed, whatever shell runs the command (typer
+    alone printed the detected shell's: bash's for `--show-completion zsh` here)."""
     done = subprocess.run([*CLI, "--show-completion", shell], capture_output=True, text=True,
                           timeout=60)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "_FILEWRIGHT_COMPLETE" in done.stdout and "filewright" in done.stdout
-    if shell == "bash":
-        assert "complete -o default -F _filewright_completion filewright" in done.stdout
+    assert SCRIPT_OF[shell] in done.stdout
+    assert not [m for s, m in SCRIPT_OF.items() if s != shell and m in done.stdout]
+
+
+def test_show_completion_works_with_no_shell_among_the_parents(tmp_path: Path) -> None:
+    """Run detached (a double fork: reparented away from every shell, as a service or a
+    detached job is), `--show-completion zsh` still prints zsh's script, and `=bash`
+    bash's (typer alone answered "Shell  not supported." and exit 1)."""
+    launcher = (
+        "import os, subprocess, sys\n"
+        "if os.fork():\n    os._exit(0)\n"
+        "os.setsid()\n"
+        "if os.fork():\n    os._exit(0)\n"
+        "out, rc = sys.argv[1], sys.argv[2]\n"
+        "with open(out, 'wb') as o:\n"
+        "    code = subprocess.run(sys.argv[3:], stdin=subprocess.DEVNULL, stdout=o,\n"
+        "                          stderr=subprocess.STDOUT).returncode\n"
+        "with open(rc + '.part', 'w') as f:\n    f.write(str(code))\n"
+        "os.rename(rc + '.part', rc)\n"
+    )
+    for n, option in enumerate([["--show-completion", "zsh"], ["--show-completion=bash"]]):
+        out, rc = tmp_path / f"out{n}", tmp_path / f"rc{n}"
+        subprocess.run([sys.executable, "-c", launcher, str(out), str(rc), *CLI, *option],
+                       check=True, timeout=60)  # fmt: skip
+        deadline = time.monotonic() + 60  # a guard against hanging, not a measurement
+        while not rc.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        printed = out.read_text()
+        assert rc.read_text() == "0", printed
+        assert SCRIPT_OF["zsh" if n == 0 else "bash"] in printed, printed
 
 
 def test_completion_knows_commands_options_and_toolsets() -> None:
@@ -63,3 +102,13 @@ def test_install_completion_bash_works_in_a_new_shell(tmp_path: Path) -> None:
                            text=True, timeout=60)  # fmt: skip
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.split() == ["claude", "companion"], shown.stdout
+
+
+def test_an_unknown_shell_is_a_usage_error() -> None:
+    """Typer alone ignored the word after the option and printed the detected shell's
+    script, exit 0."""
+    for args in (["--show-completion", "nosh"], ["--install-completion=nosh"],
+                 ["--show-completion", "bash", "extra"]):  # fmt: skip
+        done = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and done.stdout == "", (args, done.stdout)
+        assert "takes one shell: bash, zsh, fish, powershell, pwsh" in done.stderr, done.stderr

@@ -484,8 +484,38 @@ def _add_policy() -> None:
 _add_policy()
 
 
+COMPLETION_OPTIONS = ("--show-completion", "--install-completion")
+COMPLETION_SHELLS = ("bash", "zsh", "fish", "powershell", "pwsh")
+
+
+def completion_shell(args: list[str]) -> str | None:
+    """The shell `args` names after `--show-completion` or `--install-completion` (as
+    the next word or `=SHELL`); None for other command lines and for those options alone."""
+    if not args:
+        return None
+    option, eq, value = args[0].partition("=")
+    if option not in COMPLETION_OPTIONS:
+        return None
+    if not eq and len(args) > 1:
+        value = args[1]
+    return value or None
+
+
 def run_app(args: list[str]) -> int:
     """Run the typer app on `args`; usage errors as one line on stderr (JSON too for call)."""
+    shell = completion_shell(args)
+    if shell is not None:
+        if shell not in COMPLETION_SHELLS or len(args) > (1 if "=" in args[0] else 2):
+            return report_usage_error(
+                f"{args[0].partition('=')[0]} takes one shell: {', '.join(COMPLETION_SHELLS)}"
+                f" (or none, for the current shell); got {' '.join(args[1:]) or shell!r}",
+                json_out=False,
+            )
+        # Typer's completion options detect the shell from the parent processes and take
+        # no value: `--show-completion zsh` printed the detected shell's script, and
+        # failed ("Shell  not supported.") where no shell is among the parents (a service,
+        # a detached job). With this (typer's switch for naming the shell), they take it.
+        os.environ["_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION"] = "1"
     try:
         result = app(args=args, prog_name="filewright", standalone_mode=False)
     except typer.Exit as exc:
