@@ -185,7 +185,7 @@ def iter_lines(fd: int, *, limit: int = LINE_LIMIT_BYTES) -> Iterator[tuple[byte
         while True:
             end = chunk.find(b"\n", start)
             piece = chunk[start:] if end < 0 else chunk[start:end]
-            room = limit - len(line)
+            room = limit - len(line)  # (`_cut`, inlined: this runs once per line)
             if len(piece) <= room:
                 line += piece
             else:
@@ -199,6 +199,13 @@ def iter_lines(fd: int, *, limit: int = LINE_LIMIT_BYTES) -> Iterator[tuple[byte
             start = end + 1
     if line or rest:
         yield bytes(line), rest
+
+
+def _cut(piece: bytes, room: int) -> tuple[bytes, int]:
+    """`piece` kept up to `room` bytes, and how many characters were cut off."""
+    if len(piece) <= room:
+        return piece, 0
+    return piece[:room], char_count(piece[room:])
 
 
 def lines_numbered(
@@ -231,22 +238,15 @@ def lines_numbered(
             k = wanted_number - number - 1
             piece = pieces[k]
             head, more = (bytes(line), rest) if k == 0 else (b"", 0)
-            room = limit - len(head)
-            if len(piece) <= room:
-                yield wanted_number, head + piece, more
-            else:
-                yield wanted_number, head + piece[:room], more + char_count(piece[room:])
+            kept, cut = _cut(piece, limit - len(head))
+            yield wanted_number, head + kept, more + cut
         if ends:
             number += ends
             line.clear()
             rest = 0
-        piece = pieces[-1]
-        room = limit - len(line)
-        if len(piece) <= room:
-            line += piece
-        else:
-            line += piece[:room]
-            rest += char_count(piece[room:])
+        kept, cut = _cut(pieces[-1], limit - len(line))
+        line += kept
+        rest += cut
     if (line or rest) and number + 1 in wanted:
         yield number + 1, bytes(line), rest
 
