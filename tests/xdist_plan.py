@@ -124,9 +124,8 @@ def plan(nodeids: list[str], workers: int) -> list[list[int]]:
 
     units: dict[str, list[str]] = defaultdict(list)  # a unit's name: its first module
     for module in modules:
-        group = next((g for g in SHARED_IMPORTS if module in g), None)
-        members = sorted(m for m in modules if group is not None and m in group)
-        units[members[0] if members else module].append(module)
+        group = next((g for g in SHARED_IMPORTS if module in g), frozenset())
+        units[min(group & modules.keys(), default=module)].append(module)
     loads = [0.0] * workers
     shares: list[list[str]] = [[] for _ in range(workers)]
     for unit in sorted(units, key=lambda u: (-sum(map(cost, units[u])), u)):
